@@ -1,0 +1,90 @@
+#include "test_util.h"
+
+#include <zlib.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace neardup::testing {
+
+namespace fs = std::filesystem;
+
+std::string RepoTestDataDir() { return std::string(NEARDUP_SOURCE_DIR) + "/tests/data"; }
+
+std::string SharedDataDir() {
+  if (const char* env = std::getenv("NEARDUP_SHARED_DATA"); env && *env) {
+    return fs::is_directory(env) ? std::string(env) : std::string();
+  }
+  fs::path p = fs::path(NEARDUP_SOURCE_DIR).parent_path() / "shared" / "data";
+  return fs::is_directory(p) ? p.string() : std::string();
+}
+
+const char* SharedDataSkipMessage() {
+  return "shared real-data folder not found (expected `shared/data` beside the "
+         "repository, or set NEARDUP_SHARED_DATA); skipping this real-data test";
+}
+
+std::string MakeTempDir(const std::string& prefix) {
+  static std::atomic<int> counter{0};
+  fs::path base = fs::temp_directory_path() /
+                  ("neardup-" + prefix + "-" + std::to_string(::getpid()) + "-" +
+                   std::to_string(counter++));
+  fs::remove_all(base);
+  fs::create_directories(base);
+  return base.string();
+}
+
+std::string ReadFileOrEmpty(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void WriteFileOrDie(const std::string& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(data.data(), static_cast<std::streamsize>(data.size()));
+  if (!out) {
+    std::fprintf(stderr, "cannot write %s\n", path.c_str());
+    std::abort();
+  }
+}
+
+std::string GunzipFileOrDie(const std::string& path) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) {
+    std::fprintf(stderr, "cannot open %s\n", path.c_str());
+    std::abort();
+  }
+  std::string out;
+  char buf[65536];
+  int n;
+  while ((n = gzread(f, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  gzclose(f);
+  return out;
+}
+
+std::string CliPath() { return NEARDUP_CLI_PATH; }
+
+int RunCommand(const std::string& command, std::string* output) {
+  std::string full = command + " 2>&1";
+  FILE* p = popen(full.c_str(), "r");
+  if (!p) return -1;
+  char buf[4096];
+  size_t n;
+  if (output) output->clear();
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) {
+    if (output) output->append(buf, n);
+  }
+  int status = pclose(p);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace neardup::testing

@@ -1,0 +1,41 @@
+// Helpers shared by tests: where test data lives, temp dirs.
+#ifndef NEARDUP_TESTS_TEST_UTIL_H_
+#define NEARDUP_TESTS_TEST_UTIL_H_
+
+#include <string>
+
+namespace neardup::testing {
+
+// The repository's own test data folder (tests/data), always present.
+std::string RepoTestDataDir();
+
+// The shared real-data folder (`shared/data` beside the repository, or
+// $NEARDUP_SHARED_DATA). Empty when absent: callers GTEST_SKIP() with
+// SharedDataSkipMessage().
+std::string SharedDataDir();
+const char* SharedDataSkipMessage();
+
+// A fresh empty directory under the system temp dir, removed by the caller
+// (or left for inspection); unique per call.
+std::string MakeTempDir(const std::string& prefix);
+
+// Reads a whole file ("" when missing); writes one (aborts on failure).
+std::string ReadFileOrEmpty(const std::string& path);
+void WriteFileOrDie(const std::string& path, const std::string& data);
+
+// Gunzips a .gz file in memory (the shared data stores pages gzipped).
+std::string GunzipFileOrDie(const std::string& path);
+
+// Path of the built `neardup` CLI binary.
+std::string CliPath();
+
+// Runs a shell command; returns its exit status and captures stdout+stderr.
+int RunCommand(const std::string& command, std::string* output);
+
+}  // namespace neardup::testing
+
+#define NEARDUP_REQUIRE_SHARED_DATA(var)                          \
+  std::string var = ::neardup::testing::SharedDataDir();         \
+  if (var.empty()) GTEST_SKIP() << ::neardup::testing::SharedDataSkipMessage()
+
+#endif  // NEARDUP_TESTS_TEST_UTIL_H_
