@@ -1,1 +1,236 @@
-int main(){return 0;}
+// neardup: the command-line tool. A thin layer over include/neardup: flag
+// parsing, progress and warnings on stderr, exit codes.
+//
+// Exit codes: 0 done (even when records were skipped), 1 nothing usable
+// could be read or an output could not be written, 2 bad usage.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "neardup/engine.h"
+#include "neardup/executor.h"
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitNoData = 1;
+constexpr int kExitUsage = 2;
+
+std::string WithCommas(uint64_t v) {
+  std::string s = std::to_string(v);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
+std::string HumanBytes(double b) {
+  char buf[32];
+  if (b >= 1e9) {
+    std::snprintf(buf, sizeof buf, "%.2f GB", b / 1e9);
+  } else if (b >= 1e6) {
+    std::snprintf(buf, sizeof buf, "%.1f MB", b / 1e6);
+  } else if (b >= 1e3) {
+    std::snprintf(buf, sizeof buf, "%.1f kB", b / 1e3);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.0f B", b);
+  }
+  return buf;
+}
+
+// Parses sizes such as 64M, 2G, 512k, 1000 (bytes).
+bool ParseSize(const std::string& text, uint64_t* out) {
+  if (text.empty()) return false;
+  size_t pos = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(text, &pos);
+  } catch (...) {
+    return false;
+  }
+  std::string suffix = text.substr(pos);
+  uint64_t mult = 1;
+  if (suffix.empty() || suffix == "B") {
+    mult = 1;
+  } else if (suffix == "k" || suffix == "K" || suffix == "KiB" || suffix == "KB") {
+    mult = 1ull << 10;
+  } else if (suffix == "M" || suffix == "MiB" || suffix == "MB") {
+    mult = 1ull << 20;
+  } else if (suffix == "G" || suffix == "GiB" || suffix == "GB") {
+    mult = 1ull << 30;
+  } else {
+    return false;
+  }
+  *out = v * mult;
+  return true;
+}
+
+// Prints warnings to stderr, up to a limit (all are in warnings.tsv).
+class StderrObserver final : public neardup::ReadObserver {
+ public:
+  StderrObserver(bool quiet, uint64_t limit) : quiet_(quiet), limit_(limit) {}
+  void OnWarning(const neardup::ReadWarning& w) override {
+    ++seen_;
+    if (quiet_) return;
+    if (seen_ <= limit_) {
+      std::fprintf(stderr, "%sneardup: warning: %s: %s %llu: %s: %s\n", progress_line_ ? "\n" : "",
+                   w.file.c_str(),
+                   w.in_decompressed_stream ? "decompressed offset" : "offset",
+                   static_cast<unsigned long long>(w.offset), w.reason_key.c_str(),
+                   w.message.c_str());
+      progress_line_ = false;
+    } else if (seen_ == limit_ + 1) {
+      std::fprintf(stderr,
+                   "neardup: more warnings follow; they are not shown but are all in "
+                   "warnings.tsv and counted in summary.json\n");
+    }
+  }
+  void set_progress_line(bool v) { progress_line_ = v; }
+
+ private:
+  bool quiet_;
+  uint64_t limit_;
+  uint64_t seen_ = 0;
+  bool progress_line_ = false;
+};
+
+void PrintSummary(const neardup::DedupSummary& s) {
+  double pages_mb_s = s.seconds > 0 ? s.read.payload_bytes / 1e6 / s.seconds : 0;
+  std::fprintf(stderr, "neardup dedup: %s documents from %zu input%s in %.2f s (%s of pages, %.1f MB/s, %s docs/s)\n",
+               WithCommas(s.documents).c_str(), s.inputs.size(), s.inputs.size() == 1 ? "" : "s",
+               s.seconds, HumanBytes(static_cast<double>(s.read.payload_bytes)).c_str(), pages_mb_s,
+               WithCommas(static_cast<uint64_t>(s.seconds > 0 ? s.documents / s.seconds : 0)).c_str());
+  uint64_t skipped = 0;
+  std::string reasons;
+  for (const auto& [k, v] : s.read.skipped) {
+    skipped += v;
+    reasons += (reasons.empty() ? "" : ", ") + k + " " + WithCommas(v);
+  }
+  std::fprintf(stderr, "  records skipped: %s%s%s%s\n", WithCommas(skipped).c_str(),
+               reasons.empty() ? "" : " (", reasons.c_str(), reasons.empty() ? "" : ")");
+  if (s.warnings) std::fprintf(stderr, "  warnings: %s (see warnings.tsv)\n", WithCommas(s.warnings).c_str());
+  std::fprintf(stderr, "  identity sets: %s by token sequence, %s by bytes\n",
+               WithCommas(s.token_identity_sets).c_str(), WithCommas(s.byte_identity_sets).c_str());
+  std::fprintf(stderr, "  clusters: %s holding %s documents; duplicates: %s (%.1f%%); largest cluster: %s\n",
+               WithCommas(s.clusters).c_str(), WithCommas(s.documents_in_clusters).c_str(),
+               WithCommas(s.duplicates).c_str(), s.duplicate_percentage,
+               WithCommas(s.largest_cluster).c_str());
+  std::fprintf(stderr, "  peak memory: %s\n", HumanBytes(static_cast<double>(s.peak_rss_bytes)).c_str());
+  std::fprintf(stderr, "  wrote %s, %s, %s\n", s.clusters_path.c_str(), s.summary_path.c_str(),
+               s.warnings_path.c_str());
+}
+
+int RunDedupCommand(const std::vector<std::string>& inputs, const std::string& out,
+                    neardup::DedupOptions options, int threads, bool quiet, uint64_t warning_limit) {
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // One thread: everything inline on the main thread (per-core figures).
+  std::unique_ptr<neardup::Executor> executor;
+  if (threads > 1) executor = neardup::NewThreadPoolExecutor(threads);
+
+  StderrObserver observer(quiet, warning_limit);
+  const bool tty = isatty(STDERR_FILENO);
+  double last_line = -1e9;
+  auto progress = [&](const neardup::DedupProgress& p) {
+    if (quiet) return true;
+    if (!tty && p.seconds - last_line < 5) return true;  // logs: a line per 5 s
+    last_line = p.seconds;
+    char pct[32] = "";
+    if (p.input_bytes_total > 0) {
+      std::snprintf(pct, sizeof pct, ", %.0f%% of input",
+                    100.0 * static_cast<double>(p.input_bytes_consumed) / p.input_bytes_total);
+    }
+    const double secs = p.seconds > 0 ? p.seconds : 1e-9;
+    std::fprintf(stderr, "%sneardup: %s docs, %s docs/s, %.1f MB/s%s%s", tty ? "\r" : "",
+                 WithCommas(p.documents).c_str(), WithCommas(static_cast<uint64_t>(p.documents / secs)).c_str(),
+                 p.payload_bytes / 1e6 / secs, pct, tty ? "   " : "\n");
+    observer.set_progress_line(tty);
+    return true;
+  };
+  auto result = neardup::RunDedup(inputs, out, options, executor.get(), nullptr, &observer, progress, 0.5);
+  if (!quiet && tty) std::fprintf(stderr, "\n");
+  if (!result.ok()) {
+    const auto& st = result.status();
+    std::fprintf(stderr, "neardup: error: %s\n", st.message().c_str());
+    return st.IsInvalidArgument() ? kExitUsage : kExitNoData;
+  }
+  const neardup::DedupSummary& s = result.value();
+  if (s.documents == 0) {
+    uint64_t skipped = 0;
+    for (const auto& [k, v] : s.read.skipped) skipped += v;
+    std::fprintf(stderr,
+                 "neardup: error: no usable document could be read from the %zu input%s "
+                 "(%s records skipped, %s warnings; details in %s)\n",
+                 s.inputs.size(), s.inputs.size() == 1 ? "" : "s", WithCommas(skipped).c_str(),
+                 WithCommas(s.warnings).c_str(), s.warnings_path.c_str());
+    return kExitNoData;
+  }
+  if (!quiet) PrintSummary(s);
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "neardup: find exact and near-duplicate documents in web crawls (WARC, ARC, folders of "
+      "HTML/text files, JSON Lines), cluster them, and keep one page per cluster."};
+  app.set_version_flag("--version", std::string("neardup ") + neardup::Version());
+  app.require_subcommand(1);
+
+  // ---- dedup ----
+  CLI::App* dedup = app.add_subcommand(
+      "dedup",
+      "Read crawls, group exact duplicates (same token sequence or same bytes), and write "
+      "DIR/clusters.tsv (url, cluster, role, method, similarity, source, offset), "
+      "DIR/summary.json and DIR/warnings.tsv.");
+  std::vector<std::string> inputs;
+  std::string out_dir;
+  int threads = 0;
+  bool quiet = false;
+  std::string method = "exact";
+  std::string max_record = "64M";
+  bool skip_non_2xx = false;
+  uint64_t warning_limit = 100;
+  dedup->add_option("INPUT", inputs,
+                    "WARC/ARC files (.warc, .warc.gz, .arc.gz, whole-file gzip or zstd), folders "
+                    "of .html/.htm/.txt files (recursive, also .gz), JSON Lines files with url "
+                    "and html or text fields (plain, gzip or zstd), or - for JSON Lines on "
+                    "standard input")
+      ->required();
+  dedup->add_option("--out,-o", out_dir, "Output folder (created if missing)")->required();
+  dedup->add_option("--threads,-t", threads,
+                    "Worker threads; 0 = all cores (default). Output is identical for any value")
+      ->check(CLI::Range(0, 1024));
+  dedup->add_flag("--quiet,-q", quiet, "No progress, warnings or summary on stderr; errors only");
+  dedup->add_option("--method,-m", method, "Duplicate detection method: exact")
+      ->check(CLI::IsMember({"exact"}));
+  dedup->add_option("--max-record-size", max_record,
+                    "Skip records larger than this after decompression (e.g. 64M, 1G)");
+  dedup->add_flag("--skip-non-2xx", skip_non_2xx,
+                  "Skip HTTP responses whose status is not 2xx (kept by default)");
+  dedup->add_option("--max-warnings", warning_limit,
+                    "Warnings printed to stderr before the rest are only counted (all go to "
+                    "warnings.tsv)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? kExitOk : kExitUsage;
+  }
+
+  if (dedup->parsed()) {
+    neardup::DedupOptions options;
+    options.method = method;
+    options.source.keep_non_2xx = !skip_non_2xx;
+    if (!ParseSize(max_record, &options.source.max_record_bytes)) {
+      std::fprintf(stderr, "neardup: error: --max-record-size: cannot read '%s' as a size (e.g. 64M)\n",
+                   max_record.c_str());
+      return kExitUsage;
+    }
+    return RunDedupCommand(inputs, out_dir, options, threads, quiet, warning_limit);
+  }
+  return kExitUsage;
+}

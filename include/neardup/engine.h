@@ -1,0 +1,118 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+//
+// The dedup engine: reads a crawl, turns every page into tokens, groups
+// exact duplicates, and writes the cluster table and run summary. The CLI,
+// the service and the MPI driver all call this one entry point.
+//
+// Pipeline (one pass over the input, then in-memory stages):
+//   read  -> DocumentSource, one thread (decompression and WARC/HTTP parsing)
+//   tokenize -> Henzinger's HTML-to-token rules, on the executor's threads
+//   exact -> identity sets: documents with the same token sequence, and
+//            documents with the same bytes (Shivakumar and Garcia-Molina,
+//            Henzinger: exact copies are found first); one kept page each
+//   write -> clusters.tsv in input order, summary.json
+//
+// Memory: per document the engine keeps a 24-byte key record plus 8 bytes of
+// sort and union-find state (32 bytes); URLs and other per-page strings are
+// spilled to a temporary file in the output folder, never held in memory.
+// Output depends only on the inputs and options, never on the thread count.
+#ifndef NEARDUP_ENGINE_H_
+#define NEARDUP_ENGINE_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "neardup/source.h"
+#include "neardup/status.h"
+
+namespace neardup {
+
+class Env;
+class Executor;
+
+// The version of neardup, e.g. "0.1.0".
+const char* Version();
+
+struct DedupOptions {
+  // ---- behaviour ----
+  // Pipeline spec naming the method. Valid: "exact" (identity sets of equal
+  // token sequences and equal bytes).
+  std::string method = "exact";
+  // Options of the readers (record size limit, non-2xx responses, folders).
+  SourceOptions source;
+
+  // ---- performance ----
+  // Documents handed to a worker at a time.
+  uint32_t batch_documents = 128;
+  // Batches in flight at once per worker thread (bounds memory: about
+  // batch_documents * in_flight_per_thread * threads pages are held).
+  uint32_t in_flight_per_thread = 3;
+
+  // Returns InvalidArgument naming the field and its valid range/choices.
+  Status Validate() const;
+};
+
+// Progress reported during the read/tokenize pass (and once at the end).
+struct DedupProgress {
+  uint64_t documents = 0;
+  uint64_t input_bytes_consumed = 0;  // of the input files (compressed)
+  uint64_t input_bytes_total = 0;     // 0 when unknown (standard input)
+  uint64_t payload_bytes = 0;         // uncompressed page bytes so far
+  double seconds = 0;
+};
+
+// Called from the thread that calls RunDedup, at most every
+// `progress_interval_seconds`. Returning false cancels the run: RunDedup
+// then returns Status::IOError("cancelled").
+using DedupProgressCallback = std::function<bool(const DedupProgress&)>;
+
+struct StageStats {
+  std::string name;      // "read", "tokenize", "exact", "write"
+  double seconds = 0;    // wall seconds (tokenize: summed over workers)
+  uint64_t bytes = 0;    // bytes the stage consumed
+};
+
+struct DedupSummary {
+  std::vector<std::string> inputs;
+  ReadStats read;                     // documents, skipped records by reason
+  uint64_t warnings = 0;              // warnings reported to the observer
+  uint64_t documents = 0;             // documents read (rows of clusters.tsv)
+  uint64_t empty_documents = 0;       // pages with no terms (see README)
+  uint64_t terms = 0;                 // terms over all documents
+  // Identity sets with two or more members.
+  uint64_t token_identity_sets = 0;   // same token sequence
+  uint64_t byte_identity_sets = 0;    // same bytes
+  // Clusters (two or more members) after joining both kinds of identity.
+  uint64_t clusters = 0;
+  uint64_t documents_in_clusters = 0;
+  uint64_t duplicates = 0;            // documents_in_clusters - clusters
+  double duplicate_percentage = 0;    // 100 * duplicates / documents
+  uint64_t largest_cluster = 0;
+  std::vector<StageStats> stages;
+  double seconds = 0;
+  uint64_t peak_rss_bytes = 0;
+  int threads = 1;
+  std::string clusters_path;
+  std::string summary_path;
+  std::string warnings_path;  // every ReadWarning: file, offset, reason, message
+};
+
+// Runs the whole dedup job over `inputs` and writes `out_dir`/clusters.tsv,
+// `out_dir`/summary.json and `out_dir`/warnings.tsv (folder created if
+// missing). Warnings go both to `observer` and to warnings.tsv. Work runs on `executor`
+// (nullptr: everything on the calling thread). `env` nullptr: Env::Default().
+// Returns the summary even when no document could be read (documents == 0;
+// the caller decides how to report that). Errors: InvalidArgument for bad
+// options, IOError when the output cannot be written, IOError("cancelled")
+// when the progress callback returned false.
+Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std::string& out_dir,
+                              const DedupOptions& options, Executor* executor, Env* env,
+                              ReadObserver* observer, const DedupProgressCallback& progress,
+                              double progress_interval_seconds = 0.5);
+
+}  // namespace neardup
+
+#endif  // NEARDUP_ENGINE_H_

@@ -1,0 +1,29 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+//
+// Executor: the library never spawns threads of its own; callers hand it an
+// executor (usearch's style). NewThreadPoolExecutor() gives a fixed pool.
+#ifndef NEARDUP_EXECUTOR_H_
+#define NEARDUP_EXECUTOR_H_
+
+#include <functional>
+#include <memory>
+
+namespace neardup {
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  // Runs `task` on some worker thread, eventually. Thread-safe. Tasks must
+  // not throw.
+  virtual void Schedule(std::function<void()> task) = 0;
+  // Number of worker threads (>= 1).
+  virtual int num_threads() const = 0;
+};
+
+// A pool of `num_threads` workers (>= 1) with a FIFO queue. The destructor
+// finishes queued tasks and joins the workers.
+std::unique_ptr<Executor> NewThreadPoolExecutor(int num_threads);
+
+}  // namespace neardup
+
+#endif  // NEARDUP_EXECUTOR_H_

@@ -1,0 +1,526 @@
+// The dedup pipeline behind RunDedup (see include/neardup/engine.h).
+#include <sys/resource.h>
+#include <xxhash.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "engine/exact_grouper.h"
+#include "engine/tsv.h"
+#include "fingerprint/rabin.h"
+#include "neardup/engine.h"
+#include "neardup/env.h"
+#include "neardup/executor.h"
+#include "text/tokenizer.h"
+
+#ifndef NEARDUP_VERSION
+#define NEARDUP_VERSION "0.0.0"
+#endif
+
+namespace neardup {
+
+const char* Version() { return NEARDUP_VERSION; }
+
+Status DedupOptions::Validate() const {
+  if (method != "exact") {
+    return Status::InvalidArgument("unknown method '" + method + "'; valid methods: exact");
+  }
+  if (batch_documents < 1 || batch_documents > 65536) {
+    return Status::InvalidArgument("batch_documents must be in 1..65536");
+  }
+  if (in_flight_per_thread < 1 || in_flight_per_thread > 64) {
+    return Status::InvalidArgument("in_flight_per_thread must be in 1..64");
+  }
+  return source.Validate();
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+uint64_t PeakRssBytes() {
+  struct rusage ru {};
+  if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+  return static_cast<uint64_t>(ru.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+// What the exact stage needs of one document, computed on a worker.
+struct DocResult {
+  uint64_t token_fp = 0;
+  uint64_t byte_fp = 0;
+  uint32_t terms = 0;
+};
+
+// A batch of documents travelling through the pipeline. Slots are reused
+// (ring of batches), so Document strings keep their capacity.
+struct Batch {
+  std::vector<Document> docs;
+  std::vector<DocResult> results;
+  size_t count = 0;
+  double work_seconds = 0;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = true;
+};
+
+// Per-thread work context: tokenizer and scratch, reused across batches.
+struct WorkContext {
+  WorkContext() : tokenizer(MakeTokenizeOptions()) {}
+  static TokenizeOptions MakeTokenizeOptions() {
+    TokenizeOptions o;
+    o.collect_links = false;   // the exact method needs terms only
+    o.keep_term_text = false;
+    return o;
+  }
+  Tokenizer tokenizer;
+  TokenizedDocument tokens;
+};
+
+class ContextPool {
+ public:
+  std::unique_ptr<WorkContext> Acquire() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (free_.empty()) return std::make_unique<WorkContext>();
+    auto c = std::move(free_.back());
+    free_.pop_back();
+    return c;
+  }
+  void Release(std::unique_ptr<WorkContext> c) {
+    std::lock_guard<std::mutex> lock(mu_);
+    free_.push_back(std::move(c));
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::unique_ptr<WorkContext>> free_;
+};
+
+// The token-sequence identity key: a Rabin fingerprint (fixed default
+// polynomial) of the sequence of 64-bit term hashes.
+const RabinFingerprinter& TokenSequenceFingerprinter() {
+  static const RabinFingerprinter fp =
+      RabinFingerprinter::FromSeed(RabinFingerprinter::kDefaultSeed);
+  return fp;
+}
+
+void ProcessBatch(Batch* batch, ContextPool* pool) {
+  const auto t0 = Clock::now();
+  auto ctx = pool->Acquire();
+  const RabinFingerprinter& rabin = TokenSequenceFingerprinter();
+  for (size_t i = 0; i < batch->count; ++i) {
+    const Document& doc = batch->docs[i];
+    ctx->tokenizer.Tokenize(doc, &ctx->tokens);
+    DocResult& r = batch->results[i];
+    r.terms = static_cast<uint32_t>(ctx->tokens.num_terms());
+    r.token_fp = rabin.Fingerprint(ctx->tokens.term_hashes.data(),
+                                   ctx->tokens.term_hashes.size() * sizeof(uint64_t));
+    r.byte_fp = XXH3_64bits(doc.body.data(), doc.body.size());
+  }
+  pool->Release(std::move(ctx));
+  batch->work_seconds = SecondsSince(t0);
+}
+
+// Buffers appends to a WritableFile in large blocks.
+class BufferedWriter {
+ public:
+  explicit BufferedWriter(std::unique_ptr<WritableFile> file) : file_(std::move(file)) {
+    buf_.reserve(kBlock + 4096);
+  }
+  std::string* buffer() { return &buf_; }
+  Status MaybeFlush() {
+    if (buf_.size() < kBlock) return Status::OK();
+    return FlushBuffer();
+  }
+  Status Close() {
+    NEARDUP_RETURN_IF_ERROR(FlushBuffer());
+    return file_->Close();
+  }
+  uint64_t bytes_written() const { return written_ + buf_.size(); }
+
+ private:
+  static constexpr size_t kBlock = 1 << 20;
+  Status FlushBuffer() {
+    if (buf_.empty()) return Status::OK();
+    NEARDUP_RETURN_IF_ERROR(file_->Append(buf_.data(), buf_.size()));
+    written_ += buf_.size();
+    buf_.clear();
+    return Status::OK();
+  }
+  std::unique_ptr<WritableFile> file_;
+  std::string buf_;
+  uint64_t written_ = 0;
+};
+
+// Reads a file line by line through a SequentialFile.
+class LineReader {
+ public:
+  explicit LineReader(std::unique_ptr<SequentialFile> file) : file_(std::move(file)) {}
+  // Sets *line (valid until the next call). False at end of file.
+  Result<bool> Next(std::string_view* line) {
+    for (;;) {
+      const size_t nl = buf_.find('\n', pos_);
+      if (nl != std::string::npos) {
+        *line = std::string_view(buf_).substr(pos_, nl - pos_);
+        pos_ = nl + 1;
+        return true;
+      }
+      if (eof_) {
+        if (pos_ < buf_.size()) {
+          *line = std::string_view(buf_).substr(pos_);
+          pos_ = buf_.size();
+          return true;
+        }
+        return false;
+      }
+      buf_.erase(0, pos_);
+      pos_ = 0;
+      const size_t old = buf_.size();
+      buf_.resize(old + (1 << 20));
+      size_t got = 0;
+      NEARDUP_RETURN_IF_ERROR(file_->Read(1 << 20, buf_.data() + old, &got));
+      buf_.resize(old + got);
+      if (got == 0) eof_ = true;
+    }
+  }
+
+ private:
+  std::unique_ptr<SequentialFile> file_;
+  std::string buf_;
+  size_t pos_ = 0;
+  bool eof_ = false;
+};
+
+// Counts warnings, records every one in warnings.tsv, and forwards them.
+class RecordingObserver final : public ReadObserver {
+ public:
+  RecordingObserver(ReadObserver* next, BufferedWriter* out) : next_(next), out_(out) {
+    out_->buffer()->append("file\toffset\treason\tmessage\n");
+  }
+  void OnWarning(const ReadWarning& w) override {
+    ++count_;
+    std::string* o = out_->buffer();
+    AppendTsvField(w.file, o);
+    o->push_back('\t');
+    if (w.in_decompressed_stream) o->append("u:");  // offset in the decompressed stream
+    o->append(std::to_string(w.offset));
+    o->push_back('\t');
+    AppendTsvField(w.reason_key, o);
+    o->push_back('\t');
+    AppendTsvField(w.message, o);
+    o->push_back('\n');
+    if (status_.ok()) status_ = out_->MaybeFlush();
+    if (next_) next_->OnWarning(w);
+  }
+  uint64_t count() const { return count_; }
+  const Status& status() const { return status_; }
+
+ private:
+  ReadObserver* next_;
+  BufferedWriter* out_;
+  uint64_t count_ = 0;
+  Status status_;
+};
+
+std::string JoinPath(const std::string& dir, const std::string& name) {
+  if (dir.empty()) return name;
+  if (dir.back() == '/') return dir + name;
+  return dir + "/" + name;
+}
+
+nlohmann::ordered_json SummaryJson(const DedupSummary& s, const DedupOptions& o) {
+  nlohmann::ordered_json j;
+  j["neardup_version"] = Version();
+  j["command"] = "dedup";
+  j["options"] = {
+      {"method", o.method},
+      {"threads", s.threads},
+      {"max_record_bytes", o.source.max_record_bytes},
+      {"keep_non_2xx", o.source.keep_non_2xx},
+      {"folder_extensions", o.source.folder_extensions},
+      {"batch_documents", o.batch_documents},
+      {"in_flight_per_thread", o.in_flight_per_thread},
+  };
+  j["inputs"] = s.inputs;
+  j["inputs_opened"] = s.read.inputs_opened;
+  j["documents_read"] = s.documents;
+  uint64_t skipped_total = 0;
+  nlohmann::ordered_json by_reason = nlohmann::ordered_json::object();
+  for (const auto& [reason, n] : s.read.skipped) {
+    by_reason[reason] = n;
+    skipped_total += n;
+  }
+  j["records_seen"] = s.read.records;
+  j["records_skipped"] = {{"total", skipped_total}, {"by_reason", by_reason}};
+  j["warnings"] = s.warnings;
+  j["empty_documents"] = s.empty_documents;
+  j["terms"] = s.terms;
+  j["identity_sets"] = {{"token_sequence", s.token_identity_sets},
+                        {"bytes", s.byte_identity_sets}};
+  j["clusters"] = s.clusters;
+  j["documents_in_clusters"] = s.documents_in_clusters;
+  j["duplicates"] = s.duplicates;
+  j["duplicate_percentage"] = s.duplicate_percentage;
+  j["largest_cluster"] = s.largest_cluster;
+  j["input_bytes"] = s.read.input_bytes;
+  j["payload_bytes"] = s.read.payload_bytes;
+  nlohmann::ordered_json stages = nlohmann::ordered_json::array();
+  for (const auto& st : s.stages) {
+    stages.push_back({{"name", st.name},
+                      {"seconds", st.seconds},
+                      {"bytes", st.bytes},
+                      {"mb_per_second", st.seconds > 0 ? st.bytes / 1e6 / st.seconds : 0.0}});
+  }
+  j["stages"] = stages;
+  j["seconds"] = s.seconds;
+  j["peak_rss_bytes"] = s.peak_rss_bytes;
+  j["outputs"] = {{"clusters", s.clusters_path},
+                  {"summary", s.summary_path},
+                  {"warnings", s.warnings_path}};
+  return j;
+}
+
+}  // namespace
+
+Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std::string& out_dir,
+                              const DedupOptions& options, Executor* executor, Env* env,
+                              ReadObserver* observer, const DedupProgressCallback& progress,
+                              double progress_interval_seconds) {
+  NEARDUP_RETURN_IF_ERROR(options.Validate());
+  if (inputs.empty()) return Status::InvalidArgument("no inputs given");
+  if (out_dir.empty()) return Status::InvalidArgument("no output folder given");
+  if (env == nullptr) env = Env::Default();
+  const auto t_start = Clock::now();
+
+  DedupSummary summary;
+  summary.inputs = inputs;
+  summary.threads = executor ? executor->num_threads() : 1;
+  summary.clusters_path = JoinPath(out_dir, "clusters.tsv");
+  summary.summary_path = JoinPath(out_dir, "summary.json");
+
+  if (Status s = env->CreateDirs(out_dir); !s.ok()) {
+    return Status::IOError("cannot create output folder " + out_dir + ": " + s.message());
+  }
+  // Per-page strings go to a spill file, not to memory.
+  const std::string spill_path = JoinPath(out_dir, ".clusters.tsv.spill");
+  const std::string clusters_tmp = summary.clusters_path + ".tmp";
+  auto spill_file = env->NewWritableFile(spill_path);
+  if (!spill_file.ok()) {
+    return Status::IOError("cannot write in output folder " + out_dir + ": " +
+                           spill_file.status().message());
+  }
+  BufferedWriter spill(std::move(spill_file).value());
+
+  summary.warnings_path = JoinPath(out_dir, "warnings.tsv");
+  auto warnings_file = env->NewWritableFile(summary.warnings_path);
+  if (!warnings_file.ok()) {
+    return Status::IOError("cannot write " + summary.warnings_path + ": " +
+                           warnings_file.status().message());
+  }
+  BufferedWriter warnings_out(std::move(warnings_file).value());
+  RecordingObserver counting(observer, &warnings_out);
+  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DocumentSource> source,
+                           OpenDocumentSource(inputs, options.source, env, &counting));
+
+  // ---- read + tokenize ----
+  const size_t num_slots =
+      executor ? static_cast<size_t>(executor->num_threads()) * options.in_flight_per_thread + 1 : 1;
+  std::vector<std::unique_ptr<Batch>> ring(num_slots);
+  for (auto& b : ring) {
+    b = std::make_unique<Batch>();
+    b->docs.resize(options.batch_documents);
+    b->results.resize(options.batch_documents);
+  }
+  ContextPool contexts;
+  ExactGrouper grouper;
+  double read_seconds = 0, work_seconds = 0;
+  uint64_t empty_docs = 0, terms = 0;
+  bool cancelled = false;
+  Status spill_status;
+  auto last_progress = Clock::now();
+
+  auto report = [&](bool force) {
+    if (!progress) return true;
+    if (!force && SecondsSince(last_progress) < progress_interval_seconds) return true;
+    last_progress = Clock::now();
+    DedupProgress p;
+    p.documents = grouper.size();
+    p.input_bytes_consumed = source->bytes_consumed();
+    p.input_bytes_total = source->bytes_total();
+    p.payload_bytes = source->stats().payload_bytes;
+    p.seconds = SecondsSince(t_start);
+    return progress(p);
+  };
+
+  // Takes a finished batch into the exact stage and the spill, in order.
+  auto commit = [&](Batch* b) {
+    {
+      std::unique_lock<std::mutex> lock(b->mu);
+      b->cv.wait(lock, [b] { return b->done; });
+    }
+    work_seconds += b->work_seconds;
+    std::string* out = spill.buffer();
+    for (size_t i = 0; i < b->count; ++i) {
+      const DocResult& r = b->results[i];
+      const Document& d = b->docs[i];
+      grouper.Add(r.terms > 0, r.token_fp, r.byte_fp);
+      if (r.terms == 0) ++empty_docs;
+      terms += r.terms;
+      AppendTsvField(d.url, out);
+      out->push_back('\t');
+      AppendTsvField(d.source, out);
+      out->push_back('\t');
+      out->append(std::to_string(d.source_offset));
+      out->push_back('\n');
+    }
+    b->count = 0;
+    if (spill_status.ok()) spill_status = spill.MaybeFlush();
+  };
+
+  size_t next_slot = 0;
+  bool end_of_input = false;
+  while (!end_of_input && !cancelled && spill_status.ok()) {
+    Batch* b = ring[next_slot].get();
+    if (b->count > 0 || !b->done) commit(b);  // slot still holds an older batch
+    const auto t_read = Clock::now();
+    while (b->count < options.batch_documents) {
+      Document& d = b->docs[b->count];
+      if (!source->Next(&d)) {
+        end_of_input = true;
+        break;
+      }
+      ++b->count;
+    }
+    read_seconds += SecondsSince(t_read);
+    if (b->count == 0) break;
+    if (executor) {
+      {
+        std::lock_guard<std::mutex> lock(b->mu);
+        b->done = false;
+      }
+      executor->Schedule([b, &contexts] {
+        ProcessBatch(b, &contexts);
+        {
+          std::lock_guard<std::mutex> lock(b->mu);
+          b->done = true;
+        }
+        b->cv.notify_all();
+      });
+    } else {
+      ProcessBatch(b, &contexts);
+    }
+    next_slot = (next_slot + 1) % num_slots;
+    if (!executor) commit(b);
+    if (!report(false)) cancelled = true;
+  }
+  // Drain the ring in order.
+  for (size_t k = 0; k < num_slots; ++k) {
+    Batch* b = ring[(next_slot + k) % num_slots].get();
+    if (b->count > 0 || !b->done) commit(b);
+  }
+  ring.clear();
+  if (cancelled) {
+    (void)spill.Close();
+    (void)env->RemoveFile(spill_path);
+    return Status::IOError("cancelled");
+  }
+  if (spill_status.ok()) spill_status = spill.Close();
+  if (!spill_status.ok()) {
+    (void)env->RemoveFile(spill_path);
+    return Status::IOError("cannot write " + spill_path + ": " + spill_status.message());
+  }
+  (void)report(true);
+  if (Status s = counting.status(); !s.ok() || !(s = warnings_out.Close()).ok()) {
+    return Status::IOError("cannot write " + summary.warnings_path + ": " + s.message());
+  }
+
+  summary.read = source->stats();
+  summary.warnings = counting.count();
+  summary.documents = grouper.size();
+  summary.empty_documents = empty_docs;
+  summary.terms = terms;
+  summary.stages.push_back({"read", read_seconds, summary.read.input_bytes});
+  summary.stages.push_back({"tokenize", work_seconds, summary.read.payload_bytes});
+
+  // ---- exact identity sets ----
+  const auto t_exact = Clock::now();
+  const ExactStats exact = grouper.Finish();
+  summary.token_identity_sets = exact.token_identity_sets;
+  summary.byte_identity_sets = exact.byte_identity_sets;
+  summary.clusters = exact.clusters;
+  summary.documents_in_clusters = exact.documents_in_clusters;
+  summary.duplicates = exact.documents_in_clusters - exact.clusters;
+  summary.largest_cluster = exact.largest_cluster;
+  summary.duplicate_percentage =
+      summary.documents ? 100.0 * static_cast<double>(summary.duplicates) / summary.documents : 0.0;
+  summary.stages.push_back({"exact", SecondsSince(t_exact), uint64_t{summary.documents} * 28});
+
+  // ---- write clusters.tsv in input order ----
+  const auto t_write = Clock::now();
+  {
+    auto in = env->NewSequentialFile(spill_path);
+    if (!in.ok()) return Status::IOError("cannot reopen " + spill_path + ": " + in.status().message());
+    LineReader lines(std::move(in).value());
+    auto out_file = env->NewWritableFile(clusters_tmp);
+    if (!out_file.ok()) {
+      return Status::IOError("cannot write " + clusters_tmp + ": " + out_file.status().message());
+    }
+    BufferedWriter out(std::move(out_file).value());
+    out.buffer()->append("url\tcluster\trole\tmethod\tsimilarity\tsource\toffset\n");
+    std::vector<std::string_view> fields;
+    for (uint32_t doc = 0; doc < summary.documents; ++doc) {
+      std::string_view line;
+      NEARDUP_ASSIGN_OR_RETURN(bool got, lines.Next(&line));
+      if (!got) return Status::Corruption("spill file ended early: " + spill_path);
+      SplitTsvLine(line, &fields);
+      if (fields.size() != 3) return Status::Corruption("bad spill line in " + spill_path);
+      const uint32_t root = grouper.Root(doc);
+      const bool clustered = grouper.ClusterSize(doc) >= 2;
+      std::string* o = out.buffer();
+      o->append(fields[0]);
+      o->push_back('\t');
+      o->append(std::to_string(root));
+      o->append(root == doc ? "\tkeep\t" : "\tduplicate\t");
+      o->append(clustered ? "exact" : "single");
+      o->append("\t1\t");
+      o->append(fields[1]);
+      o->push_back('\t');
+      o->append(fields[2]);
+      o->push_back('\n');
+      if (Status s = out.MaybeFlush(); !s.ok()) {
+        return Status::IOError("cannot write " + clusters_tmp + ": " + s.message());
+      }
+    }
+    if (Status s = out.Close(); !s.ok()) {
+      return Status::IOError("cannot write " + clusters_tmp + ": " + s.message());
+    }
+    summary.stages.push_back({"write", SecondsSince(t_write), out.bytes_written()});
+  }
+  (void)env->RemoveFile(spill_path);
+  if (Status s = env->RenameFile(clusters_tmp, summary.clusters_path); !s.ok()) {
+    return Status::IOError("cannot write " + summary.clusters_path + ": " + s.message());
+  }
+
+  summary.seconds = SecondsSince(t_start);
+  summary.peak_rss_bytes = PeakRssBytes();
+  {
+    const std::string json = SummaryJson(summary, options).dump(2) + "\n";
+    const std::string tmp = summary.summary_path + ".tmp";
+    auto f = env->NewWritableFile(tmp);
+    Status s = f.ok() ? f.value()->Append(json) : f.status();
+    if (s.ok()) s = f.value()->Close();
+    if (s.ok()) s = env->RenameFile(tmp, summary.summary_path);
+    if (!s.ok()) return Status::IOError("cannot write " + summary.summary_path + ": " + s.message());
+  }
+  return summary;
+}
+
+}  // namespace neardup

@@ -1,0 +1,137 @@
+#include "fingerprint/rabin.h"
+
+#include <cstring>
+
+namespace neardup {
+namespace gf2 {
+
+uint64_t MulMod(uint64_t a, uint64_t b, uint64_t p_low) {
+  // Shift-and-add: walk b's bits from the top, doubling the accumulator
+  // (multiply by x) and reducing x^64 to p_low.
+  uint64_t acc = 0;
+  for (int i = 63; i >= 0; --i) {
+    const uint64_t carry = acc >> 63;
+    acc = (acc << 1) ^ (carry ? p_low : 0);
+    if ((b >> i) & 1) acc ^= a;
+  }
+  return acc;
+}
+
+uint64_t XPow2kMod(unsigned k, uint64_t p_low) {
+  uint64_t r = 2;  // x
+  for (unsigned i = 0; i < k; ++i) r = MulMod(r, r, p_low);
+  return r;
+}
+
+namespace {
+
+using u128 = unsigned __int128;
+
+int Degree(u128 v) {
+  int d = -1;
+  for (int i = 127; i >= 0; --i) {
+    if ((v >> i) & 1) return i;
+  }
+  return d;
+}
+
+u128 PolyMod(u128 a, u128 m) {
+  const int dm = Degree(m);
+  for (int da = Degree(a); da >= dm; da = Degree(a)) a ^= m << (da - dm);
+  return a;
+}
+
+u128 PolyGcd(u128 a, u128 b) {
+  while (b != 0) {
+    u128 r = PolyMod(a, b);
+    a = b;
+    b = r;
+  }
+  return a;
+}
+
+}  // namespace
+
+bool IsIrreducible(uint64_t p_low) {
+  if ((p_low & 1) == 0) return false;  // divisible by x
+  // x^(2^64) mod P must equal x.
+  if (XPow2kMod(64, p_low) != 2) return false;
+  // gcd(x^(2^32) - x, P) must be 1.
+  const u128 p = (u128(1) << 64) | p_low;
+  const u128 h = XPow2kMod(32, p_low) ^ 2;
+  if (h == 0) return false;
+  return PolyGcd(p, h) == 1;
+}
+
+}  // namespace gf2
+
+namespace {
+
+uint64_t SplitMix64(uint64_t* state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+inline uint64_t LoadBigEndian64(const unsigned char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return __builtin_bswap64(v);
+}
+
+}  // namespace
+
+uint64_t DrawIrreduciblePolynomial(uint64_t seed) {
+  uint64_t state = seed;
+  for (;;) {
+    const uint64_t candidate = SplitMix64(&state) | 1;
+    if (gf2::IsIrreducible(candidate)) return candidate;
+  }
+}
+
+RabinFingerprinter::RabinFingerprinter(uint64_t p_low) : p_low_(p_low) {
+  // table_[0][i] = i(x) * x^64 mod P, built bit by bit; table_[k] from
+  // table_[k-1] by 8 more multiplications by x.
+  for (uint64_t i = 0; i < 256; ++i) {
+    uint64_t v = i << 56;  // i(x) * x^56, degree < 64
+    for (int bit = 0; bit < 8; ++bit) {
+      v = (v << 1) ^ ((v >> 63) ? p_low_ : 0);
+    }
+    table_[0][i] = v;  // i(x) * x^64 mod P
+  }
+  for (int k = 1; k < 8; ++k) {
+    for (int i = 0; i < 256; ++i) {
+      const uint64_t prev = table_[k - 1][i];
+      // multiply by x^8: shift out the top byte through table_[0].
+      table_[k][i] = (prev << 8) ^ table_[0][prev >> 56];
+    }
+  }
+}
+
+uint64_t RabinFingerprinter::Extend(uint64_t state, const void* data, size_t n) const {
+  const unsigned char* p = static_cast<const unsigned char*>(data);
+  // Eight bytes per step: (state xor W) * x^64 mod P, split into bytes.
+  while (n >= 8) {
+    const uint64_t w = state ^ LoadBigEndian64(p);
+    state = table_[7][w >> 56] ^ table_[6][(w >> 48) & 0xff] ^ table_[5][(w >> 40) & 0xff] ^
+            table_[4][(w >> 32) & 0xff] ^ table_[3][(w >> 24) & 0xff] ^
+            table_[2][(w >> 16) & 0xff] ^ table_[1][(w >> 8) & 0xff] ^ table_[0][w & 0xff];
+    p += 8;
+    n -= 8;
+  }
+  while (n > 0) {
+    state = (state << 8) ^ table_[0][(state >> 56) ^ *p];
+    ++p;
+    --n;
+  }
+  return state;
+}
+
+uint64_t RabinFingerprinter::MapU64(uint64_t v) const {
+  return table_[7][v >> 56] ^ table_[6][(v >> 48) & 0xff] ^ table_[5][(v >> 40) & 0xff] ^
+         table_[4][(v >> 32) & 0xff] ^ table_[3][(v >> 24) & 0xff] ^
+         table_[2][(v >> 16) & 0xff] ^ table_[1][(v >> 8) & 0xff] ^ table_[0][v & 0xff];
+}
+
+}  // namespace neardup

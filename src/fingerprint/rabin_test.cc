@@ -1,0 +1,200 @@
+#include "fingerprint/rabin.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace neardup {
+namespace {
+
+// Independent reference: bit-serial polynomial division, one bit at a time,
+// of (message followed by 64 zero bits) by P, starting from `state`.
+uint64_t BitSerialRaw(uint64_t p_low, uint64_t state, const std::string& msg) {
+  for (unsigned char c : msg) {
+    for (int b = 7; b >= 0; --b) {
+      const uint64_t in = (c >> b) & 1;
+      const uint64_t top = (state >> 63) ^ in;
+      state = (state << 1) ^ (top ? p_low : 0);
+    }
+  }
+  return state;
+}
+
+std::string RandomBytes(std::mt19937_64& rng, size_t n) {
+  std::string s(n, '\0');
+  for (auto& c : s) c = static_cast<char>(rng());
+  return s;
+}
+
+// Carry-less product of two polynomials of degree < 64 (128-bit result).
+unsigned __int128 ClMul(uint64_t a, uint64_t b) {
+  unsigned __int128 r = 0;
+  for (int i = 0; i < 64; ++i) {
+    if ((b >> i) & 1) r ^= static_cast<unsigned __int128>(a) << i;
+  }
+  return r;
+}
+
+// Remainder of a 65-bit polynomial (x^64 + p_low) by a small divisor d.
+uint64_t SmallRemainder(uint64_t p_low, uint64_t d) {
+  unsigned __int128 a = (static_cast<unsigned __int128>(1) << 64) | p_low;
+  const int dd = 63 - __builtin_clzll(d);
+  for (int da = 64; da >= dd; --da) {
+    if ((a >> da) & 1) a ^= static_cast<unsigned __int128>(d) << (da - dd);
+  }
+  return static_cast<uint64_t>(a);
+}
+
+TEST(RabinTest, KnownVectorCrc64Ecma182) {
+  // R_P with P = CRC-64/ECMA-182 is that CRC (init 0, no reflection, no
+  // final xor); its published check value for "123456789".
+  RabinFingerprinter crc(0x42F0E1EBA9EA3693ULL);
+  EXPECT_EQ(crc.Raw("123456789", 9), 0x6C40DF5F0B497347ULL);
+  EXPECT_EQ(crc.Raw("", 0), 0u);
+}
+
+TEST(RabinTest, TableDrivenMatchesBitSerialForAllLengths) {
+  std::mt19937_64 rng(7);
+  RabinFingerprinter fp = RabinFingerprinter::FromSeed(42);
+  for (size_t n = 0; n < 80; ++n) {
+    std::string m = RandomBytes(rng, n);
+    EXPECT_EQ(fp.Raw(m.data(), m.size()), BitSerialRaw(fp.polynomial(), 0, m)) << n;
+    EXPECT_EQ(fp.Fingerprint(m), BitSerialRaw(fp.polynomial(), fp.polynomial(), m)) << n;
+  }
+}
+
+TEST(RabinTest, ExtendIsIncremental) {
+  std::mt19937_64 rng(8);
+  RabinFingerprinter fp = RabinFingerprinter::FromSeed(1);
+  std::string m = RandomBytes(rng, 1000);
+  for (size_t cut : {0, 1, 7, 8, 9, 500, 999, 1000}) {
+    uint64_t s = fp.Extend(0, m.data(), cut);
+    s = fp.Extend(s, m.data() + cut, m.size() - cut);
+    EXPECT_EQ(s, fp.Raw(m.data(), m.size()));
+  }
+}
+
+TEST(RabinTest, KnownIrreducibleAndReduciblePolynomials) {
+  // x^64 + x^4 + x^3 + x + 1 is the standard irreducible for GF(2^64).
+  EXPECT_TRUE(gf2::IsIrreducible(0x1B));
+  // x^64 + 1 = (x + 1)^64.
+  EXPECT_FALSE(gf2::IsIrreducible(0x1));
+  // Even constant term: divisible by x.
+  EXPECT_FALSE(gf2::IsIrreducible(0x1A));
+  // A product of two degree-32 polynomials is reducible even when both are
+  // irreducible themselves.
+  const uint64_t f = (1ULL << 32) | 0x8D;  // x^32 + x^7 + x^3 + x^2 + 1
+  const uint64_t g = (1ULL << 32) | 0xAF;
+  const unsigned __int128 prod = ClMul(f, g);
+  ASSERT_EQ(static_cast<uint64_t>(prod >> 64), 1u);
+  EXPECT_FALSE(gf2::IsIrreducible(static_cast<uint64_t>(prod)));
+}
+
+TEST(RabinTest, DrawnPolynomialsAreIrreducibleAndDeterministic) {
+  std::unordered_set<uint64_t> seen;
+  for (uint64_t seed = 0; seed < 24; ++seed) {
+    const uint64_t p = DrawIrreduciblePolynomial(seed);
+    EXPECT_EQ(p, DrawIrreduciblePolynomial(seed));
+    EXPECT_TRUE(gf2::IsIrreducible(p));
+    EXPECT_EQ(gf2::XPow2kMod(64, p), 2u);  // x^(2^64) = x mod P
+    // Independent partial check: no factor of degree 1..10 (trial division
+    // by every polynomial of those degrees).
+    for (uint64_t d = 2; d < (1u << 11); ++d) {
+      ASSERT_NE(SmallRemainder(p, d), 0u) << "seed " << seed << " divisor " << d;
+    }
+    seen.insert(p);
+  }
+  EXPECT_EQ(seen.size(), 24u);
+}
+
+TEST(RabinTest, RawIsLinear) {
+  std::mt19937_64 rng(9);
+  RabinFingerprinter fp = RabinFingerprinter::FromSeed(3);
+  for (int t = 0; t < 200; ++t) {
+    const size_t n = rng() % 64;
+    std::string a = RandomBytes(rng, n), b = RandomBytes(rng, n), x(n, '\0');
+    for (size_t i = 0; i < n; ++i) x[i] = static_cast<char>(a[i] ^ b[i]);
+    EXPECT_EQ(fp.Raw(x.data(), n), fp.Raw(a.data(), n) ^ fp.Raw(b.data(), n));
+  }
+}
+
+TEST(RabinTest, MapU64IsOneToOne) {
+  // Linear map on GF(2)^64: one-to-one iff the images of the 64 unit vectors
+  // are linearly independent (Gaussian elimination to rank 64).
+  for (uint64_t seed : {0ULL, 11ULL, 12345ULL}) {
+    RabinFingerprinter fp = RabinFingerprinter::FromSeed(seed);
+    std::vector<uint64_t> rows;
+    for (int i = 0; i < 64; ++i) rows.push_back(fp.MapU64(1ULL << i));
+    int rank = 0;
+    for (int bit = 63; bit >= 0 && rank < 64; --bit) {
+      int pivot = -1;
+      for (int r = rank; r < 64; ++r) {
+        if ((rows[r] >> bit) & 1) { pivot = r; break; }
+      }
+      if (pivot < 0) continue;
+      std::swap(rows[rank], rows[pivot]);
+      for (int r = 0; r < 64; ++r) {
+        if (r != rank && ((rows[r] >> bit) & 1)) rows[r] ^= rows[rank];
+      }
+      ++rank;
+    }
+    EXPECT_EQ(rank, 64) << "seed " << seed;
+    // MapU64 agrees with Raw over the big-endian bytes.
+    std::mt19937_64 rng(seed);
+    for (int t = 0; t < 100; ++t) {
+      const uint64_t v = rng();
+      unsigned char be[8];
+      for (int i = 0; i < 8; ++i) be[i] = static_cast<unsigned char>(v >> (56 - 8 * i));
+      EXPECT_EQ(fp.MapU64(v), fp.Raw(be, 8));
+    }
+  }
+}
+
+TEST(RabinTest, ReducibleModulusIsNotOneToOne) {
+  // With P = x^64 + x^2 + x = x (x^63 + x + 1), x shares a factor with P, so
+  // multiplying by x^64 modulo P is not invertible: the map must lose rank.
+  // This is the failure the irreducibility requirement rules out.
+  RabinFingerprinter bad(0x6);
+  std::vector<uint64_t> rows;
+  for (int i = 0; i < 64; ++i) rows.push_back(bad.MapU64(1ULL << i));
+  int rank = 0;
+  for (int bit = 63; bit >= 0; --bit) {
+    int pivot = -1;
+    for (int r = rank; r < 64; ++r) {
+      if ((rows[r] >> bit) & 1) { pivot = r; break; }
+    }
+    if (pivot < 0) continue;
+    std::swap(rows[rank], rows[pivot]);
+    for (int r = 0; r < 64; ++r) {
+      if (r != rank && ((rows[r] >> bit) & 1)) rows[r] ^= rows[rank];
+    }
+    ++rank;
+  }
+  EXPECT_LT(rank, 64);
+}
+
+TEST(RabinTest, FingerprintSeesLeadingZeros) {
+  RabinFingerprinter fp = RabinFingerprinter::FromSeed(5);
+  const std::string a("a"), za("\0a", 2);
+  EXPECT_EQ(fp.Raw(a.data(), 1), fp.Raw(za.data(), 2));
+  EXPECT_NE(fp.Fingerprint(a), fp.Fingerprint(za));
+  EXPECT_NE(fp.Fingerprint(""), fp.Fingerprint(std::string(1, '\0')));
+}
+
+TEST(RabinTest, NoCollisionsAmongManyDistinctMessages) {
+  std::mt19937_64 rng(10);
+  RabinFingerprinter fp = RabinFingerprinter::FromSeed(6);
+  std::unordered_set<uint64_t> fps;
+  const int kCount = 200000;
+  for (int i = 0; i < kCount; ++i) {
+    fps.insert(fp.Fingerprint("page-" + std::to_string(i) + "|" + RandomBytes(rng, i % 17)));
+  }
+  EXPECT_EQ(fps.size(), static_cast<size_t>(kCount));
+}
+
+}  // namespace
+}  // namespace neardup
