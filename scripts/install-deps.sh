@@ -11,7 +11,7 @@ PACKAGES=(
   libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libhwy-dev                                             # runtime SIMD dispatch
   libgtest-dev libgmock-dev libbenchmark-dev
-  time                                                   # peak RSS in bench scripts
+  time python3                                           # bench scripts: peak RSS, JSON
 )
 
 SUDO=""

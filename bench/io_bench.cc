@@ -1,0 +1,185 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+//
+// io micro-benchmarks. Input: a per-record-gzip WARC built in memory with
+// WarcWriter from real pages (shared/data/html beside the repository when
+// present, else synthetic HTML). Throughput is reported as bytes/s of
+// uncompressed payload (Document::body bytes, or inflated bytes for the
+// gunzip benchmarks).
+//
+//   BM_GunzipLibdeflate  whole members with libdeflate_gzip_decompress_ex
+//   BM_GunzipZlib        the same members with zlib inflate (15+16)
+//   BM_ReadWarcGz        OpenDocumentSource over the .warc.gz -> Documents
+//   BM_ReadWarcPlain     the same records uncompressed
+#include <benchmark/benchmark.h>
+#include <libdeflate.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "io/mem_env.h"
+#include "io/warc_writer.h"
+#include "neardup/source.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using neardup::io::MemEnv;
+
+std::string Gunzip(const std::string& path) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (f == nullptr) return {};
+  std::string out;
+  char buf[65536];
+  int n;
+  while ((n = gzread(f, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  gzclose(f);
+  return out;
+}
+
+// About 48 MB of pages.
+std::vector<std::string> LoadPages() {
+  std::vector<std::string> pages;
+  size_t total = 0;
+  const size_t kWant = 48u << 20;
+  fs::path html = fs::path(NEARDUP_SOURCE_DIR).parent_path() / "shared" / "data" / "html";
+  if (fs::is_directory(html)) {
+    std::vector<std::string> files;
+    for (const auto& e : fs::recursive_directory_iterator(html)) {
+      std::string p = e.path().string();
+      if (e.is_regular_file() && p.size() > 3 && p.compare(p.size() - 3, 3, ".gz") == 0 &&
+          p.find("/gold/") == std::string::npos) {
+        files.push_back(p);
+      }
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      if (total >= kWant) break;
+      std::string page = Gunzip(f);
+      if (page.empty()) continue;
+      total += page.size();
+      pages.push_back(std::move(page));
+    }
+  }
+  uint64_t x = 42;
+  while (total < kWant) {  // synthetic fallback
+    std::string page = "<html><head><title>page</title></head><body>";
+    for (int i = 0; i < 400; ++i) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      page += "<p>word" + std::to_string(x >> 50) + " text " + std::to_string((x >> 20) & 1023) +
+              " lorem ipsum dolor</p>\n";
+    }
+    page += "</body></html>";
+    total += page.size();
+    pages.push_back(std::move(page));
+  }
+  return pages;
+}
+
+struct Corpus {
+  MemEnv env;
+  std::vector<std::string> members;  // one gzip member per record
+  uint64_t record_bytes = 0;         // uncompressed WARC bytes
+  uint64_t payload_bytes = 0;
+
+  Corpus() {
+    std::vector<std::string> pages = LoadPages();
+    for (bool gzip : {true, false}) {
+      auto file = env.NewWritableFile(gzip ? "crawl.warc.gz" : "crawl.warc");
+      neardup::io::WarcWriterOptions o;
+      o.gzip = gzip;
+      neardup::io::WarcWriter w(file.value().get(), o);
+      for (size_t i = 0; i < pages.size(); ++i) {
+        neardup::io::WarcResponse r;
+        r.url = "http://bench.example/" + std::to_string(i);
+        r.content_type = "text/html; charset=utf-8";
+        r.body = pages[i];
+        (void)w.WriteResponse(r);
+      }
+      (void)w.Close();
+    }
+    for (const auto& p : pages) payload_bytes += p.size();
+    // Split the .warc.gz into members (each record was written as one).
+    std::string gz = env.GetContents("crawl.warc.gz").value();
+    libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+    std::string out(64u << 20, '\0');
+    size_t pos = 0;
+    while (pos < gz.size()) {
+      size_t in_used = 0, out_used = 0;
+      if (libdeflate_gzip_decompress_ex(d, gz.data() + pos, gz.size() - pos, out.data(), out.size(),
+                                        &in_used, &out_used) != LIBDEFLATE_SUCCESS) {
+        break;
+      }
+      members.push_back(gz.substr(pos, in_used));
+      record_bytes += out_used;
+      pos += in_used;
+    }
+    libdeflate_free_decompressor(d);
+  }
+};
+
+Corpus& GetCorpus() {
+  static Corpus* c = new Corpus();
+  return *c;
+}
+
+void BM_GunzipLibdeflate(benchmark::State& state) {
+  Corpus& c = GetCorpus();
+  libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+  std::string out(64u << 20, '\0');
+  for (auto _ : state) {
+    for (const auto& m : c.members) {
+      size_t in_used = 0, out_used = 0;
+      libdeflate_gzip_decompress_ex(d, m.data(), m.size(), out.data(), out.size(), &in_used, &out_used);
+      benchmark::DoNotOptimize(out_used);
+    }
+  }
+  libdeflate_free_decompressor(d);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * c.record_bytes));
+}
+BENCHMARK(BM_GunzipLibdeflate)->Unit(benchmark::kMillisecond);
+
+void BM_GunzipZlib(benchmark::State& state) {
+  Corpus& c = GetCorpus();
+  z_stream zs{};
+  inflateInit2(&zs, 15 + 16);
+  std::string out(64u << 20, '\0');
+  for (auto _ : state) {
+    for (const auto& m : c.members) {
+      inflateReset(&zs);
+      zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(m.data()));
+      zs.avail_in = static_cast<uInt>(m.size());
+      zs.next_out = reinterpret_cast<Bytef*>(out.data());
+      zs.avail_out = static_cast<uInt>(out.size());
+      inflate(&zs, Z_FINISH);
+      benchmark::DoNotOptimize(zs.total_out);
+    }
+  }
+  inflateEnd(&zs);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * c.record_bytes));
+}
+BENCHMARK(BM_GunzipZlib)->Unit(benchmark::kMillisecond);
+
+void ReadAll(benchmark::State& state, const char* path) {
+  Corpus& c = GetCorpus();
+  uint64_t payload = 0;
+  for (auto _ : state) {
+    auto src = neardup::OpenDocumentSource({path}, neardup::SourceOptions(), &c.env, nullptr);
+    neardup::Document doc;
+    while (src.value()->Next(&doc)) benchmark::DoNotOptimize(doc.body.data());
+    payload = src.value()->stats().payload_bytes;
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * payload));
+  state.counters["records"] = static_cast<double>(c.members.size());
+}
+
+void BM_ReadWarcGz(benchmark::State& state) { ReadAll(state, "crawl.warc.gz"); }
+BENCHMARK(BM_ReadWarcGz)->Unit(benchmark::kMillisecond);
+
+void BM_ReadWarcPlain(benchmark::State& state) { ReadAll(state, "crawl.warc"); }
+BENCHMARK(BM_ReadWarcPlain)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,139 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+//
+// Tokenizer throughput on real pages: 20 pages from each of ten sources of
+// the shared real-data folder (`shared/data` beside the repository, or
+// $NEARDUP_SHARED_DATA), decompressed once up front; a synthetic page when
+// the folder is absent. Bytes processed are the raw HTML bytes.
+//
+//   build/text_bench --benchmark_filter=Tokenize
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "text/tokenizer.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string SharedDataDir() {
+  if (const char* env = std::getenv("NEARDUP_SHARED_DATA"); env && *env) return env;
+  fs::path p = fs::path(NEARDUP_SOURCE_DIR).parent_path() / "shared" / "data";
+  return fs::is_directory(p) ? p.string() : std::string();
+}
+
+// gzip -dc of one file (the bench links no zlib of its own).
+std::string Gunzip(const fs::path& path) {
+  std::string cmd = "gzip -dc '" + path.string() + "'";
+  std::string out;
+  FILE* f = popen(cmd.c_str(), "r");
+  if (f == nullptr) return out;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) out.append(buf, n);
+  pclose(f);
+  return out;
+}
+
+std::string SyntheticPage() {
+  std::string page =
+      "<!DOCTYPE html><html><head><meta charset=utf-8><title>Synthetic page</title>"
+      "<style>body { font-family: sans-serif; } .x { color: #333; }</style>"
+      "<script>var config = {a: 1, b: [1, 2, 3]}; function f(x) { return x < 2; }</script>"
+      "</head><body><div class=\"nav\"><ul>";
+  for (int i = 0; i < 20; ++i) {
+    page += "<li><a href=\"/section/" + std::to_string(i) + "\">Section " + std::to_string(i) +
+            "</a></li>";
+  }
+  page += "</ul></div><article>";
+  for (int i = 0; i < 60; ++i) {
+    page +=
+        "<p>The quick brown fox jumps over the <b>lazy</b> dog near the river bank. "
+        "Near-duplicate detection finds pages that differ only in <a href=\"/x\">boilerplate"
+        "</a>, timestamps &amp; session ids &mdash; see http://example.com/path.</p>\n";
+  }
+  page += "</article><img src=\"/img/logo.png\"></body></html>";
+  return page;
+}
+
+const std::vector<std::string>& Pages() {
+  static const std::vector<std::string>* pages = [] {
+    auto* v = new std::vector<std::string>();
+    const std::string dir = SharedDataDir();
+    if (!dir.empty()) {
+      for (const char* source :
+           {"trafilatura-eval", "article-extraction-benchmark", "mozilla-readability",
+            "postlight-parser", "dragnet", "cleaneval/final", "l3s-gn1", "wceb-2026-sample",
+            "newspaper", "chinese-wce"}) {
+        fs::path folder = fs::path(dir) / "html" / source;
+        if (!fs::is_directory(folder)) continue;
+        std::vector<fs::path> files;
+        for (const auto& e : fs::directory_iterator(folder)) {
+          if (e.is_regular_file() && e.path().extension() == ".gz") files.push_back(e.path());
+        }
+        std::sort(files.begin(), files.end());
+        if (files.size() > 20) files.resize(20);
+        for (const auto& f : files) v->push_back(Gunzip(f));
+      }
+    }
+    if (v->empty()) {
+      std::fprintf(stderr, "text_bench: shared real-data folder not found; synthetic page\n");
+      v->push_back(SyntheticPage());
+    }
+    return v;
+  }();
+  return *pages;
+}
+
+void RunTokenize(benchmark::State& state, const neardup::TokenizeOptions& options) {
+  const auto& pages = Pages();
+  size_t bytes = 0;
+  for (const auto& p : pages) bytes += p.size();
+  neardup::Tokenizer tokenizer(options);
+  neardup::TokenizedDocument doc;
+  uint64_t terms = 0;
+  for (auto _ : state) {
+    for (const auto& p : pages) {
+      tokenizer.Tokenize(p, neardup::ContentKind::kHtml, "", "http://www.example.com/a/b.html",
+                         &doc);
+      terms += doc.num_terms();
+      benchmark::DoNotOptimize(doc.term_hashes.data());
+    }
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+  state.counters["pages"] = static_cast<double>(pages.size());
+  state.counters["terms_per_page"] =
+      static_cast<double>(terms) / static_cast<double>(state.iterations() * pages.size());
+}
+
+void BM_Tokenize(benchmark::State& state) { RunTokenize(state, neardup::TokenizeOptions()); }
+BENCHMARK(BM_Tokenize)->Unit(benchmark::kMillisecond);
+
+void BM_TokenizeHashesOnly(benchmark::State& state) {
+  neardup::TokenizeOptions o;
+  o.keep_term_text = false;
+  o.collect_links = false;
+  RunTokenize(state, o);
+}
+BENCHMARK(BM_TokenizeHashesOnly)->Unit(benchmark::kMillisecond);
+
+void BM_TokenizeSynthetic(benchmark::State& state) {
+  const std::string page = SyntheticPage();
+  neardup::Tokenizer tokenizer;
+  neardup::TokenizedDocument doc;
+  for (auto _ : state) {
+    tokenizer.Tokenize(page, neardup::ContentKind::kHtml, "", "http://www.example.com/", &doc);
+    benchmark::DoNotOptimize(doc.term_hashes.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * page.size()));
+}
+BENCHMARK(BM_TokenizeSynthetic)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

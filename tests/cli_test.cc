@@ -1,0 +1,113 @@
+// Tests of the `neardup` command line: exit codes, messages, outputs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "test_util.h"
+
+namespace neardup {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CliPath;
+using testing::MakeTempDir;
+using testing::ReadFileOrEmpty;
+using testing::RunCommand;
+using testing::WriteFileOrDie;
+
+std::string Q(const std::string& s) { return "'" + s + "'"; }
+
+TEST(CliTest, HelpListsCommandAndOptions) {
+  std::string out;
+  EXPECT_EQ(RunCommand(Q(CliPath()) + " dedup --help", &out), 0);
+  for (const char* flag : {"--out", "--threads", "--quiet", "--method", "--max-record-size"}) {
+    EXPECT_NE(out.find(flag), std::string::npos) << flag;
+  }
+  EXPECT_EQ(RunCommand(Q(CliPath()) + " --version", &out), 0);
+  EXPECT_NE(out.find("neardup "), std::string::npos);
+}
+
+TEST(CliTest, BadUsageExitsTwo) {
+  std::string out;
+  EXPECT_EQ(RunCommand(Q(CliPath()), &out), 2);
+  EXPECT_EQ(RunCommand(Q(CliPath()) + " dedup", &out), 2);
+  EXPECT_NE(out.find("required"), std::string::npos) << out;  // names what is missing
+  EXPECT_EQ(RunCommand(Q(CliPath()) + " dedup x --out y --threads -3", &out), 2);
+  EXPECT_EQ(RunCommand(Q(CliPath()) + " dedup x --out y --method nope", &out), 2);
+  EXPECT_EQ(RunCommand(Q(CliPath()) + " dedup x --out y --max-record-size lots", &out), 2);
+  EXPECT_NE(out.find("--max-record-size"), std::string::npos) << out;
+  EXPECT_EQ(RunCommand(Q(CliPath()) + " frobnicate", &out), 2);
+}
+
+TEST(CliTest, NothingUsableExitsOneWithOneLine) {
+  const std::string dir = MakeTempDir("cli-nothing");
+  std::string out;
+  EXPECT_EQ(RunCommand(Q(CliPath()) + " dedup " + Q(dir + "/missing.warc.gz") + " --out " +
+                           Q(dir + "/out") + " --quiet",
+                       &out),
+            1);
+  EXPECT_NE(out.find("no usable document"), std::string::npos) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  fs::remove_all(dir);
+}
+
+TEST(CliTest, RunsOnJsonLinesWithProgressAndSummary) {
+  const std::string dir = MakeTempDir("cli-run");
+  WriteFileOrDie(dir + "/in.jsonl",
+                 "{\"url\":\"http://a/1\",\"html\":\"<p>one two three</p>\"}\n"
+                 "{\"url\":\"http://a/2\",\"html\":\"<p>one <i>two</i> three</p>\"}\n"
+                 "{\"url\":\"http://a/3\",\"text\":\"four five\"}\n");
+  std::string out;
+  ASSERT_EQ(RunCommand(Q(CliPath()) + " dedup " + Q(dir + "/in.jsonl") + " --out " +
+                           Q(dir + "/out") + " --threads 2",
+                       &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("3 documents"), std::string::npos) << out;
+  EXPECT_NE(out.find("clusters: 1"), std::string::npos) << out;
+  const std::string tsv = ReadFileOrEmpty(dir + "/out/clusters.tsv");
+  EXPECT_NE(tsv.find("http://a/2\t0\tduplicate\texact\t1"), std::string::npos) << tsv;
+  EXPECT_TRUE(fs::exists(dir + "/out/summary.json"));
+  // --quiet: nothing on stderr/stdout.
+  ASSERT_EQ(RunCommand(Q(CliPath()) + " dedup " + Q(dir + "/in.jsonl") + " --out " +
+                           Q(dir + "/out2") + " -q",
+                       &out),
+            0);
+  EXPECT_EQ(out, "");
+  EXPECT_EQ(ReadFileOrEmpty(dir + "/out2/clusters.tsv"), tsv);
+  fs::remove_all(dir);
+}
+
+TEST(CliTest, StandardInputAsJsonLines) {
+  const std::string dir = MakeTempDir("cli-stdin");
+  std::string out;
+  ASSERT_EQ(RunCommand("printf '%s\\n' '{\"url\":\"u1\",\"text\":\"same words\"}' "
+                       "'{\"url\":\"u2\",\"text\":\"Same words\"}' | " +
+                           Q(CliPath()) + " dedup - --out " + Q(dir + "/out") + " -q",
+                       &out),
+            0)
+      << out;
+  const std::string tsv = ReadFileOrEmpty(dir + "/out/clusters.tsv");
+  EXPECT_NE(tsv.find("u2\t0\tduplicate"), std::string::npos) << tsv;
+  fs::remove_all(dir);
+}
+
+TEST(CliTest, WarningsNameFileOffsetAndReason) {
+  const std::string dir = MakeTempDir("cli-warn");
+  WriteFileOrDie(dir + "/in.jsonl",
+                 "{\"url\":\"http://a/1\",\"text\":\"fine\"}\n{broken\n");
+  std::string out;
+  ASSERT_EQ(RunCommand(Q(CliPath()) + " dedup " + Q(dir + "/in.jsonl") + " " +
+                           Q(dir + "/absent") + " --out " + Q(dir + "/out"),
+                       &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("warning: " + dir + "/in.jsonl: offset 35"), std::string::npos) << out;
+  EXPECT_NE(out.find(dir + "/absent"), std::string::npos) << out;
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace neardup

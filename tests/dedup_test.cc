@@ -1,0 +1,249 @@
+// End-to-end tests of RunDedup: identity sets, output files and columns,
+// determinism across thread counts, and bad inputs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "neardup/engine.h"
+#include "neardup/executor.h"
+#include "test_util.h"
+
+namespace neardup {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::MakeTempDir;
+using testing::ReadFileOrEmpty;
+using testing::WriteFileOrDie;
+
+std::string JsonLine(const std::string& url, const std::string& field, const std::string& body) {
+  nlohmann::json j;
+  j["url"] = url;
+  j[field] = body;
+  return j.dump() + "\n";
+}
+
+std::vector<std::vector<std::string>> ReadTsv(const std::string& path) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(ReadFileOrEmpty(path));
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    size_t start = 0;
+    for (;;) {
+      size_t tab = line.find('\t', start);
+      f.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
+      if (tab == std::string::npos) break;
+      start = tab + 1;
+    }
+    rows.push_back(f);
+  }
+  return rows;
+}
+
+class Collector : public ReadObserver {
+ public:
+  void OnWarning(const ReadWarning& w) override { warnings.push_back(w); }
+  std::vector<ReadWarning> warnings;
+};
+
+TEST(DedupTest, ExactClustersColumnsAndSummary) {
+  const std::string dir = MakeTempDir("dedup");
+  std::string jsonl;
+  jsonl += JsonLine("http://a.example/1", "html", "<p>The quick brown fox</p><p>jumps over</p>");
+  jsonl += JsonLine("http://b.example/2", "html",
+                    "<div>The <b>quick</b> brown fox</div>\n<div>jumps   over</div>");  // same tokens
+  jsonl += JsonLine("http://c.example/3", "html", "<p>Something else entirely</p>");
+  jsonl += JsonLine("http://d.example/4", "html", "<p>Something else entirely</p>");  // same bytes
+  jsonl += JsonLine("http://e.example/5", "text", "THE QUICK brown fox, jumps over!");  // same tokens
+  jsonl += JsonLine("http://f.example/6", "html", "<img src=x.png>");  // no terms? img is a term
+  jsonl += JsonLine("http://g.example/7", "html", "<p>   </p>");       // empty
+  jsonl += JsonLine("http://h.example/8", "html", "<p> </p> ");        // empty, other bytes
+  WriteFileOrDie(dir + "/in.jsonl", jsonl);
+
+  DedupOptions options;
+  auto result = RunDedup({dir + "/in.jsonl"}, dir + "/out", options, nullptr, nullptr, nullptr,
+                         nullptr);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  const DedupSummary& s = result.value();
+  EXPECT_EQ(s.documents, 8u);
+  EXPECT_EQ(s.clusters, 2u);
+  EXPECT_EQ(s.documents_in_clusters, 5u);
+  EXPECT_EQ(s.duplicates, 3u);
+  EXPECT_DOUBLE_EQ(s.duplicate_percentage, 100.0 * 3 / 8);
+  EXPECT_EQ(s.token_identity_sets, 2u);  // {1,2,5} and {3,4}
+  EXPECT_EQ(s.byte_identity_sets, 1u);   // {3,4}
+  EXPECT_EQ(s.empty_documents, 2u);
+
+  auto rows = ReadTsv(dir + "/out/clusters.tsv");
+  ASSERT_EQ(rows.size(), 9u);
+  const std::vector<std::string> header = {"url", "cluster", "role", "method", "similarity",
+                                           "source", "offset"};
+  EXPECT_EQ(rows[0], header);
+  // Row i+1 is document i, in input order.
+  EXPECT_EQ(rows[1][0], "http://a.example/1");
+  EXPECT_EQ(rows[1][1], "0");
+  EXPECT_EQ(rows[1][2], "keep");
+  EXPECT_EQ(rows[1][3], "exact");
+  EXPECT_EQ(rows[1][4], "1");
+  EXPECT_EQ(rows[2][1], "0");
+  EXPECT_EQ(rows[2][2], "duplicate");
+  EXPECT_EQ(rows[5][1], "0");
+  EXPECT_EQ(rows[5][2], "duplicate");
+  EXPECT_EQ(rows[3][1], "2");
+  EXPECT_EQ(rows[3][2], "keep");
+  EXPECT_EQ(rows[4][1], "2");
+  EXPECT_EQ(rows[4][2], "duplicate");
+  for (int r : {6, 7, 8}) {
+    EXPECT_EQ(rows[r][1], std::to_string(r - 1));
+    EXPECT_EQ(rows[r][2], "keep");
+    EXPECT_EQ(rows[r][3], "single");
+  }
+  for (const auto& row : rows) EXPECT_EQ(row.size(), header.size());
+
+  auto j = nlohmann::json::parse(ReadFileOrEmpty(dir + "/out/summary.json"));
+  EXPECT_EQ(j["documents_read"], 8);
+  EXPECT_EQ(j["clusters"], 2);
+  EXPECT_EQ(j["documents_in_clusters"], 5);
+  EXPECT_EQ(j["duplicates"], 3);
+  EXPECT_DOUBLE_EQ(j["duplicate_percentage"].get<double>(), 37.5);
+  EXPECT_EQ(j["identity_sets"]["token_sequence"], 2);
+  EXPECT_EQ(j["identity_sets"]["bytes"], 1);
+  EXPECT_EQ(j["options"]["method"], "exact");
+  EXPECT_EQ(j["neardup_version"], Version());
+  ASSERT_TRUE(j["stages"].is_array());
+  std::vector<std::string> stage_names;
+  for (const auto& st : j["stages"]) stage_names.push_back(st["name"]);
+  EXPECT_EQ(stage_names, (std::vector<std::string>{"read", "tokenize", "exact", "write"}));
+  EXPECT_FALSE(fs::exists(dir + "/out/.clusters.tsv.spill"));
+  fs::remove_all(dir);
+}
+
+// Writes a corpus with many exact copies in random places.
+std::string RandomCorpus(int n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::string> bodies;
+  std::string out;
+  for (int i = 0; i < n; ++i) {
+    std::string body;
+    if (!bodies.empty() && rng() % 3 == 0) {
+      body = bodies[rng() % bodies.size()];
+      if (rng() % 2) body = "<div>" + body + "</div>";  // same tokens, other bytes
+    } else {
+      for (int w = 0; w < 20 + static_cast<int>(rng() % 50); ++w) {
+        body += "w" + std::to_string(rng() % 500) + (rng() % 7 == 0 ? ". " : " ");
+      }
+      bodies.push_back(body);
+    }
+    out += JsonLine("http://s" + std::to_string(rng() % 50) + ".example/p" + std::to_string(i),
+                    "html", body);
+  }
+  return out;
+}
+
+TEST(DedupTest, SameOutputForAnyThreadCount) {
+  const std::string dir = MakeTempDir("threads");
+  WriteFileOrDie(dir + "/a.jsonl", RandomCorpus(3000, 1));
+  WriteFileOrDie(dir + "/b.jsonl", RandomCorpus(1500, 2));
+  std::string reference;
+  for (int threads : {1, 2, 3, 8}) {
+    std::unique_ptr<Executor> ex;
+    if (threads > 1) ex = NewThreadPoolExecutor(threads);
+    DedupOptions options;
+    options.batch_documents = 7;  // many batches in flight, out-of-order completion
+    const std::string out = dir + "/out" + std::to_string(threads);
+    auto r = RunDedup({dir + "/a.jsonl", dir + "/b.jsonl"}, out, options, ex.get(), nullptr,
+                      nullptr, nullptr);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r.value().documents, 4500u);
+    EXPECT_GT(r.value().clusters, 100u);
+    const std::string tsv = ReadFileOrEmpty(out + "/clusters.tsv");
+    if (reference.empty()) {
+      reference = tsv;
+    } else {
+      EXPECT_EQ(tsv, reference) << "threads=" << threads;
+    }
+  }
+  fs::remove_all(dir);
+}
+
+TEST(DedupTest, MissingInputsWarnAndTheRunGoesOn) {
+  const std::string dir = MakeTempDir("missing");
+  WriteFileOrDie(dir + "/good.jsonl", JsonLine("http://x/1", "text", "hello world") +
+                                          "{not json\n" + JsonLine("http://x/2", "text", "hello world"));
+  Collector warnings;
+  auto r = RunDedup({dir + "/does-not-exist", dir + "/good.jsonl"}, dir + "/out", DedupOptions(),
+                    nullptr, nullptr, &warnings, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r.value().documents, 2u);
+  EXPECT_EQ(r.value().clusters, 1u);
+  EXPECT_GE(r.value().warnings, 2u);
+  ASSERT_GE(warnings.warnings.size(), 2u);
+  bool named_missing = false;
+  for (const auto& w : warnings.warnings) {
+    EXPECT_FALSE(w.file.empty());
+    EXPECT_FALSE(w.reason_key.empty());
+    if (w.file.find("does-not-exist") != std::string::npos) named_missing = true;
+  }
+  EXPECT_TRUE(named_missing);
+  // warnings.tsv holds every warning, one line each after the header.
+  auto rows = ReadTsv(dir + "/out/warnings.tsv");
+  EXPECT_EQ(rows.size(), warnings.warnings.size() + 1);
+  fs::remove_all(dir);
+}
+
+TEST(DedupTest, NothingReadableGivesZeroDocuments) {
+  const std::string dir = MakeTempDir("nothing");
+  WriteFileOrDie(dir + "/garbage.warc", std::string(5000, '\x07'));
+  auto r = RunDedup({dir + "/garbage.warc", dir + "/nope"}, dir + "/out", DedupOptions(), nullptr,
+                    nullptr, nullptr, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r.value().documents, 0u);
+  EXPECT_GE(r.value().warnings, 2u);
+  fs::remove_all(dir);
+}
+
+TEST(DedupTest, BadOptionsAndUnwritableOutput) {
+  const std::string dir = MakeTempDir("badopt");
+  WriteFileOrDie(dir + "/in.jsonl", JsonLine("http://x/1", "text", "a b c"));
+  DedupOptions bad;
+  bad.method = "magic";
+  auto r = RunDedup({dir + "/in.jsonl"}, dir + "/out", bad, nullptr, nullptr, nullptr, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsInvalidArgument());
+  EXPECT_NE(r.status().message().find("exact"), std::string::npos);  // lists valid choices
+  // An output "folder" that is a regular file cannot be created.
+  WriteFileOrDie(dir + "/file", "x");
+  auto w = RunDedup({dir + "/in.jsonl"}, dir + "/file/out", DedupOptions(), nullptr, nullptr,
+                    nullptr, nullptr);
+  ASSERT_FALSE(w.ok());
+  EXPECT_TRUE(w.status().IsIOError()) << w.status().ToString();
+  fs::remove_all(dir);
+}
+
+TEST(DedupTest, ProgressCallbackCanCancel) {
+  const std::string dir = MakeTempDir("cancel");
+  WriteFileOrDie(dir + "/a.jsonl", RandomCorpus(2000, 3));
+  DedupOptions options;
+  options.batch_documents = 10;
+  int calls = 0;
+  auto r = RunDedup({dir + "/a.jsonl"}, dir + "/out", options, nullptr, nullptr, nullptr,
+                    [&](const DedupProgress& p) {
+                      ++calls;
+                      return p.documents < 100;
+                    },
+                    0.0);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "cancelled");
+  EXPECT_GE(calls, 1);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace neardup
