@@ -39,7 +39,13 @@ struct TokenizeOptions {
   // Keep the case-folded term bytes (TokenizedDocument::term_bytes). When
   // false only term hashes are produced (faster; enough for signatures).
   bool keep_term_text = true;
+  // How many leading bytes of an HTML body are searched for a <meta> charset
+  // or <?xml encoding?> declaration (HTML's prescan reads 1024; pages with
+  // large inline scripts before the meta need more). 0 disables the prescan.
+  uint32_t charset_prescan_bytes = 4096;
 
+  // InvalidArgument when sentence_max_chars is 0 or charset_prescan_bytes
+  // exceeds 1 MiB.
   Status Validate() const;
 };
 
@@ -83,6 +89,7 @@ struct TokenizedDocument {
 // converters and scratch buffers so repeated calls do not allocate.
 class Tokenizer {
  public:
+  // REQUIRES: options.Validate().ok() (checked: aborts otherwise).
   explicit Tokenizer(const TokenizeOptions& options = TokenizeOptions());
   ~Tokenizer();
   Tokenizer(const Tokenizer&) = delete;

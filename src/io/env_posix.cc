@@ -1,0 +1,208 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+//
+// Env::Default(): POSIX files. Stateless apart from the file objects it
+// hands out, hence thread-safe; each returned file is for one thread.
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "neardup/env.h"
+
+namespace neardup {
+
+namespace {
+
+Status PosixError(const std::string& context, int err) {
+  std::string msg = context + ": " + std::strerror(err);
+  if (err == ENOENT) return Status::NotFound(msg);
+  return Status::IOError(msg);
+}
+
+class PosixSequentialFile final : public SequentialFile {
+ public:
+  PosixSequentialFile(std::string path, int fd, bool owned)
+      : path_(std::move(path)), fd_(fd), owned_(owned) {}
+  ~PosixSequentialFile() override {
+    if (owned_) ::close(fd_);
+  }
+  Status Read(size_t n, char* scratch, size_t* bytes_read) override {
+    *bytes_read = 0;
+    for (;;) {
+      ssize_t r = ::read(fd_, scratch, n);
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        return PosixError(path_, errno);
+      }
+      *bytes_read = static_cast<size_t>(r);
+      return Status::OK();
+    }
+  }
+
+ private:
+  std::string path_;
+  int fd_;
+  bool owned_;
+};
+
+class PosixWritableFile final : public WritableFile {
+ public:
+  PosixWritableFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  ~PosixWritableFile() override {
+    if (fd_ >= 0) (void)Close();
+  }
+  Status Append(const char* data, size_t n) override {
+    // Small appends are gathered; large ones go straight to the kernel.
+    if (buf_.size() + n <= kBufferSize) {
+      buf_.append(data, n);
+      return Status::OK();
+    }
+    NEARDUP_RETURN_IF_ERROR(FlushBuffer());
+    if (n >= kBufferSize) return WriteRaw(data, n);
+    buf_.append(data, n);
+    return Status::OK();
+  }
+  Status Flush() override { return FlushBuffer(); }
+  Status Close() override {
+    if (fd_ < 0) return Status::OK();
+    Status s = FlushBuffer();
+    if (::close(fd_) != 0 && s.ok()) s = PosixError(path_, errno);
+    fd_ = -1;
+    return s;
+  }
+
+ private:
+  static constexpr size_t kBufferSize = 1 << 16;
+  Status FlushBuffer() {
+    Status s = WriteRaw(buf_.data(), buf_.size());
+    buf_.clear();
+    return s;
+  }
+  Status WriteRaw(const char* p, size_t n) {
+    if (fd_ < 0) return Status::IOError(path_ + ": file is closed");
+    while (n > 0) {
+      ssize_t w = ::write(fd_, p, n);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        return PosixError(path_, errno);
+      }
+      p += w;
+      n -= static_cast<size_t>(w);
+    }
+    return Status::OK();
+  }
+  std::string path_;
+  int fd_;
+  std::string buf_;
+};
+
+class PosixEnv final : public Env {
+ public:
+  Result<std::unique_ptr<SequentialFile>> NewSequentialFile(const std::string& path) override {
+    if (path == "-") {
+      return std::unique_ptr<SequentialFile>(new PosixSequentialFile("<stdin>", 0, false));
+    }
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return PosixError(path, errno);
+    struct stat st;
+    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+      ::close(fd);
+      return Status::IOError(path + ": is a directory");
+    }
+#ifdef POSIX_FADV_SEQUENTIAL
+    (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    return std::unique_ptr<SequentialFile>(new PosixSequentialFile(path, fd, true));
+  }
+
+  Result<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return PosixError(path, errno);
+    return std::unique_ptr<WritableFile>(new PosixWritableFile(path, fd));
+  }
+
+  bool FileExists(const std::string& path) override { return ::access(path.c_str(), F_OK) == 0; }
+
+  bool IsDirectory(const std::string& path) override {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  }
+
+  Result<uint64_t> GetFileSize(const std::string& path) override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return PosixError(path, errno);
+    return static_cast<uint64_t>(st.st_size);
+  }
+
+  Result<std::vector<std::string>> ListFilesRecursive(const std::string& dir) override {
+    std::vector<std::string> out;
+    NEARDUP_RETURN_IF_ERROR(Walk(dir, &out, 0));
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  Status CreateDirs(const std::string& dir) override {
+    if (dir.empty() || IsDirectory(dir)) return Status::OK();
+    size_t slash = dir.find_last_of('/');
+    if (slash != std::string::npos && slash > 0) {
+      NEARDUP_RETURN_IF_ERROR(CreateDirs(dir.substr(0, slash)));
+    }
+    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return PosixError(dir, errno);
+    return Status::OK();
+  }
+
+  Status RemoveFile(const std::string& path) override {
+    if (::unlink(path.c_str()) != 0) return PosixError(path, errno);
+    return Status::OK();
+  }
+
+  Status RenameFile(const std::string& from, const std::string& to) override {
+    if (::rename(from.c_str(), to.c_str()) != 0) return PosixError(from, errno);
+    return Status::OK();
+  }
+
+ private:
+  // Collects regular files below `dir` (symlinks to files are followed,
+  // symlinked directories are not, so cycles cannot occur).
+  Status Walk(const std::string& dir, std::vector<std::string>* out, int depth) {
+    if (depth > 64) return Status::OK();
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) {
+      // An unreadable sub-folder is left out; only the top folder must open.
+      return depth == 0 ? PosixError(dir, errno) : Status::OK();
+    }
+    std::string prefix = dir;
+    if (prefix.empty() || prefix.back() != '/') prefix.push_back('/');
+    while (struct dirent* e = ::readdir(d)) {
+      if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+      std::string path = prefix + e->d_name;
+      struct stat lst;
+      if (::lstat(path.c_str(), &lst) != 0) continue;
+      if (S_ISDIR(lst.st_mode)) {
+        (void)Walk(path, out, depth + 1);
+      } else if (S_ISREG(lst.st_mode)) {
+        out->push_back(std::move(path));
+      } else if (S_ISLNK(lst.st_mode)) {
+        struct stat st;
+        if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) out->push_back(std::move(path));
+      }
+    }
+    ::closedir(d);
+    return Status::OK();
+  }
+};
+
+}  // namespace
+
+Env* Env::Default() {
+  static PosixEnv* env = new PosixEnv();
+  return env;
+}
+
+}  // namespace neardup

@@ -1,0 +1,173 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "io/mem_env.h"
+#include "neardup/env.h"
+#include "test_util.h"
+
+namespace neardup::io {
+namespace {
+
+std::string ReadWhole(Env* env, const std::string& path, Status* status) {
+  auto f = env->NewSequentialFile(path);
+  if (!f.ok()) {
+    *status = f.status();
+    return {};
+  }
+  std::string out;
+  char buf[7];
+  for (;;) {
+    size_t n = 0;
+    Status s = f.value()->Read(sizeof buf, buf, &n);
+    if (!s.ok()) {
+      *status = s;
+      return out;
+    }
+    if (n == 0) break;
+    out.append(buf, n);
+  }
+  *status = Status::OK();
+  return out;
+}
+
+TEST(PosixEnvTest, WriteReadListRenameRemove) {
+  Env* env = Env::Default();
+  std::string dir = neardup::testing::MakeTempDir("posix-env");
+  ASSERT_TRUE(env->IsDirectory(dir));
+  ASSERT_TRUE(env->CreateDirs(dir + "/b/c").ok());
+  ASSERT_TRUE(env->CreateDirs(dir + "/a").ok());
+  for (const char* name : {"/b/c/z.txt", "/a/y.html", "/b/x.htm", "/top.txt"}) {
+    auto w = env->NewWritableFile(dir + name);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    ASSERT_TRUE(w.value()->Append(std::string("data of ") + name).ok());
+    ASSERT_TRUE(w.value()->Close().ok());
+  }
+  auto list = env->ListFilesRecursive(dir);
+  ASSERT_TRUE(list.ok());
+  std::vector<std::string> want = {dir + "/a/y.html", dir + "/b/c/z.txt", dir + "/b/x.htm",
+                                   dir + "/top.txt"};
+  EXPECT_EQ(list.value(), want);  // sorted by path bytes
+
+  Status s;
+  EXPECT_EQ(ReadWhole(env, dir + "/a/y.html", &s), "data of /a/y.html");
+  EXPECT_TRUE(s.ok());
+  auto size = env->GetFileSize(dir + "/top.txt");
+  ASSERT_TRUE(size.ok());
+  EXPECT_EQ(size.value(), 16u);
+  ASSERT_TRUE(env->RenameFile(dir + "/top.txt", dir + "/moved.txt").ok());
+  EXPECT_FALSE(env->FileExists(dir + "/top.txt"));
+  EXPECT_TRUE(env->FileExists(dir + "/moved.txt"));
+  ASSERT_TRUE(env->RemoveFile(dir + "/moved.txt").ok());
+  EXPECT_FALSE(env->FileExists(dir + "/moved.txt"));
+
+  auto missing = env->NewSequentialFile(dir + "/nope");
+  EXPECT_TRUE(missing.status().IsNotFound());
+  EXPECT_FALSE(env->ListFilesRecursive(dir + "/nope").ok());
+  EXPECT_FALSE(env->NewSequentialFile(dir + "/b").ok());  // a folder
+  std::filesystem::remove_all(dir);
+}
+
+TEST(PosixEnvTest, LargeAppendsAreWrittenInOrder) {
+  Env* env = Env::Default();
+  std::string dir = neardup::testing::MakeTempDir("posix-env-large");
+  auto w = env->NewWritableFile(dir + "/f");
+  ASSERT_TRUE(w.ok());
+  std::string expect;
+  for (int i = 0; i < 50; ++i) {
+    std::string piece(static_cast<size_t>(i * 3001 % 100000), static_cast<char>('a' + i % 26));
+    expect += piece;
+    ASSERT_TRUE(w.value()->Append(piece).ok());
+  }
+  ASSERT_TRUE(w.value()->Close().ok());
+  EXPECT_EQ(neardup::testing::ReadFileOrEmpty(dir + "/f"), expect);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(MemEnvTest, FilesFoldersAndListing) {
+  MemEnv env;
+  env.AddFile("root/b/2.html", "two");
+  env.AddFile("root/a/1.html", "one");
+  env.AddFile("root/c.txt", "three");
+  env.AddFile("rootx/d.txt", "not below root");
+  EXPECT_TRUE(env.IsDirectory("root"));
+  EXPECT_TRUE(env.IsDirectory("root/"));
+  EXPECT_TRUE(env.IsDirectory("root/a"));
+  EXPECT_FALSE(env.IsDirectory("root/c.txt"));
+  auto list = env.ListFilesRecursive("root");
+  ASSERT_TRUE(list.ok());
+  EXPECT_EQ(list.value(), (std::vector<std::string>{"root/a/1.html", "root/b/2.html", "root/c.txt"}));
+  EXPECT_FALSE(env.ListFilesRecursive("nothing").ok());
+  ASSERT_TRUE(env.CreateDirs("empty/dir").ok());
+  EXPECT_TRUE(env.IsDirectory("empty"));
+  auto empty = env.ListFilesRecursive("empty/dir");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty.value().empty());
+
+  Status s;
+  EXPECT_EQ(ReadWhole(&env, "root/c.txt", &s), "three");
+  EXPECT_TRUE(env.NewSequentialFile("missing").status().IsNotFound());
+  auto w = env.NewWritableFile("out/w");
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE(w.value()->Append("abc").ok());
+  ASSERT_TRUE(w.value()->Append("def").ok());
+  ASSERT_TRUE(w.value()->Close().ok());
+  EXPECT_EQ(env.GetContents("out/w").value(), "abcdef");
+  EXPECT_EQ(env.GetFileSize("out/w").value(), 6u);
+  ASSERT_TRUE(env.RenameFile("out/w", "out/v").ok());
+  EXPECT_FALSE(env.FileExists("out/w"));
+  ASSERT_TRUE(env.RemoveFile("out/v").ok());
+  EXPECT_FALSE(env.FileExists("out/v"));
+}
+
+TEST(MemEnvTest, ReaderKeepsSnapshotWhileWriterAppends) {
+  MemEnv env;
+  auto w = env.NewWritableFile("f");
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE(w.value()->Append("first").ok());
+  auto r = env.NewSequentialFile("f");
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(w.value()->Append("second").ok());
+  char buf[64];
+  size_t n = 0;
+  ASSERT_TRUE(r.value()->Read(sizeof buf, buf, &n).ok());
+  EXPECT_EQ(std::string(buf, n), "first");
+  EXPECT_EQ(env.GetContents("f").value(), "firstsecond");
+}
+
+TEST(MemEnvTest, FaultInjection) {
+  MemEnv env;
+  env.AddFile("f", std::string(100, 'x'));
+  env.FailReadsAfter("f", 30);
+  env.SetMaxReadChunk(8);
+  auto r = env.NewSequentialFile("f");
+  ASSERT_TRUE(r.ok());
+  char buf[64];
+  size_t total = 0;
+  Status s;
+  for (;;) {
+    size_t n = 0;
+    s = r.value()->Read(sizeof buf, buf, &n);
+    if (!s.ok() || n == 0) break;
+    EXPECT_LE(n, 8u);
+    total += n;
+  }
+  EXPECT_EQ(total, 30u);
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+
+  env.FailWritesAfter("w", 4);
+  auto w = env.NewWritableFile("w");
+  ASSERT_TRUE(w.ok());
+  EXPECT_TRUE(w.value()->Append("abcd").ok());
+  EXPECT_FALSE(w.value()->Append("e").ok());
+
+  env.ClearFaults();
+  auto again = env.NewSequentialFile("f");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(ReadWhole(&env, "f", &s).size(), 100u);
+}
+
+}  // namespace
+}  // namespace neardup::io

@@ -1,0 +1,76 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+#include <gtest/gtest.h>
+#include <zstd.h>
+
+#include <string>
+
+#include "io/io_test_util.h"
+#include "io/mem_env.h"
+
+namespace neardup::io {
+namespace {
+
+using testing::GzipMember;
+using testing::ReadAll;
+using testing::ReadResult;
+
+const char kLines[] =
+    "{\"url\": \"http://a/\", \"html\": \"<p>caf\\u00e9 \\\"quoted\\\"</p>\", \"date\": \"2024-01-02\", \"status\": 200}\n"
+    "\n"
+    "{\"url\": \"http://b/\", \"text\": \"plain words\", \"fetch_date\": \"2023-03-04T00:00:00Z\"}\r\n"
+    "not json at all\n"
+    "{\"url\": \"http://c/\"}\n"
+    "[1, 2, 3]\n"
+    "{\"url\": 5, \"html\": \"x\"}\n"
+    "{\"url\": \"http://d/\", \"html\": \"last line without newline\"}";
+
+TEST(JsonlReaderTest, PlainGzipZstdAndStdin) {
+  std::string plain = kLines;
+  std::string z(ZSTD_compressBound(plain.size()), '\0');
+  z.resize(ZSTD_compress(z.data(), z.size(), plain.data(), plain.size(), 3));
+  MemEnv env;
+  env.AddFile("p.jsonl", plain);
+  env.AddFile("g.jsonl.gz", GzipMember(plain));
+  env.AddFile("z.jsonl.zst", z);
+  env.AddFile("-", plain);  // stands in for standard input
+  for (const char* name : {"p.jsonl", "g.jsonl.gz", "z.jsonl.zst", "-"}) {
+    SCOPED_TRACE(name);
+    ReadResult r = ReadAll({name}, &env);
+    ASSERT_EQ(r.docs.size(), 3u) << r.observer.Dump();
+    EXPECT_EQ(r.docs[0].url, "http://a/");
+    EXPECT_EQ(r.docs[0].body, "<p>caf\xc3\xa9 \"quoted\"</p>");
+    EXPECT_EQ(r.docs[0].kind, ContentKind::kHtml);
+    EXPECT_EQ(r.docs[0].fetch_date, "2024-01-02");
+    EXPECT_EQ(r.docs[0].http_status, 200);
+    EXPECT_EQ(r.docs[1].kind, ContentKind::kText);
+    EXPECT_EQ(r.docs[1].body, "plain words");
+    EXPECT_EQ(r.docs[1].fetch_date, "2023-03-04T00:00:00Z");
+    EXPECT_EQ(r.docs[2].body, "last line without newline");
+    EXPECT_EQ(r.skipped("bad-json"), 4u);
+    ASSERT_EQ(r.observer.warnings.size(), 4u);
+    // Offsets are those of the bad lines (in the decompressed stream when
+    // the file is compressed).
+    const uint64_t bad_line = plain.find("not json");
+    EXPECT_EQ(r.observer.warnings[0].offset, bad_line);
+    EXPECT_EQ(r.observer.warnings[0].in_decompressed_stream, std::string(name) != "p.jsonl" && std::string(name) != "-");
+    EXPECT_EQ(r.observer.warnings[1].offset, plain.find("{\"url\": \"http://c/\"}"));
+    EXPECT_EQ(r.stats.records, 7u);
+  }
+}
+
+TEST(JsonlReaderTest, OverlongLineIsSkipped) {
+  SourceOptions options;
+  options.max_record_bytes = 1000;
+  std::string data = "{\"url\": \"u1\", \"html\": \"" + std::string(5000, 'x') + "\"}\n" +
+                     "{\"url\": \"u2\", \"html\": \"short\"}\n";
+  MemEnv env;
+  env.AddFile("long.jsonl", data);
+  ReadResult r = ReadAll({"long.jsonl"}, &env, options);
+  ASSERT_EQ(r.docs.size(), 1u) << r.observer.Dump();
+  EXPECT_EQ(r.docs[0].url, "u2");
+  ASSERT_NE(r.observer.Find("record-too-large"), nullptr);
+  EXPECT_EQ(r.observer.Find("record-too-large")->offset, 0u);
+}
+
+}  // namespace
+}  // namespace neardup::io

@@ -1,0 +1,812 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+//
+// One pass over the UTF-8 text: a byte-class table drives the text loop
+// (ASCII letters and digits are appended and lower-cased in runs; '<' and
+// '&' leave the loop), tags are recognised by a small hash table over their
+// lower-cased names, and raw-text elements are skipped with memchr for '<'.
+// Terms are appended to one reused buffer and hashed with XXH3 when they end.
+#include "text/tokenizer.h"
+
+#define XXH_INLINE_ALL  // XXH3 inlined: most terms are a few bytes
+#include <xxhash.h>
+
+#include <cstring>
+
+#include "text/charset.h"
+#include "text/entities.h"
+#include "text/html_lex.h"
+#include "text/unicode_class.h"
+#include "text/url.h"
+
+namespace neardup {
+
+using text_internal::AppendAttributeDecoded;
+using text_internal::AppendFoldedCodePoint;
+using text_internal::AppendFoldedUtf8;
+using text_internal::CharClass;
+using text_internal::ClassifyCodePoint;
+using text_internal::DecodeCharRef;
+using text_internal::DecodeValidUtf8;
+using text_internal::EqualsIgnoreCase;
+using text_internal::IsAsciiAlpha;
+using text_internal::IsHtmlSpace;
+using text_internal::kAsciiLower;
+using text_internal::ParseAttributes;
+using text_internal::SkipPastGt;
+using text_internal::ToLowerAscii;
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Byte classes of the text loop.
+enum ByteClass : uint8_t {
+  kBytePunct = 0,  // other ASCII: ends a term, one visible character
+  kByteAlnum,      // [0-9A-Za-z]
+  kByteSpace,      // white space and other C0 controls, DEL
+  kByteNewline,    // '\n': white space, and a line end in <pre> and plain text
+  kBytePeriod,     // '.'
+  kByteLt,         // '<'
+  kByteAmp,        // '&'
+  kByteHigh,       // >= 0x80: first byte of a UTF-8 sequence
+};
+
+struct ByteClassTable {
+  ByteClass cls[256];
+  constexpr ByteClassTable() : cls() {
+    for (int c = 0; c < 256; ++c) {
+      ByteClass b = kBytePunct;
+      if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+        b = kByteAlnum;
+      } else if (c < 0x20 || c == ' ' || c == 0x7F) {
+        b = kByteSpace;
+      } else if (c >= 0x80) {
+        b = kByteHigh;
+      }
+      cls[c] = b;
+    }
+    cls[static_cast<int>('\n')] = kByteNewline;
+    cls[static_cast<int>('.')] = kBytePeriod;
+    cls[static_cast<int>('<')] = kByteLt;
+    cls[static_cast<int>('&')] = kByteAmp;
+  }
+};
+constexpr ByteClassTable kBytes;
+
+// ---------------------------------------------------------------------------
+// Tags.
+enum TagFlag : uint16_t {
+  kFormat = 1,      // formatting tag: ignored, does not separate words
+  kBlock = 2,       // ends a line
+  kSkip = 4,        // contents dropped up to the end tag
+  kRcdata = 8,      // contents are text (character references decoded) up to the end tag
+  kRawText = 16,    // contents are text (nothing decoded) up to the end tag
+  kPre = 32,        // newlines inside end lines
+  kPlaintext = 64,  // the rest of the document is raw text
+};
+enum TagId : uint8_t { kTagOther = 0, kTagA, kTagArea, kTagImg, kTagBase, kTagFrame, kTagIframe,
+                       kTagSvg };
+
+struct TagInfo {
+  const char* name;
+  uint16_t flags;
+  TagId id;
+  uint8_t len = 0;  // filled by TagTable
+};
+
+constexpr TagInfo kTags[] = {
+    // Formatting tags (Henzinger §2: "formatting instructions" are ignored).
+    {"a", kFormat, kTagA}, {"abbr", kFormat, kTagOther}, {"acronym", kFormat, kTagOther},
+    {"b", kFormat, kTagOther}, {"bdi", kFormat, kTagOther}, {"bdo", kFormat, kTagOther},
+    {"big", kFormat, kTagOther}, {"blink", kFormat, kTagOther}, {"cite", kFormat, kTagOther},
+    {"code", kFormat, kTagOther}, {"data", kFormat, kTagOther}, {"del", kFormat, kTagOther},
+    {"dfn", kFormat, kTagOther}, {"em", kFormat, kTagOther}, {"font", kFormat, kTagOther},
+    {"i", kFormat, kTagOther}, {"ins", kFormat, kTagOther}, {"kbd", kFormat, kTagOther},
+    {"label", kFormat, kTagOther}, {"mark", kFormat, kTagOther}, {"nobr", kFormat, kTagOther},
+    {"q", kFormat, kTagOther}, {"s", kFormat, kTagOther}, {"samp", kFormat, kTagOther},
+    {"small", kFormat, kTagOther}, {"span", kFormat, kTagOther}, {"strike", kFormat, kTagOther},
+    {"strong", kFormat, kTagOther}, {"sub", kFormat, kTagOther}, {"sup", kFormat, kTagOther},
+    {"time", kFormat, kTagOther}, {"tt", kFormat, kTagOther}, {"u", kFormat, kTagOther},
+    {"var", kFormat, kTagOther}, {"wbr", kFormat, kTagOther},
+    // Block-level: a line break.
+    {"address", kBlock, kTagOther}, {"article", kBlock, kTagOther}, {"aside", kBlock, kTagOther},
+    {"blockquote", kBlock, kTagOther}, {"body", kBlock, kTagOther}, {"br", kBlock, kTagOther},
+    {"caption", kBlock, kTagOther}, {"center", kBlock, kTagOther}, {"col", kBlock, kTagOther},
+    {"colgroup", kBlock, kTagOther}, {"dd", kBlock, kTagOther}, {"details", kBlock, kTagOther},
+    {"dialog", kBlock, kTagOther}, {"dir", kBlock, kTagOther}, {"div", kBlock, kTagOther},
+    {"dl", kBlock, kTagOther}, {"dt", kBlock, kTagOther}, {"fieldset", kBlock, kTagOther},
+    {"figcaption", kBlock, kTagOther}, {"figure", kBlock, kTagOther},
+    {"footer", kBlock, kTagOther}, {"form", kBlock, kTagOther}, {"frameset", kBlock, kTagOther},
+    {"h1", kBlock, kTagOther}, {"h2", kBlock, kTagOther}, {"h3", kBlock, kTagOther},
+    {"h4", kBlock, kTagOther}, {"h5", kBlock, kTagOther}, {"h6", kBlock, kTagOther},
+    {"head", kBlock, kTagOther}, {"header", kBlock, kTagOther}, {"hgroup", kBlock, kTagOther},
+    {"hr", kBlock, kTagOther}, {"html", kBlock, kTagOther}, {"legend", kBlock, kTagOther},
+    {"li", kBlock, kTagOther}, {"main", kBlock, kTagOther}, {"menu", kBlock, kTagOther},
+    {"nav", kBlock, kTagOther}, {"ol", kBlock, kTagOther}, {"optgroup", kBlock, kTagOther},
+    {"option", kBlock, kTagOther}, {"p", kBlock, kTagOther}, {"section", kBlock, kTagOther},
+    {"summary", kBlock, kTagOther}, {"table", kBlock, kTagOther}, {"tbody", kBlock, kTagOther},
+    {"td", kBlock, kTagOther}, {"tfoot", kBlock, kTagOther}, {"th", kBlock, kTagOther},
+    {"thead", kBlock, kTagOther}, {"tr", kBlock, kTagOther}, {"ul", kBlock, kTagOther},
+    {"pre", kBlock | kPre, kTagOther}, {"listing", kBlock | kPre, kTagOther},
+    {"title", kBlock | kRcdata, kTagOther}, {"textarea", kBlock | kRcdata | kPre, kTagOther},
+    {"xmp", kBlock | kRawText | kPre, kTagOther}, {"plaintext", kBlock | kPlaintext, kTagOther},
+    // Contents not shown (or not text): dropped.
+    {"script", kSkip, kTagOther}, {"style", kSkip, kTagOther}, {"noscript", kSkip, kTagOther},
+    {"template", kSkip, kTagOther}, {"noembed", kSkip, kTagOther},
+    {"noframes", kSkip, kTagOther}, {"iframe", kSkip, kTagIframe}, {"svg", kSkip, kTagSvg},
+    // Tags whose attributes matter.
+    {"area", 0, kTagArea}, {"img", 0, kTagImg}, {"base", 0, kTagBase}, {"frame", 0, kTagFrame},
+};
+
+constexpr size_t kMaxTagName = 16;
+
+uint32_t TagHash(const char* s, size_t n) {
+  return (static_cast<uint32_t>(n) * 7u + static_cast<unsigned char>(s[0]) * 31u +
+          static_cast<unsigned char>(s[n - 1]) * 17u + static_cast<unsigned char>(s[n / 2]) * 5u) &
+         255u;
+}
+
+constexpr size_t ConstLength(const char* s) {
+  size_t n = 0;
+  while (s[n] != 0) ++n;
+  return n;
+}
+
+// Open addressing over 256 slots, built at compile time.
+struct TagTable {
+  TagInfo slots[256] = {};
+  constexpr TagTable() {
+    for (const TagInfo& t : kTags) {
+      size_t n = ConstLength(t.name);
+      uint32_t h = (static_cast<uint32_t>(n) * 7u + static_cast<unsigned char>(t.name[0]) * 31u +
+                    static_cast<unsigned char>(t.name[n - 1]) * 17u +
+                    static_cast<unsigned char>(t.name[n / 2]) * 5u) & 255u;
+      while (slots[h].name != nullptr) h = (h + 1) & 255u;
+      slots[h] = t;
+      slots[h].len = static_cast<uint8_t>(n);
+    }
+  }
+  const TagInfo* Find(const char* lower, size_t n) const {
+    uint32_t h = TagHash(lower, n);
+    while (slots[h].name != nullptr) {
+      const TagInfo* t = &slots[h];
+      if (t->len == n && std::memcmp(t->name, lower, n) == 0) return t;
+      h = (h + 1) & 255u;
+    }
+    return nullptr;
+  }
+};
+constexpr TagTable kTagTable;
+
+const TagTable& Tags() { return kTagTable; }
+
+// Position of "</name" (followed by white space, '/', '>' or the end) at or
+// after p; `end` when absent (the element runs to the end of input).
+const char* FindEndTag(const char* p, const char* end, const char* lower, size_t n) {
+  while (p < end) {
+    const char* lt = static_cast<const char*>(std::memchr(p, '<', static_cast<size_t>(end - p)));
+    if (lt == nullptr) return end;
+    if (static_cast<size_t>(end - lt) >= 2 + n && lt[1] == '/' &&
+        EqualsIgnoreCase(lt + 2, lower, n)) {
+      const char* after = lt + 2 + n;
+      if (after == end || IsHtmlSpace(*after) || *after == '/' || *after == '>') return lt;
+    }
+    p = lt + 1;
+  }
+  return end;
+}
+
+// Trims an attribute URL the way browsers do (leading/trailing C0 and
+// spaces; TAB, CR, LF removed anywhere; '\' read as '/').
+void CleanUrl(std::string* s) {
+  size_t w = 0;
+  for (char c : *s) {
+    if (c == '\t' || c == '\n' || c == '\r') continue;
+    (*s)[w++] = (c == '\\') ? '/' : c;
+  }
+  s->resize(w);
+  size_t b = 0;
+  while (b < s->size() && static_cast<unsigned char>((*s)[b]) <= 0x20) ++b;
+  size_t e = s->size();
+  while (e > b && static_cast<unsigned char>((*s)[e - 1]) <= 0x20) --e;
+  if (b > 0 || e < s->size()) *s = s->substr(b, e - b);
+}
+
+bool SchemeIs(std::string_view scheme, std::string_view lower) {
+  return EqualsIgnoreCase(scheme, lower);
+}
+
+bool IsLinkScheme(std::string_view scheme) {
+  return SchemeIs(scheme, "http") || SchemeIs(scheme, "https") || SchemeIs(scheme, "ftp") ||
+         SchemeIs(scheme, "file");
+}
+
+bool SameSchemeIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (ToLowerAscii(a[i]) != ToLowerAscii(b[i])) return false;
+  }
+  return true;
+}
+
+// RFC 3986 resolution, with the WHATWG URL Standard's reading of a special
+// scheme without "//" that pages write by mistake: "http:foo.com/x" is
+// relative when the base has the same scheme, else "http://foo.com/x".
+// Writes into *out; false when no absolute URL results.
+bool ResolveWebUrl(std::string_view base, std::string_view ref, std::string* out,
+                   std::string* scratch) {
+  const UrlParts r = SplitUrl(ref);
+  if (r.has_scheme && !r.has_authority &&
+      (SchemeIs(r.scheme, "http") || SchemeIs(r.scheme, "https") || SchemeIs(r.scheme, "ftp") ||
+       SchemeIs(r.scheme, "ws") || SchemeIs(r.scheme, "wss"))) {
+    std::string_view rest = ref.substr(r.scheme.size() + 1);
+    const UrlParts b = SplitUrl(base);
+    if (b.has_scheme && SameSchemeIgnoreCase(b.scheme, r.scheme)) {
+      return ResolveUrlTo(base, rest, out);
+    }
+    size_t k = rest.find_first_not_of('/');
+    rest = k == std::string_view::npos ? std::string_view() : rest.substr(k);
+    scratch->assign(r.scheme);
+    scratch->append("://");
+    scratch->append(rest);
+    return ResolveUrlTo(std::string_view(), *scratch, out);
+  }
+  return ResolveUrlTo(base, ref, out);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+
+Status TokenizeOptions::Validate() const {
+  if (sentence_max_chars == 0) {
+    return Status::InvalidArgument("TokenizeOptions.sentence_max_chars must be at least 1");
+  }
+  if (charset_prescan_bytes > (1u << 20)) {
+    return Status::InvalidArgument("TokenizeOptions.charset_prescan_bytes must be at most 1 MiB");
+  }
+  return Status::OK();
+}
+
+void TokenizedDocument::Clear() {
+  term_bytes.clear();
+  term_offsets.clear();
+  term_hashes.clear();
+  sentence_ends.clear();
+  line_ends.clear();
+  links.clear();
+  text_chars = 0;
+  charset.clear();
+  charset_fallback = false;
+  had_invalid_bytes = false;
+}
+
+struct Tokenizer::Impl {
+  enum Mode { kHtml, kRcdataMode, kRawMode, kPlainMode };
+
+  explicit Impl(const TokenizeOptions& o) : options(o) {}
+
+  TokenizeOptions options;
+  CharsetConverter charset;
+  std::string scratch_terms;  // term bytes when keep_term_text is false
+  std::string attr_buf;
+  std::string url_buf;
+  std::string scratch_url;
+  std::string base_url;  // page URL, or the first <base href> resolved against it
+  std::string page_host;
+  bool base_seen = false;
+
+  // Per-document state.
+  TokenizedDocument* out = nullptr;
+  std::string* tb = nullptr;  // where term bytes go
+  bool keep = true;
+  bool in_term = false;
+  bool term_split = false;    // the open term is one no-space-script letter
+  bool pending_space = false; // white space seen since the last visible character
+  bool cut_pending = false;   // a 150-character cut fell inside the open term
+  size_t term_start = 0;
+  uint64_t pos = 0;           // visible characters so far (= text_chars)
+  uint64_t sent_start = 0;    // position where the current sentence started
+  uint64_t max_chars = 150;
+  int pre_depth = 0;
+
+  // --- Terms, sentences, lines -------------------------------------------
+  void StartTerm() {
+    if (!in_term) {
+      in_term = true;
+      term_start = tb->size();
+    }
+  }
+
+  void EndTerm() {
+    if (!in_term) return;
+    in_term = false;
+    term_split = false;
+    const size_t len = tb->size() - term_start;
+    out->term_hashes.push_back(XXH3_64bits(tb->data() + term_start, len));
+    if (keep) {
+      out->term_offsets.push_back(static_cast<uint32_t>(tb->size()));
+    } else {
+      tb->resize(term_start);
+    }
+    if (cut_pending) {
+      cut_pending = false;
+      CloseSentence();
+    }
+  }
+
+  void CloseSentence() {
+    cut_pending = false;
+    const uint32_t n = static_cast<uint32_t>(out->term_hashes.size());
+    if (n > (out->sentence_ends.empty() ? 0u : out->sentence_ends.back())) {
+      out->sentence_ends.push_back(n);
+    }
+  }
+
+  void LineEnd() {
+    EndTerm();
+    pending_space = true;
+    const uint32_t n = static_cast<uint32_t>(out->term_hashes.size());
+    if (n > (out->line_ends.empty() ? 0u : out->line_ends.back())) out->line_ends.push_back(n);
+  }
+
+  // Markup replaced by white space.
+  void Break() {
+    EndTerm();
+    pending_space = true;
+  }
+
+  // One visible character at position `pos` (Pereira et al.: a sentence
+  // ends after sentence_max_chars characters without a period; the next
+  // starts at the following character).
+  void CountOne() {
+    if (pos - sent_start >= max_chars) {
+      sent_start = pos;
+      if (in_term) {
+        cut_pending = true;  // the cut falls after the term that crosses it
+      } else {
+        CloseSentence();
+      }
+    }
+    ++pos;
+  }
+
+  // A visible non-space character, preceded by one collapsed space if white
+  // space came before it (not at the start of the text).
+  void CountChar() {
+    if (pending_space) {
+      pending_space = false;
+      if (pos > 0) CountOne();
+    }
+    CountOne();
+  }
+
+  void Other() {
+    EndTerm();
+    CountChar();
+  }
+
+  void Period() {
+    EndTerm();
+    CountChar();
+    CloseSentence();
+    sent_start = pos;
+  }
+
+  void AsciiRun(const char* s, size_t n) {
+    if (term_split) EndTerm();
+    if (pending_space) {
+      pending_space = false;
+      if (pos > 0) CountOne();
+    }
+    if (pos + n - sent_start <= max_chars) {
+      StartTerm();
+      const size_t o = tb->size();
+      tb->append(s, n);
+      char* d = tb->data() + o;
+      for (size_t i = 0; i < n; ++i) {
+        d[i] = static_cast<char>(kAsciiLower[static_cast<unsigned char>(d[i])]);
+      }
+      pos += n;
+      return;
+    }
+    for (size_t i = 0; i < n; ++i) {  // a sentence cut falls inside the run
+      CountOne();
+      StartTerm();
+      tb->push_back(static_cast<char>(kAsciiLower[static_cast<unsigned char>(s[i])]));
+    }
+  }
+
+  void CodePoint(uint32_t cp) {
+    CharClass cls;
+    if (cp < 0x80) {
+      switch (kBytes.cls[cp]) {
+        case kByteAlnum: cls = text_internal::kClassAlnum; break;
+        case kByteSpace:
+        case kByteNewline: cls = text_internal::kClassSpace; break;
+        case kBytePeriod: cls = text_internal::kClassPeriod; break;
+        default: cls = text_internal::kClassOther; break;
+      }
+    } else {
+      cls = ClassifyCodePoint(cp);
+    }
+    switch (cls) {
+      case text_internal::kClassAlnum:
+        if (term_split) EndTerm();
+        CountChar();
+        StartTerm();
+        AppendFoldedCodePoint(cp, tb);
+        break;
+      case text_internal::kClassSplit:
+        EndTerm();
+        CountChar();
+        StartTerm();
+        term_split = true;
+        AppendFoldedCodePoint(cp, tb);
+        break;
+      case text_internal::kClassMark:
+        CountChar();
+        if (in_term) AppendFoldedCodePoint(cp, tb);
+        break;
+      case text_internal::kClassSpace:
+        EndTerm();
+        pending_space = true;
+        break;
+      case text_internal::kClassIgnore:
+        break;
+      case text_internal::kClassPeriod:
+        Period();
+        break;
+      default:
+        Other();
+        break;
+    }
+  }
+
+  // A whole term that is not visible text (an IMG URL).
+  void EmitTerm(std::string_view utf8) {
+    EndTerm();
+    StartTerm();
+    AppendFoldedUtf8(utf8, tb);
+    if (tb->size() == term_start) {  // nothing to fold into: no term
+      in_term = false;
+      return;
+    }
+    EndTerm();
+  }
+
+  // --- Text loop --------------------------------------------------------
+  void Scan(const char* p, const char* end, Mode mode) {
+    while (p < end) {
+      switch (kBytes.cls[static_cast<unsigned char>(*p)]) {
+        case kByteAlnum: {
+          const char* s = p++;
+          while (p < end && kBytes.cls[static_cast<unsigned char>(*p)] == kByteAlnum) ++p;
+          AsciiRun(s, static_cast<size_t>(p - s));
+          break;
+        }
+        case kByteSpace:
+          EndTerm();
+          pending_space = true;
+          ++p;
+          while (p < end && kBytes.cls[static_cast<unsigned char>(*p)] == kByteSpace) ++p;
+          break;
+        case kByteNewline:
+          EndTerm();
+          pending_space = true;
+          if (mode == kPlainMode || pre_depth > 0) LineEnd();
+          ++p;
+          break;
+        case kBytePeriod:
+          Period();
+          ++p;
+          break;
+        case kBytePunct:
+          Other();
+          ++p;
+          break;
+        case kByteLt:
+          if (mode == kHtml) {
+            p = Markup(p, end);
+          } else {
+            Other();
+            ++p;
+          }
+          break;
+        case kByteAmp:
+          if (mode == kHtml || mode == kRcdataMode) {
+            p = CharRef(p, end);
+          } else {
+            Other();
+            ++p;
+          }
+          break;
+        case kByteHigh:
+          CodePoint(DecodeValidUtf8(&p));
+          break;
+      }
+    }
+  }
+
+  const char* CharRef(const char* p, const char* end) {
+    uint32_t cps[2];
+    int n = 0;
+    size_t used = DecodeCharRef(p, end, /*in_attribute=*/false, cps, &n);
+    if (used == 0) {
+      Other();
+      return p + 1;
+    }
+    for (int i = 0; i < n; ++i) CodePoint(cps[i]);
+    return p + used;
+  }
+
+  // --- Markup -----------------------------------------------------------
+  // REQUIRES: *p == '<'. Returns the position after the markup.
+  const char* Markup(const char* p, const char* end) {
+    const char* q = p + 1;
+    if (q >= end) {
+      Other();
+      return end;
+    }
+    const char c = *q;
+    if (IsAsciiAlpha(c)) return StartTag(q, end);
+    if (c == '/') {
+      if (q + 1 < end && IsAsciiAlpha(q[1])) return EndTag(q + 1, end);
+      if (q + 1 < end && q[1] == '>') return q + 2;  // "</>" is dropped
+      Break();
+      return SkipPastGt(q, end);  // bogus comment
+    }
+    if (c == '!') {
+      const size_t left = static_cast<size_t>(end - p);
+      if (left >= 4 && q[1] == '-' && q[2] == '-') return Comment(p + 4, end);
+      if (left >= 9 && std::memcmp(p, "<![CDATA[", 9) == 0) {
+        // CDATA: feeds carry escaped-free HTML in it (RSS <description>),
+        // which readers render; tokenize it as HTML up to "]]>".
+        std::string_view rest(p + 9, left - 9);
+        size_t close = rest.find("]]>");
+        const char* content_end = close == std::string_view::npos ? end : p + 9 + close;
+        Break();
+        Scan(p + 9, content_end, kHtml);
+        Break();
+        return content_end == end ? end : content_end + 3;
+      }
+      Break();
+      return SkipPastGt(q, end);  // <!DOCTYPE ...>, other declarations
+    }
+    if (c == '?') {
+      Break();
+      return SkipPastGt(q, end);  // <?xml ...?>, processing instructions
+    }
+    Other();  // '<' not starting markup is text
+    return q;
+  }
+
+  // p is just after "<!--". HTML comment rules: "<!-->" and "<!--->" are
+  // empty comments; the comment ends at "-->" or "--!>", or at the end.
+  const char* Comment(const char* p, const char* end) {
+    Break();
+    if (p < end && *p == '>') return p + 1;
+    if (end - p >= 2 && p[0] == '-' && p[1] == '>') return p + 2;
+    const char* s = p;
+    while (s < end) {
+      const char* gt = static_cast<const char*>(std::memchr(s, '>', static_cast<size_t>(end - s)));
+      if (gt == nullptr) return end;
+      if (gt - p >= 2 && gt[-1] == '-' && gt[-2] == '-') return gt + 1;
+      if (gt - p >= 3 && gt[-1] == '!' && gt[-2] == '-' && gt[-3] == '-') return gt + 1;
+      s = gt + 1;
+    }
+    return end;
+  }
+
+  // Reads a tag name at p; lower-cases up to kMaxTagName bytes into lower.
+  static const char* ReadTagName(const char* p, const char* end, char* lower, size_t* len) {
+    size_t n = 0;
+    while (p < end && !IsHtmlSpace(*p) && *p != '/' && *p != '>') {
+      if (n < kMaxTagName) lower[n] = ToLowerAscii(*p);
+      ++n;
+      ++p;
+    }
+    *len = n;
+    return p;
+  }
+
+  const char* StartTag(const char* name, const char* end) {
+    char lower[kMaxTagName];
+    size_t len = 0;
+    const char* q = ReadTagName(name, end, lower, &len);
+    const TagInfo* tag = len <= kMaxTagName ? Tags().Find(lower, len) : nullptr;
+    const uint16_t flags = tag ? tag->flags : 0;
+    const TagId id = tag ? tag->id : kTagOther;
+    bool self_closing = false;
+    std::string_view url;  // href or src, as written
+    const char* after;
+    if (id == kTagOther || id == kTagSvg) {
+      after = ParseAttributes(q, end, &self_closing, [](std::string_view, std::string_view) {});
+    } else {
+      const bool want_src = id == kTagImg || id == kTagFrame || id == kTagIframe;
+      bool found = false;
+      after = ParseAttributes(q, end, &self_closing,
+                              [&](std::string_view attr, std::string_view value) {
+                                if (found) return;
+                                if (EqualsIgnoreCase(attr, want_src ? "src" : "href")) {
+                                  url = value;
+                                  found = true;
+                                }
+                              });
+    }
+    if (after == nullptr) return end;  // a tag cut by the end of input is dropped (HTML5)
+    if (!(flags & kFormat)) {
+      if (flags & kBlock) {
+        LineEnd();
+      } else {
+        Break();
+      }
+    }
+    switch (id) {
+      case kTagImg: ImgTerm(url); break;
+      case kTagA:
+      case kTagArea:
+      case kTagFrame:
+      case kTagIframe: Link(url); break;
+      case kTagBase: SetBase(url); break;
+      default: break;
+    }
+    if (flags & kSkip) {
+      if (id == kTagSvg && self_closing) return after;
+      const char* close = FindEndTag(after, end, lower, len);
+      Break();
+      return close == end ? end : SkipPastGt(close + 2, end);
+    }
+    if (flags & (kRcdata | kRawText)) {
+      const char* close = FindEndTag(after, end, lower, len);
+      if (flags & kPre) ++pre_depth;
+      Scan(after, close, (flags & kRcdata) ? kRcdataMode : kRawMode);
+      if (flags & kPre) --pre_depth;
+      LineEnd();
+      return close == end ? end : SkipPastGt(close + 2, end);
+    }
+    if (flags & kPlaintext) {
+      ++pre_depth;
+      Scan(after, end, kRawMode);
+      --pre_depth;
+      return end;
+    }
+    if (flags & kPre) ++pre_depth;
+    return after;
+  }
+
+  const char* EndTag(const char* name, const char* end) {
+    char lower[kMaxTagName];
+    size_t len = 0;
+    const char* q = ReadTagName(name, end, lower, &len);
+    const TagInfo* tag = len <= kMaxTagName ? Tags().Find(lower, len) : nullptr;
+    const uint16_t flags = tag ? tag->flags : 0;
+    bool self_closing = false;
+    const char* after =
+        ParseAttributes(q, end, &self_closing, [](std::string_view, std::string_view) {});
+    if (after == nullptr) return end;
+    if (flags & kFormat) return after;
+    if (flags & kBlock) {
+      LineEnd();
+    } else {
+      Break();
+    }
+    if ((flags & kPre) && !(flags & (kRcdata | kRawText)) && pre_depth > 0) --pre_depth;
+    return after;
+  }
+
+  // --- URLs -------------------------------------------------------------
+  // Decodes and cleans an attribute URL into attr_buf; false when empty.
+  bool LoadUrl(std::string_view raw) {
+    // data: and javascript: URLs never make terms or links; they can be
+    // long (inline base64 images), so reject them before copying.
+    size_t b = 0;
+    while (b < raw.size() && static_cast<unsigned char>(raw[b]) <= 0x20) ++b;
+    std::string_view head = raw.substr(b, 11);
+    if ((head.size() >= 5 && EqualsIgnoreCase(head.substr(0, 5), "data:")) ||
+        (head.size() >= 11 && EqualsIgnoreCase(head, "javascript:"))) {
+      return false;
+    }
+    attr_buf.clear();
+    AppendAttributeDecoded(raw, &attr_buf);
+    CleanUrl(&attr_buf);
+    return !attr_buf.empty();
+  }
+
+  // Henzinger §2 exception (2): the IMG URL is one term; the whole URL when
+  // it points to another host, only the file name on the page's own host.
+  void ImgTerm(std::string_view raw) {
+    if (!LoadUrl(raw)) return;
+    const UrlParts ref = SplitUrl(attr_buf);
+    if (ref.has_scheme && (SchemeIs(ref.scheme, "data") || SchemeIs(ref.scheme, "javascript"))) {
+      return;
+    }
+    std::string_view target = attr_buf;
+    if (ResolveWebUrl(base_url, attr_buf, &url_buf, &scratch_url)) target = url_buf;
+    const UrlParts parts = SplitUrl(target);
+    bool own_host = true;
+    if (parts.has_authority) own_host = !page_host.empty() && UrlHost(target) == page_host;
+    if (own_host) {
+      std::string_view path = parts.path;
+      size_t slash = path.rfind('/');
+      std::string_view file = slash == std::string_view::npos ? path : path.substr(slash + 1);
+      if (!file.empty()) EmitTerm(file);
+    } else {
+      EmitTerm(NormalizeUrl(target));
+    }
+  }
+
+  void Link(std::string_view raw) {
+    if (!options.collect_links || !LoadUrl(raw)) return;
+    if (attr_buf[0] == '#') return;  // same-document fragment
+    const UrlParts ref = SplitUrl(attr_buf);
+    if (ref.has_scheme && !IsLinkScheme(ref.scheme)) return;  // javascript:, mailto:, data:, ...
+    // Relative with no absolute base to resolve it against: dropped.
+    if (!ResolveWebUrl(base_url, attr_buf, &url_buf, &scratch_url)) return;
+    const UrlParts parts = SplitUrl(url_buf);
+    if (!parts.has_scheme || !IsLinkScheme(parts.scheme)) return;
+    if (!parts.has_authority && !SchemeIs(parts.scheme, "file")) return;
+    out->links.push_back(NormalizeUrl(url_buf));
+  }
+
+  void SetBase(std::string_view raw) {
+    if (base_seen || !LoadUrl(raw)) return;
+    base_seen = true;
+    if (!ResolveWebUrl(base_url, attr_buf, &url_buf, &scratch_url)) return;
+    base_url = url_buf;
+    if (page_host.empty()) page_host = UrlHost(base_url);
+  }
+
+  // --- Driver -------------------------------------------------------------
+  void Run(std::string_view body, ContentKind kind, std::string_view declared,
+           std::string_view page_url, TokenizedDocument* o) {
+    o->Clear();
+    out = o;
+    keep = options.keep_term_text;
+    tb = keep ? &o->term_bytes : &scratch_terms;
+    scratch_terms.clear();
+    if (keep) o->term_offsets.push_back(0);
+    in_term = term_split = pending_space = cut_pending = false;
+    term_start = 0;
+    pos = sent_start = 0;
+    max_chars = options.sentence_max_chars;
+    pre_depth = 0;
+    base_seen = false;
+    base_url.assign(page_url);
+    CleanUrl(&base_url);
+    if (!SplitUrl(base_url).has_scheme) base_url.clear();
+    page_host = UrlHost(base_url);
+
+    CharsetDecision decision;
+    bool had_invalid = false;
+    const bool html = kind == ContentKind::kHtml;
+    std::string_view text = charset.ToUtf8(body, declared, html, options.charset_prescan_bytes,
+                                           &decision, &had_invalid);
+    o->charset = decision.charset;
+    o->charset_fallback = decision.fallback;
+    o->had_invalid_bytes = had_invalid;
+    if (keep && o->term_bytes.capacity() < text.size() / 2) o->term_bytes.reserve(text.size() / 2);
+
+    Scan(text.data(), text.data() + text.size(), html ? kHtml : kPlainMode);
+
+    EndTerm();
+    const uint32_t n = static_cast<uint32_t>(o->term_hashes.size());
+    if (n > (o->sentence_ends.empty() ? 0u : o->sentence_ends.back())) o->sentence_ends.push_back(n);
+    if (n > (o->line_ends.empty() ? 0u : o->line_ends.back())) o->line_ends.push_back(n);
+    o->text_chars = pos;
+    out = nullptr;
+  }
+};
+
+Tokenizer::Tokenizer(const TokenizeOptions& options) : impl_(std::make_unique<Impl>(options)) {
+  NEARDUP_CHECK(options.Validate().ok());
+}
+
+Tokenizer::~Tokenizer() = default;
+
+void Tokenizer::Tokenize(std::string_view body, ContentKind kind,
+                         std::string_view declared_charset, std::string_view page_url,
+                         TokenizedDocument* out) {
+  impl_->Run(body, kind, declared_charset, page_url, out);
+}
+
+}  // namespace neardup

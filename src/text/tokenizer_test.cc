@@ -1,0 +1,324 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+//
+// Handmade cases for every tokenization rule: Henzinger §2 (markup, terms,
+// URLs in text, IMG terms), Pereira et al. (sentences), lines, links.
+#include "text/tokenizer.h"
+
+#include <gtest/gtest.h>
+#include <xxhash.h>
+
+#include <string>
+#include <vector>
+
+namespace neardup {
+namespace {
+
+using Terms = std::vector<std::string>;
+
+Terms TermsOf(const TokenizedDocument& doc) {
+  Terms t;
+  for (size_t i = 0; i < doc.num_terms(); ++i) t.emplace_back(doc.term(i));
+  return t;
+}
+
+TokenizedDocument Tok(std::string_view html, std::string_view url = "",
+                      ContentKind kind = ContentKind::kHtml, std::string_view charset = "",
+                      const TokenizeOptions& options = TokenizeOptions()) {
+  Tokenizer tokenizer(options);
+  TokenizedDocument doc;
+  tokenizer.Tokenize(html, kind, charset, url, &doc);
+  return doc;
+}
+
+Terms T(std::string_view html, std::string_view url = "") { return TermsOf(Tok(html, url)); }
+
+TEST(TokenizerTest, OptionsValidate) {
+  TokenizeOptions o;
+  EXPECT_TRUE(o.Validate().ok());
+  o.sentence_max_chars = 0;
+  EXPECT_TRUE(o.Validate().IsInvalidArgument());
+  o.sentence_max_chars = 150;
+  o.charset_prescan_bytes = 2u << 20;
+  EXPECT_TRUE(o.Validate().IsInvalidArgument());
+}
+
+TEST(TokenizerTest, TermsAreMaximalAlphanumericRunsCaseFolded) {
+  EXPECT_EQ(T("Hello, World! foo_bar x2y 3.14"),
+            (Terms{"hello", "world", "foo", "bar", "x2y", "3", "14"}));
+  EXPECT_EQ(T(""), Terms{});
+  EXPECT_EQ(T("  \n\t "), Terms{});
+}
+
+TEST(TokenizerTest, FullUnicodeCaseFolding) {
+  EXPECT_EQ(T("Straße STRASSE ÀÉÎ ΣΊΣΥΦΟΣ Ǆemal"),
+            (Terms{"strasse", "strasse", "àéî", "σίσυφοσ", "ǆemal"}));
+  // Combining marks continue a term (decomposed é).
+  EXPECT_EQ(T("E\xCC\x81" "cole"), (Terms{"e\xCC\x81" "cole"}));
+  // Digits of other scripts and letter-like numbers are term characters.
+  EXPECT_EQ(T("٣٤ Ⅻ"), (Terms{"٣٤", "ⅻ"}));
+}
+
+TEST(TokenizerTest, FormattingTagsDoNotSeparateWords) {
+  EXPECT_EQ(T("con<b>cat</b>enate"), Terms{"concatenate"});
+  EXPECT_EQ(T("<span>a</span><i>b</i><font color=red>c</font><a href='x'>d</a>"),
+            Terms{"abcd"});
+  EXPECT_EQ(T("super<wbr>cali<EM>fragil</EM>istic"), Terms{"supercalifragilistic"});
+  EXPECT_EQ(T("x<abbr title='t'>y</abbr><sup>2</sup>"), Terms{"xy2"});
+}
+
+TEST(TokenizerTest, OtherMarkupIsWhiteSpace) {
+  EXPECT_EQ(T("foo<p>bar"), (Terms{"foo", "bar"}));
+  EXPECT_EQ(T("foo<br/>bar"), (Terms{"foo", "bar"}));
+  EXPECT_EQ(T("foo<td>bar</td>baz"), (Terms{"foo", "bar", "baz"}));
+  EXPECT_EQ(T("foo<custom-element>bar</custom-element>"), (Terms{"foo", "bar"}));
+  EXPECT_EQ(T("foo<input value=x>bar"), (Terms{"foo", "bar"}));
+  EXPECT_EQ(T("foo<!-- c -->bar"), (Terms{"foo", "bar"}));
+}
+
+TEST(TokenizerTest, ScriptStyleCommentsAndHiddenElementsDropped) {
+  EXPECT_EQ(T("a<script>var x = '<b>y</b>'; if (a<b) z();</script>b"), (Terms{"a", "b"}));
+  EXPECT_EQ(T("a<SCRIPT type=text/javascript>x</ScRiPt >b"), (Terms{"a", "b"}));
+  EXPECT_EQ(T("a<style>p { color: red }</style>b"), (Terms{"a", "b"}));
+  EXPECT_EQ(T("a<!-- hidden <p> text -->b<!---->c<!-->d<!--->e"),
+            (Terms{"a", "b", "c", "d", "e"}));
+  EXPECT_EQ(T("a<noscript><img src=pixel.gif>enable js</noscript>b"), (Terms{"a", "b"}));
+  EXPECT_EQ(T("a<template><p>t</p></template>b"), (Terms{"a", "b"}));
+  EXPECT_EQ(T("a<svg><title>icon</title><text>x</text></svg>b<svg/>c"),
+            (Terms{"a", "b", "c"}));
+  EXPECT_EQ(T("a<iframe src=f.html>fallback</iframe>b"), (Terms{"a", "b"}));
+  // An unclosed script runs to the end.
+  EXPECT_EQ(T("a<script>never closed b c"), Terms{"a"});
+}
+
+TEST(TokenizerTest, DoctypeProcessingInstructionsCdata) {
+  EXPECT_EQ(T("<!DOCTYPE html><html><head></head><body>x</body></html>"), Terms{"x"});
+  EXPECT_EQ(T("<?xml version=\"1.0\"?><rss><title>y</title></rss>"), Terms{"y"});
+  // CDATA holds HTML in feeds: tokenized as HTML.
+  EXPECT_EQ(T("<description><![CDATA[Hello <b>Wo</b>rld & co]]></description>"),
+            (Terms{"hello", "world", "co"}));
+  EXPECT_EQ(T("<![CDATA[unterminated"), Terms{"unterminated"});
+}
+
+TEST(TokenizerTest, CharacterReferences) {
+  EXPECT_EQ(T("caf&eacute; &amp; &lt;b&gt; &#233;t&#xE9; &#X45;"),
+            (Terms{"café", "b", "été", "e"}));
+  EXPECT_EQ(T("x&nbsp;y&hellip;z&mdash;w it&rsquo;s &apos;q&apos;"),
+            (Terms{"x", "y", "z", "w", "it", "s", "q"}));
+  // Legacy names without ';' (HTML 4 set).
+  EXPECT_EQ(T("&eacutecole &Agrave &amp"), (Terms{"école", "à"}));
+  EXPECT_EQ(T("&notin; &notit;"), (Terms{"it"}));
+  EXPECT_EQ(T("&unknown; &; & x"), (Terms{"unknown", "x"}));
+  // Numeric edge cases: NUL and out-of-range become U+FFFD, C1 read as cp1252.
+  EXPECT_EQ(T("a&#0;b&#x110000;c&#150;d&#x1F600;e"), (Terms{"a", "b", "c", "d", "e"}));
+  EXPECT_EQ(T("A&#66;C"), Terms{"abc"});
+  // Soft hyphen is ignorable inside a word.
+  EXPECT_EQ(T("hy&shy;phen"), Terms{"hyphen"});
+  // Two-code-point references.
+  EXPECT_EQ(T("&NotEqualTilde;"), Terms{});
+}
+
+TEST(TokenizerTest, LegacyReferenceWithoutSemicolon) {
+  EXPECT_EQ(T("&eacutex"), Terms{"éx"});
+  EXPECT_EQ(T("&copy2008"), Terms{"2008"});
+}
+
+TEST(TokenizerTest, UrlsInTextBreakAtSlashesAndDots) {
+  EXPECT_EQ(T("see http://www.Example.com/path/to/file.html?q=1 now"),
+            (Terms{"see", "http", "www", "example", "com", "path", "to", "file", "html", "q",
+                   "1", "now"}));
+}
+
+TEST(TokenizerTest, ScriptsWithoutSpacesSplitPerCharacter) {
+  EXPECT_EQ(T("中文分词"), (Terms{"中", "文", "分", "词"}));
+  EXPECT_EQ(T("日本語のテキスト、ー"),
+            (Terms{"日", "本", "語", "の", "テ", "キ", "ス", "ト", "ー"}));
+  EXPECT_EQ(T("abc中文def 2008年"), (Terms{"abc", "中", "文", "def", "2008", "年"}));
+  // Thai: each letter a term, its combining vowel and tone marks attached.
+  EXPECT_EQ(T("สวัสดี"), (Terms{"ส", "วั", "ส", "ดี"}));
+  // Korean uses spaces: Hangul words stay whole.
+  EXPECT_EQ(T("한국어 단어"), (Terms{"한국어", "단어"}));
+}
+
+TEST(TokenizerTest, ImgSrcIsOneTerm) {
+  const std::string page = "http://www.example.com/dir/page.html";
+  // Own host: only the file name.
+  EXPECT_EQ(T("a<img src=\"/images/Logo.PNG\">b", page), (Terms{"a", "logo.png", "b"}));
+  EXPECT_EQ(T("<img src='pic.jpg?v=2'>", page), Terms{"pic.jpg"});
+  EXPECT_EQ(T("<img src='HTTP://WWW.EXAMPLE.COM/x/y.gif'>", page), Terms{"y.gif"});
+  // Other host: the whole URL, case-folded.
+  EXPECT_EQ(T("<img src='http://cdn.Other.com/a/B.gif'>", page),
+            Terms{"http://cdn.other.com/a/b.gif"});
+  EXPECT_EQ(T("<img src='//cdn.other.com/c.gif'>", page), Terms{"http://cdn.other.com/c.gif"});
+  // A <base> on another host makes relative images other-host.
+  EXPECT_EQ(T("<base href='http://static.example.org/s/'><img src='a.gif'>", page),
+            Terms{"http://static.example.org/s/a.gif"});
+  // Entities in the attribute, white space trimmed; alt text is not counted.
+  EXPECT_EQ(T("<img alt='hello world' src=' /i/a&amp;b.gif '>", page), Terms{"a&b.gif"});
+  // data: URIs, empty src, and a directory URL give no term.
+  EXPECT_EQ(T("<img src='data:image/png;base64,AAAA'><img src=''><img src='/dir/'>", page),
+            Terms{});
+  // No page URL: relative src counts as own host.
+  EXPECT_EQ(T("<img src='../img/x.png'>"), Terms{"x.png"});
+  // An IMG separates words.
+  EXPECT_EQ(T("foo<img src=x.gif>bar", page), (Terms{"foo", "x.gif", "bar"}));
+}
+
+TEST(TokenizerTest, MirroredPageGivesSameTerms) {
+  const std::string html =
+      "<p>Same text</p><img src='/logo.gif'><img src='http://ads.example.net/b.gif'>";
+  EXPECT_EQ(T(html, "http://www.site-a.com/x.html"), T(html, "http://mirror.site-b.org/y/z.html"));
+}
+
+TEST(TokenizerTest, AttributesWithGtInsideQuotes) {
+  EXPECT_EQ(T("<a title=\"a>b\" href=\"x\">text</a>"), Terms{"text"});
+  EXPECT_EQ(T("<img alt='x > y' src=z.gif>"), Terms{"z.gif"});
+  // A quote inside an attribute name does not open a value.
+  EXPECT_EQ(T("<div \"foo>bar</div>"), Terms{"bar"});
+}
+
+TEST(TokenizerTest, UnclosedMarkupAtEndOfInput) {
+  EXPECT_EQ(T("abc<!-- never closed def"), Terms{"abc"});
+  EXPECT_EQ(T("abc<div class='x def"), Terms{"abc"});
+  EXPECT_EQ(T("abc<div"), Terms{"abc"});
+  EXPECT_EQ(T("abc <"), Terms{"abc"});
+  EXPECT_EQ(T("a < b and c<3"), (Terms{"a", "b", "and", "c", "3"}));
+  EXPECT_EQ(T("abc</"), Terms{"abc"});
+  EXPECT_EQ(T("abc<!DOCTYPE"), Terms{"abc"});
+}
+
+TEST(TokenizerTest, TextElements) {
+  TokenizedDocument d = Tok("<title>A &amp; B</title>c");
+  EXPECT_EQ(TermsOf(d), (Terms{"a", "b", "c"}));
+  EXPECT_EQ(d.line_ends, (std::vector<uint32_t>{2, 3}));
+  // textarea is RCDATA: tags inside are text.
+  EXPECT_EQ(T("<textarea><b>x</b></textarea>y"), (Terms{"b", "x", "b", "y"}));
+  EXPECT_EQ(T("<plaintext><b>x</b>&amp;"), (Terms{"b", "x", "b", "amp"}));
+  EXPECT_EQ(T("<xmp><i>y</i></xmp>z"), (Terms{"i", "y", "i", "z"}));
+}
+
+TEST(TokenizerTest, PlainTextSkipsHtml) {
+  TokenizedDocument d = Tok("<b>not markup</b> &amp;\nnext line", "", ContentKind::kText);
+  EXPECT_EQ(TermsOf(d), (Terms{"b", "not", "markup", "b", "amp", "next", "line"}));
+  EXPECT_EQ(d.line_ends, (std::vector<uint32_t>{5, 7}));
+}
+
+TEST(TokenizerTest, SentencesEndAtPeriods) {
+  TokenizedDocument d = Tok("One two. Three four. Five");
+  EXPECT_EQ(d.sentence_ends, (std::vector<uint32_t>{2, 4, 5}));
+  // Empty sentences ("...") are not recorded; ideographic full stop ends one.
+  d = Tok("a... b。c．d");
+  EXPECT_EQ(d.sentence_ends, (std::vector<uint32_t>{1, 2, 3, 4}));
+  // Markup does not end sentences.
+  d = Tok("<p>a b</p><p>c.</p>");
+  EXPECT_EQ(d.sentence_ends, (std::vector<uint32_t>{3}));
+  EXPECT_TRUE(Tok("").sentence_ends.empty());
+}
+
+TEST(TokenizerTest, SentencesCutAfter150Characters) {
+  // "a a a ... a": 100 terms, term i at position 2i; the 151st character
+  // (position 150) is the 76th term, which starts the second sentence.
+  std::string text;
+  for (int i = 0; i < 100; ++i) text += (i ? " a" : "a");
+  TokenizedDocument d = Tok(text);
+  EXPECT_EQ(d.text_chars, 199u);
+  EXPECT_EQ(d.sentence_ends, (std::vector<uint32_t>{75, 100}));
+  // A term crossing the boundary stays in the earlier sentence.
+  d = Tok(std::string(160, 'x') + " bb");
+  EXPECT_EQ(d.sentence_ends, (std::vector<uint32_t>{1, 2}));
+  // The cut position counts from the start of the sentence.
+  TokenizeOptions o;
+  o.sentence_max_chars = 10;
+  d = Tok("abc def ghi jkl. mn", "", ContentKind::kHtml, "", o);
+  EXPECT_EQ(d.sentence_ends, (std::vector<uint32_t>{3, 4, 5}));
+  // A period resets the count.
+  d = Tok("abcdefgh. ijklmnop qr", "", ContentKind::kHtml, "", o);
+  EXPECT_EQ(d.sentence_ends, (std::vector<uint32_t>{1, 2, 3}));
+}
+
+TEST(TokenizerTest, TextCharsCountsCollapsedVisibleText) {
+  EXPECT_EQ(Tok("  Hello,   world!  ").text_chars, 13u);
+  EXPECT_EQ(Tok("<p>a</p><p>b</p>").text_chars, 3u);
+  EXPECT_EQ(Tok("con<b>cat</b>").text_chars, 6u);
+  EXPECT_EQ(Tok("<script>xxxx</script>é &amp; 中").text_chars, 5u);
+  EXPECT_EQ(Tok("<img src=a.gif>").text_chars, 0u);
+}
+
+TEST(TokenizerTest, LinesEndAtBlockTagsAndPreNewlines) {
+  TokenizedDocument d = Tok("<p>a b</p><p>c</p>d<br>e<span>f</span>");
+  EXPECT_EQ(d.line_ends, (std::vector<uint32_t>{2, 3, 4, 5}));
+  d = Tok("<pre>a\nb\n\nc</pre>d\ne");
+  EXPECT_EQ(d.line_ends, (std::vector<uint32_t>{1, 2, 3, 5}));
+  d = Tok("<h1>T</h1><ul><li>x<li>y</ul><table><tr><td>1<td>2</table>");
+  EXPECT_EQ(d.line_ends, (std::vector<uint32_t>{1, 2, 3, 4, 5}));
+}
+
+TEST(TokenizerTest, LinksResolvedAgainstPageAndBase) {
+  const std::string page = "http://Example.com/a/b.html";
+  TokenizedDocument d = Tok(
+      "<a href='../c.html#x'>1</a><a href='javascript:void(0)'>2</a>"
+      "<a href='mailto:x@y.z'>3</a><a href='#top'>4</a><area href='/d'>"
+      "<iframe src='//other.org/f'></iframe><frame src='g.html'>"
+      "<a href='HTTP://Example.COM:80/%7Euser/'>5</a><a href=' /sp ace '>6</a>"
+      "<a href='data:text/html,x'>7</a><a>8</a><link rel=stylesheet href=s.css>",
+      page);
+  EXPECT_EQ(d.links, (std::vector<std::string>{
+                         "http://example.com/c.html", "http://example.com/d",
+                         "http://other.org/f", "http://example.com/a/g.html",
+                         "http://example.com/~user/", "http://example.com/sp ace"}));
+  d = Tok("<base href='http://cdn.net/x/'><a href='y'>1</a><base href='http://z/'><a href='w'>",
+          page);
+  EXPECT_EQ(d.links, (std::vector<std::string>{"http://cdn.net/x/y", "http://cdn.net/x/w"}));
+  // Without a page URL only absolute links are kept.
+  d = Tok("<a href='rel.html'>1</a><a href='https://h.org/abs'>2</a>");
+  EXPECT_EQ(d.links, (std::vector<std::string>{"https://h.org/abs"}));
+  TokenizeOptions o;
+  o.collect_links = false;
+  EXPECT_TRUE(Tok("<a href='https://h.org/abs'>2</a>", page, ContentKind::kHtml, "", o)
+                  .links.empty());
+}
+
+TEST(TokenizerTest, HashesAndTermText) {
+  TokenizedDocument d = Tok("Alpha beta Γάμμα 中");
+  ASSERT_EQ(d.num_terms(), 4u);
+  ASSERT_EQ(d.term_offsets.size(), 5u);
+  EXPECT_EQ(d.term_offsets.front(), 0u);
+  EXPECT_EQ(d.term_offsets.back(), d.term_bytes.size());
+  for (size_t i = 0; i < d.num_terms(); ++i) {
+    std::string_view t = d.term(i);
+    EXPECT_EQ(d.term_hashes[i], XXH3_64bits(t.data(), t.size()));
+  }
+  TokenizeOptions o;
+  o.keep_term_text = false;
+  TokenizedDocument h = Tok("Alpha beta Γάμμα 中", "", ContentKind::kHtml, "", o);
+  EXPECT_EQ(h.term_hashes, d.term_hashes);
+  EXPECT_TRUE(h.term_bytes.empty());
+  EXPECT_TRUE(h.term_offsets.empty());
+  EXPECT_EQ(h.sentence_ends, d.sentence_ends);
+}
+
+TEST(TokenizerTest, ReuseGivesSameResults) {
+  Tokenizer tokenizer;
+  TokenizedDocument a1, b, a2;
+  const std::string page_a = "<title>A</title><p>Text one. <img src=x.gif></p>";
+  const std::string page_b = "<meta charset=koi8-r><p>\xF0\xD2\xC9\xD7\xC5\xD4</p><a href=q>";
+  tokenizer.Tokenize(page_a, ContentKind::kHtml, "", "http://h/", &a1);
+  tokenizer.Tokenize(page_b, ContentKind::kHtml, "", "http://h/", &b);
+  tokenizer.Tokenize(page_a, ContentKind::kHtml, "", "http://h/", &a2);
+  EXPECT_EQ(TermsOf(a1), TermsOf(a2));
+  EXPECT_EQ(a1.term_hashes, a2.term_hashes);
+  EXPECT_EQ(a1.sentence_ends, a2.sentence_ends);
+  EXPECT_EQ(a1.line_ends, a2.line_ends);
+  EXPECT_EQ(a1.links, a2.links);
+  EXPECT_EQ(TermsOf(b), Terms{"привет"});
+  EXPECT_EQ(b.charset, "koi8-r");
+  // The Document overload.
+  Document doc;
+  doc.url = "http://h/";
+  doc.body = page_a;
+  TokenizedDocument a3;
+  tokenizer.Tokenize(doc, &a3);
+  EXPECT_EQ(a3.term_hashes, a1.term_hashes);
+}
+
+}  // namespace
+}  // namespace neardup
