@@ -117,9 +117,18 @@ void PrintSummary(const neardup::DedupSummary& s) {
                WithCommas(s.clusters).c_str(), WithCommas(s.documents_in_clusters).c_str(),
                WithCommas(s.duplicates).c_str(), s.duplicate_percentage,
                WithCommas(s.largest_cluster).c_str());
+  if (!s.pairs_by_b_similarity.empty()) {
+    std::string by_b;
+    for (size_t b = 2; b < s.pairs_by_b_similarity.size(); ++b) {
+      by_b += (by_b.empty() ? "" : ", ") + std::to_string(b) + ": " + WithCommas(s.pairs_by_b_similarity[b]);
+    }
+    std::fprintf(stderr, "  near duplicates (%s, %s kernel): %s pairs (by B-similarity %s); %s pages with a near duplicate\n",
+                 s.method_spec.c_str(), s.kernel.c_str(), WithCommas(s.near_pairs).c_str(), by_b.c_str(),
+                 WithCommas(s.pages_with_near_duplicate).c_str());
+  }
   std::fprintf(stderr, "  peak memory: %s\n", HumanBytes(static_cast<double>(s.peak_rss_bytes)).c_str());
-  std::fprintf(stderr, "  wrote %s, %s, %s\n", s.clusters_path.c_str(), s.summary_path.c_str(),
-               s.warnings_path.c_str());
+  std::fprintf(stderr, "  wrote %s, %s, %s%s%s\n", s.clusters_path.c_str(), s.summary_path.c_str(),
+               s.warnings_path.c_str(), s.pairs_path.empty() ? "" : ", ", s.pairs_path.c_str());
 }
 
 int RunDedupCommand(const std::vector<std::string>& inputs, const std::string& out,
@@ -182,9 +191,10 @@ int main(int argc, char** argv) {
   // ---- dedup ----
   CLI::App* dedup = app.add_subcommand(
       "dedup",
-      "Read crawls, group exact duplicates (same token sequence or same bytes), and write "
-      "DIR/clusters.tsv (url, cluster, role, method, similarity, source, offset), "
-      "DIR/summary.json and DIR/warnings.tsv.");
+      "Read crawls, group exact duplicates (same token sequence or same bytes) and, with "
+      "--method broder, near duplicates; write DIR/clusters.tsv (url, cluster, role, method, "
+      "similarity, source, offset), DIR/summary.json, DIR/warnings.tsv and with --pairs "
+      "DIR/pairs.tsv.");
   std::vector<std::string> inputs;
   std::string out_dir;
   int threads = 0;
@@ -204,8 +214,33 @@ int main(int argc, char** argv) {
                     "Worker threads; 0 = all cores (default). Output is identical for any value")
       ->check(CLI::Range(0, 1024));
   dedup->add_flag("--quiet,-q", quiet, "No progress, warnings or summary on stderr; errors only");
-  dedup->add_option("--method,-m", method, "Duplicate detection method: exact")
-      ->check(CLI::IsMember({"exact"}));
+  dedup->add_option("--method,-m", method,
+                    "exact: identity sets only; broder: exact first, then Broder shingling "
+                    "(min-hash, supershingles, megashingles) on one page per identity set")
+      ->check(CLI::IsMember({"exact", "broder"}));
+  std::string level = "very-similar";
+  uint32_t shingle = 5;
+  bool wrap = false, no_wrap = false, pairs = false;
+  std::string family = "fast";
+  uint64_t seed = 1234;
+  dedup->add_option("--level", level,
+                    "broder: very-similar (>= 2 of 6 supershingles agree) or virtually-identical "
+                    "(all 6 agree)")
+      ->check(CLI::IsMember({"very-similar", "virtually-identical"}));
+  dedup->add_option("--shingle", shingle,
+                    "broder: terms per shingle, 5 (Fetterly et al., wraps by default) or 8 "
+                    "(Henzinger, no wrap by default)")
+      ->check(CLI::Range(1, 64));
+  auto* wrap_flag = dedup->add_flag("--wrap", wrap, "broder: wrap shingles around the end of the page");
+  dedup->add_flag("--no-wrap", no_wrap, "broder: do not wrap shingles around")->excludes(wrap_flag);
+  dedup->add_flag("--pairs", pairs,
+                  "broder: write DIR/pairs.tsv (url_a, url_b, supershingles_shared) for the "
+                  "near-duplicate pairs found");
+  dedup->add_option("--minhash", family,
+                    "broder: min-hash functions: fast (vectorized bijections, default) or rabin "
+                    "(84 Rabin fingerprint functions as Fetterly et al. used; slower)")
+      ->check(CLI::IsMember({"fast", "rabin"}));
+  dedup->add_option("--seed", seed, "broder: seed of the min-hash functions");
   dedup->add_option("--max-record-size", max_record,
                     "Skip records larger than this after decompression (e.g. 64M, 1G)");
   dedup->add_flag("--skip-non-2xx", skip_non_2xx,
@@ -224,6 +259,17 @@ int main(int argc, char** argv) {
   if (dedup->parsed()) {
     neardup::DedupOptions options;
     options.method = method;
+    options.broder.level = level == "virtually-identical" ? neardup::NearLevel::kVirtuallyIdentical
+                                                          : neardup::NearLevel::kVerySimilar;
+    options.broder.shingle_size = shingle;
+    options.broder.wrap = wrap ? 1 : no_wrap ? 0 : -1;
+    options.broder.rabin_family = family == "rabin";
+    options.broder.seed = seed;
+    options.write_pairs = pairs;
+    if (pairs && method != "broder") {
+      std::fprintf(stderr, "neardup: error: --pairs needs a near-duplicate method (--method broder)\n");
+      return kExitUsage;
+    }
     options.source.keep_non_2xx = !skip_non_2xx;
     if (!ParseSize(max_record, &options.source.max_record_bytes)) {
       std::fprintf(stderr, "neardup: error: --max-record-size: cannot read '%s' as a size (e.g. 64M)\n",

@@ -9,7 +9,9 @@ declare -A allowed=(
   [io]="base"
   [text]="base"
   [fingerprint]="base text"
-  [engine]="base io text fingerprint"
+  [sketch]="base fingerprint"
+  [cluster]="base"
+  [engine]="base io text fingerprint sketch cluster"
 )
 fail=0
 for module in "${!allowed[@]}"; do

@@ -15,8 +15,10 @@ namespace neardup {
 enum class ContentKind : unsigned char { kHtml = 0, kText = 1 };
 
 struct Document {
-  // Page URL: WARC-Target-URI, the JSON `url` field, or for files in a folder
-  // a file: URL of the path. May be empty when the input gives none.
+  // Page URL: WARC-Target-URI (surrounding <> removed), the JSON `url` field,
+  // or for HTML/text files the file's path as given (the input argument
+  // joined with the path below it, e.g. "crawl/a/page.html.gz"). May be empty
+  // when the input gives none.
   std::string url;
   // Fetch date as the input states it (WARC-Date, ISO 8601); empty if unknown.
   std::string fetch_date;

@@ -36,11 +36,43 @@ class Executor;
 // The version of neardup, e.g. "0.1.0".
 const char* Version();
 
+// How near a pair must be for Broder shingling (Fetterly et al. §2).
+enum class NearLevel : unsigned char {
+  kVerySimilar,        // at least 2 of the m' supershingles agree
+  kVirtuallyIdentical  // all m' supershingles agree
+};
+
+// Broder shingling as Fetterly, Manasse and Najork ("On the Evolution of
+// Clusters of Near-Duplicate Web Pages") and Henzinger's Algorithm B run it.
+struct BroderMethodOptions {
+  uint32_t shingle_size = 5;        // k: terms per shingle (Fetterly 5, Henzinger 8)
+  // Wrap around at the end so every term starts exactly one shingle:
+  // 1 yes, 0 no, -1 automatic (wrap unless k = 8, Henzinger's setting).
+  int wrap = -1;
+  uint32_t num_minhashes = 84;      // m
+  uint32_t supershingle_size = 14;  // l; m' = m / l = 6 supershingles
+  bool rabin_family = false;        // min-hash with m Rabin functions (reference, slow)
+  uint64_t seed = 1234;             // draws the min-hash functions
+  NearLevel level = NearLevel::kVerySimilar;
+  // Pages sharing one megashingle are all listed as pairs up to this many;
+  // larger buckets are clustered without listing every pair.
+  uint32_t max_bucket_pages = 1000;
+
+  bool effective_wrap() const { return wrap < 0 ? shingle_size != 8 : wrap != 0; }
+  // e.g. "broder:k=5,wrap,m=84,l=14,family=fast,seed=1234,level=very-similar"
+  std::string Spec() const;
+};
+
 struct DedupOptions {
   // ---- behaviour ----
-  // Pipeline spec naming the method. Valid: "exact" (identity sets of equal
-  // token sequences and equal bytes).
+  // The method. Valid: "exact" (identity sets of equal token sequences and
+  // equal bytes), "broder" (exact first, then Broder shingling on one page
+  // per identity set).
   std::string method = "exact";
+  BroderMethodOptions broder;
+  // Write DIR/pairs.tsv (url_a, url_b, supershingles shared) for the
+  // near-duplicate pairs found.
+  bool write_pairs = false;
   // Options of the readers (record size limit, non-2xx responses, folders).
   SourceOptions source;
 
@@ -91,6 +123,16 @@ struct DedupSummary {
   uint64_t duplicates = 0;            // documents_in_clusters - clusters
   double duplicate_percentage = 0;    // 100 * duplicates / documents
   uint64_t largest_cluster = 0;
+  // Near-duplicate method results (method != "exact").
+  std::string method_spec;            // e.g. BroderMethodOptions::Spec()
+  std::string kernel;                 // SIMD kernel used for min-hash
+  uint64_t near_candidates = 0;       // pages that entered the tables
+  uint64_t near_pairs = 0;            // pairs listed
+  uint64_t near_pairs_not_listed = 0; // pairs inside buckets too large to list (upper bound)
+  std::vector<uint64_t> pairs_by_b_similarity;  // index = B-similarity (Henzinger Table 1)
+  uint64_t pages_with_near_duplicate = 0;       // candidates with at least one pair
+  uint64_t megashingle_collisions = 0;
+  uint64_t near_duplicate_members = 0;          // pages clustered by the near method only
   std::vector<StageStats> stages;
   double seconds = 0;
   uint64_t peak_rss_bytes = 0;
@@ -98,6 +140,7 @@ struct DedupSummary {
   std::string clusters_path;
   std::string summary_path;
   std::string warnings_path;  // every ReadWarning: file, offset, reason, message
+  std::string pairs_path;     // empty unless write_pairs
 };
 
 // Runs the whole dedup job over `inputs` and writes `out_dir`/clusters.tsv,

@@ -64,10 +64,14 @@ struct ReadStats {
   uint64_t input_bytes = 0;        // bytes consumed from files (compressed)
   uint64_t payload_bytes = 0;      // sum of Document::body sizes returned
   // Records not turned into documents, by reason key. Record types that are
-  // skipped by design use "type:<warc-type>" (type:request, type:metadata,
-  // type:revisit, type:warcinfo, type:unknown); damage uses keys such as
-  // "truncated", "corrupt-gzip", "corrupt-header", "bad-length",
-  // "garbage", "record-too-large", "unreadable-file", "bad-json", "bad-http".
+  // skipped by design use "type:<warc-type>" in lower case (type:request,
+  // type:metadata, type:revisit, type:warcinfo, type:continuation, an unknown
+  // type under its own name; type:filedesc for ARC headers); payloads skipped
+  // by design use "non-text" and "http-status" (no warning). Every warning
+  // adds one under its key: "truncated", "truncated-gzip", "corrupt-gzip",
+  // "truncated-zstd", "corrupt-zstd", "corrupt-header", "bad-length",
+  // "garbage", "record-too-large", "unreadable-file", "read-error",
+  // "empty-file", "unknown-format", "bad-json", "bad-http".
   std::map<std::string, uint64_t> skipped;
 };
 

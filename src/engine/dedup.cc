@@ -8,14 +8,18 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "cluster/union_find.h"
+#include "engine/broder_stage.h"
 #include "engine/exact_grouper.h"
 #include "engine/tsv.h"
 #include "fingerprint/rabin.h"
 #include "neardup/engine.h"
 #include "neardup/env.h"
 #include "neardup/executor.h"
+#include "sketch/broder.h"
 #include "text/tokenizer.h"
 
 #ifndef NEARDUP_VERSION
@@ -26,9 +30,41 @@ namespace neardup {
 
 const char* Version() { return NEARDUP_VERSION; }
 
+namespace {
+
+BroderOptions ToSketchOptions(const BroderMethodOptions& b) {
+  BroderOptions o;
+  o.shingle_size = b.shingle_size;
+  o.wrap = b.effective_wrap();
+  o.num_minhashes = b.num_minhashes;
+  o.supershingle_size = b.supershingle_size;
+  o.family = b.rabin_family ? MinHashFamily::kRabin : MinHashFamily::kFast;
+  o.seed = b.seed;
+  return o;
+}
+
+}  // namespace
+
+std::string BroderMethodOptions::Spec() const {
+  return "broder:k=" + std::to_string(shingle_size) + (effective_wrap() ? ",wrap" : ",no-wrap") +
+         ",m=" + std::to_string(num_minhashes) + ",l=" + std::to_string(supershingle_size) +
+         ",family=" + (rabin_family ? "rabin" : "fast") + ",seed=" + std::to_string(seed) +
+         ",level=" + (level == NearLevel::kVerySimilar ? "very-similar" : "virtually-identical");
+}
+
 Status DedupOptions::Validate() const {
-  if (method != "exact") {
-    return Status::InvalidArgument("unknown method '" + method + "'; valid methods: exact");
+  if (method != "exact" && method != "broder") {
+    return Status::InvalidArgument("unknown method '" + method + "'; valid methods: exact, broder");
+  }
+  if (method == "broder") {
+    Status s = ToSketchOptions(broder).Validate();
+    if (!s.ok()) return Status::InvalidArgument("broder: " + s.message());
+    if (broder.num_minhashes / broder.supershingle_size < 2) {
+      return Status::InvalidArgument("broder: m / l must give at least 2 supershingles");
+    }
+    if (broder.max_bucket_pages < 2) {
+      return Status::InvalidArgument("broder: max_bucket_pages must be at least 2");
+    }
   }
   if (batch_documents < 1 || batch_documents > 65536) {
     return Status::InvalidArgument("batch_documents must be in 1..65536");
@@ -58,6 +94,7 @@ struct DocResult {
   uint64_t token_fp = 0;
   uint64_t byte_fp = 0;
   uint32_t terms = 0;
+  bool has_signature = false;
 };
 
 // A batch of documents travelling through the pipeline. Slots are reused
@@ -65,6 +102,7 @@ struct DocResult {
 struct Batch {
   std::vector<Document> docs;
   std::vector<DocResult> results;
+  std::vector<uint64_t> signatures;  // supershingles, m' per document
   size_t count = 0;
   double work_seconds = 0;
   std::mutex mu;
@@ -75,6 +113,7 @@ struct Batch {
 // Per-thread work context: tokenizer and scratch, reused across batches.
 struct WorkContext {
   WorkContext() : tokenizer(MakeTokenizeOptions()) {}
+  SketchScratch sketch_scratch;
   static TokenizeOptions MakeTokenizeOptions() {
     TokenizeOptions o;
     o.collect_links = false;   // the exact method needs terms only
@@ -87,6 +126,8 @@ struct WorkContext {
 
 class ContextPool {
  public:
+  explicit ContextPool(const BroderSketcher* sketcher) : sketcher_(sketcher) {}
+  const BroderSketcher* sketcher() const { return sketcher_; }
   std::unique_ptr<WorkContext> Acquire() {
     std::lock_guard<std::mutex> lock(mu_);
     if (free_.empty()) return std::make_unique<WorkContext>();
@@ -100,6 +141,7 @@ class ContextPool {
   }
 
  private:
+  const BroderSketcher* sketcher_;
   std::mutex mu_;
   std::vector<std::unique_ptr<WorkContext>> free_;
 };
@@ -124,6 +166,11 @@ void ProcessBatch(Batch* batch, ContextPool* pool) {
     r.token_fp = rabin.Fingerprint(ctx->tokens.term_hashes.data(),
                                    ctx->tokens.term_hashes.size() * sizeof(uint64_t));
     r.byte_fp = XXH3_64bits(doc.body.data(), doc.body.size());
+    if (const BroderSketcher* sk = pool->sketcher()) {
+      const size_t m_prime = sk->options().num_supershingles();
+      r.has_signature = sk->Sketch(ctx->tokens.term_hashes, &ctx->sketch_scratch,
+                                   batch->signatures.data() + i * m_prime);
+    }
   }
   pool->Release(std::move(ctx));
   batch->work_seconds = SecondsSince(t0);
@@ -242,6 +289,8 @@ nlohmann::ordered_json SummaryJson(const DedupSummary& s, const DedupOptions& o)
   j["command"] = "dedup";
   j["options"] = {
       {"method", o.method},
+      {"method_spec", s.method_spec},
+      {"write_pairs", o.write_pairs},
       {"threads", s.threads},
       {"max_record_bytes", o.source.max_record_bytes},
       {"keep_non_2xx", o.source.keep_non_2xx},
@@ -270,6 +319,31 @@ nlohmann::ordered_json SummaryJson(const DedupSummary& s, const DedupOptions& o)
   j["duplicates"] = s.duplicates;
   j["duplicate_percentage"] = s.duplicate_percentage;
   j["largest_cluster"] = s.largest_cluster;
+  j["method_spec"] = s.method_spec;
+  if (o.method == "broder") {
+    nlohmann::ordered_json by_b = nlohmann::ordered_json::object();
+    uint64_t listed = 0;
+    for (size_t b = 2; b < s.pairs_by_b_similarity.size(); ++b) listed += s.pairs_by_b_similarity[b];
+    nlohmann::ordered_json table1 = nlohmann::ordered_json::array();
+    for (size_t b = 2; b < s.pairs_by_b_similarity.size(); ++b) {
+      const uint64_t c = s.pairs_by_b_similarity[b];
+      table1.push_back({{"b_similarity", b},
+                        {"pairs", c},
+                        {"percentage", listed ? 100.0 * static_cast<double>(c) / listed : 0.0}});
+    }
+    j["near_duplicates"] = {
+        {"kernel", s.kernel},
+        {"candidates", s.near_candidates},
+        {"pairs", s.near_pairs},
+        {"pairs_not_listed_upper_bound", s.near_pairs_not_listed},
+        {"pairs_by_b_similarity", table1},
+        {"pages_with_near_duplicate", s.pages_with_near_duplicate},
+        {"pages_with_near_duplicate_percentage",
+         s.near_candidates ? 100.0 * static_cast<double>(s.pages_with_near_duplicate) / s.near_candidates : 0.0},
+        {"pages_clustered_by_near_method", s.near_duplicate_members},
+        {"megashingle_collisions", s.megashingle_collisions},
+    };
+  }
   j["input_bytes"] = s.read.input_bytes;
   j["payload_bytes"] = s.read.payload_bytes;
   nlohmann::ordered_json stages = nlohmann::ordered_json::array();
@@ -285,6 +359,7 @@ nlohmann::ordered_json SummaryJson(const DedupSummary& s, const DedupOptions& o)
   j["outputs"] = {{"clusters", s.clusters_path},
                   {"summary", s.summary_path},
                   {"warnings", s.warnings_path}};
+  if (!s.pairs_path.empty()) j["outputs"]["pairs"] = s.pairs_path;
   return j;
 }
 
@@ -339,8 +414,22 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
     b->docs.resize(options.batch_documents);
     b->results.resize(options.batch_documents);
   }
-  ContextPool contexts;
+  const bool broder = options.method == "broder";
+  std::unique_ptr<BroderSketcher> sketcher;
+  uint32_t m_prime = 0;
+  if (broder) {
+    sketcher = std::make_unique<BroderSketcher>(ToSketchOptions(options.broder));
+    m_prime = sketcher->options().num_supershingles();
+    summary.method_spec = options.broder.Spec();
+    summary.kernel = BroderSketcher::KernelName();
+    for (auto& b : ring) b->signatures.resize(static_cast<size_t>(options.batch_documents) * m_prime);
+  } else {
+    summary.method_spec = "exact";
+  }
+  ContextPool contexts(sketcher.get());
   ExactGrouper grouper;
+  ChunkedVector<uint64_t> signatures;   // m' per document (broder)
+  ChunkedVector<uint8_t> has_signature;
   double read_seconds = 0, work_seconds = 0;
   uint64_t empty_docs = 0, terms = 0;
   bool cancelled = false;
@@ -372,6 +461,11 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
       const DocResult& r = b->results[i];
       const Document& d = b->docs[i];
       grouper.Add(r.terms > 0, r.token_fp, r.byte_fp);
+      if (broder) {
+        has_signature.push_back(r.has_signature ? 1 : 0);
+        const uint64_t* sig = b->signatures.data() + i * m_prime;
+        for (uint32_t t = 0; t < m_prime; ++t) signatures.push_back(r.has_signature ? sig[t] : 0);
+      }
       if (r.terms == 0) ++empty_docs;
       terms += r.terms;
       AppendTsvField(d.url, out);
@@ -455,13 +549,63 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   const ExactStats exact = grouper.Finish();
   summary.token_identity_sets = exact.token_identity_sets;
   summary.byte_identity_sets = exact.byte_identity_sets;
-  summary.clusters = exact.clusters;
-  summary.documents_in_clusters = exact.documents_in_clusters;
-  summary.duplicates = exact.documents_in_clusters - exact.clusters;
-  summary.largest_cluster = exact.largest_cluster;
-  summary.duplicate_percentage =
-      summary.documents ? 100.0 * static_cast<double>(summary.duplicates) / summary.documents : 0.0;
   summary.stages.push_back({"exact", SecondsSince(t_exact), uint64_t{summary.documents} * 28});
+
+  // ---- near duplicates (one page per identity set enters the tables) ----
+  const uint32_t n = static_cast<uint32_t>(summary.documents);
+  UnionFind uf(n);
+  std::vector<uint64_t> sigs;
+  BroderStageResult near;
+  if (broder) {
+    const auto t_near = Clock::now();
+    sigs = signatures.MoveToVector();
+    std::vector<uint8_t> candidate = has_signature.MoveToVector();
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t root = grouper.Root(i);
+      if (root != i) {
+        uf.Union(i, root);
+        candidate[i] = 0;
+      }
+    }
+    BroderStageOptions so;
+    so.num_supershingles = m_prime;
+    so.virtually_identical = options.broder.level == NearLevel::kVirtuallyIdentical;
+    so.max_bucket_pages = options.broder.max_bucket_pages;
+    so.collect_pairs = options.write_pairs;
+    near = RunBroderStage(sigs, candidate, so, &uf);
+    summary.near_candidates = near.candidates;
+    summary.near_pairs = near.pairs;
+    summary.near_pairs_not_listed = near.pairs_not_listed;
+    summary.pages_with_near_duplicate = near.pages_with_near_duplicate;
+    summary.megashingle_collisions = near.megashingle_collisions;
+    summary.pairs_by_b_similarity.assign(near.pairs_by_b_similarity.begin(),
+                                         near.pairs_by_b_similarity.begin() + m_prime + 1);
+    summary.stages.push_back({"near", SecondsSince(t_near), uint64_t{near.candidates} * m_prime * 8});
+  } else {
+    for (uint32_t i = 0; i < n; ++i) uf.Union(i, grouper.Root(i));
+  }
+  ClusterMap clusters = ClusterMap::Build(&uf);
+  uf.Reset(0);
+  // Cluster figures after joining near duplicates; a cluster is "near" when
+  // one of its pages is not an exact copy of its kept page.
+  std::vector<uint8_t> near_cluster(broder ? n : 0, 0);
+  summary.clusters = summary.documents_in_clusters = summary.largest_cluster = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t k = clusters.keeper[i];
+    if (broder && grouper.Root(i) != grouper.Root(k)) {
+      near_cluster[k] = 1;
+      ++summary.near_duplicate_members;
+    }
+    if (clusters.size[i] < 2) continue;
+    ++summary.documents_in_clusters;
+    if (k == i) {
+      ++summary.clusters;
+      summary.largest_cluster = std::max<uint64_t>(summary.largest_cluster, clusters.size[i]);
+    }
+  }
+  summary.duplicates = summary.documents_in_clusters - summary.clusters;
+  summary.duplicate_percentage =
+      n ? 100.0 * static_cast<double>(summary.duplicates) / n : 0.0;
 
   // ---- write clusters.tsv in input order ----
   const auto t_write = Clock::now();
@@ -476,21 +620,53 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
     BufferedWriter out(std::move(out_file).value());
     out.buffer()->append("url\tcluster\trole\tmethod\tsimilarity\tsource\toffset\n");
     std::vector<std::string_view> fields;
+    // URLs of pages that appear in listed pairs, gathered on this pass for
+    // pairs.tsv (only those pages' URLs are held in memory).
+    const bool want_pair_urls = options.write_pairs && broder;
+    std::vector<uint8_t> pair_member(want_pair_urls ? n : 0, 0);
+    for (const NearPair& p : near.pairs_found) pair_member[p.a] = pair_member[p.b] = 1;
+    std::unordered_map<uint32_t, size_t> pair_url_offset;
+    std::string pair_urls;
     for (uint32_t doc = 0; doc < summary.documents; ++doc) {
       std::string_view line;
       NEARDUP_ASSIGN_OR_RETURN(bool got, lines.Next(&line));
       if (!got) return Status::Corruption("spill file ended early: " + spill_path);
       SplitTsvLine(line, &fields);
       if (fields.size() != 3) return Status::Corruption("bad spill line in " + spill_path);
-      const uint32_t root = grouper.Root(doc);
-      const bool clustered = grouper.ClusterSize(doc) >= 2;
+      const uint32_t keeper = clusters.keeper[doc];
+      const bool clustered = clusters.size[doc] >= 2;
+      // method: what put the page in its cluster; similarity: to the kept page.
+      const char* method = "single";
+      std::string similarity = "1";
+      if (clustered) {
+        const bool exact_copy_of_keeper = grouper.Root(doc) == grouper.Root(keeper);
+        if (doc == keeper) {
+          method = broder && near_cluster[keeper] ? "broder" : "exact";
+        } else if (exact_copy_of_keeper) {
+          method = "exact";
+        } else {
+          method = "broder";
+          const int agree = BSimilarity(sigs.data() + static_cast<size_t>(doc) * m_prime,
+                                        sigs.data() + static_cast<size_t>(keeper) * m_prime, m_prime);
+          char buf[32];
+          std::snprintf(buf, sizeof buf, "%.4g", static_cast<double>(agree) / m_prime);
+          similarity = buf;
+        }
+      }
+      if (want_pair_urls && pair_member[doc]) {
+        pair_url_offset[doc] = pair_urls.size();
+        pair_urls.append(fields[0]);
+        pair_urls.push_back('\0');
+      }
       std::string* o = out.buffer();
       o->append(fields[0]);
       o->push_back('\t');
-      o->append(std::to_string(root));
-      o->append(root == doc ? "\tkeep\t" : "\tduplicate\t");
-      o->append(clustered ? "exact" : "single");
-      o->append("\t1\t");
+      o->append(std::to_string(keeper));
+      o->append(keeper == doc ? "\tkeep\t" : "\tduplicate\t");
+      o->append(method);
+      o->push_back('\t');
+      o->append(similarity);
+      o->push_back('\t');
       o->append(fields[1]);
       o->push_back('\t');
       o->append(fields[2]);
@@ -502,7 +678,31 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
     if (Status s = out.Close(); !s.ok()) {
       return Status::IOError("cannot write " + clusters_tmp + ": " + s.message());
     }
-    summary.stages.push_back({"write", SecondsSince(t_write), out.bytes_written()});
+    uint64_t written = out.bytes_written();
+    if (want_pair_urls) {
+      summary.pairs_path = JoinPath(out_dir, "pairs.tsv");
+      const std::string tmp = summary.pairs_path + ".tmp";
+      auto pf = env->NewWritableFile(tmp);
+      if (!pf.ok()) return Status::IOError("cannot write " + tmp + ": " + pf.status().message());
+      BufferedWriter pw(std::move(pf).value());
+      pw.buffer()->append("url_a\turl_b\tsupershingles_shared\n");
+      for (const NearPair& p : near.pairs_found) {
+        std::string* o = pw.buffer();
+        o->append(pair_urls.c_str() + pair_url_offset[p.a]);
+        o->push_back('\t');
+        o->append(pair_urls.c_str() + pair_url_offset[p.b]);
+        o->push_back('\t');
+        o->append(std::to_string(p.b_similarity));
+        o->push_back('\n');
+        if (Status s = pw.MaybeFlush(); !s.ok()) return Status::IOError("cannot write " + tmp + ": " + s.message());
+      }
+      if (Status s = pw.Close(); !s.ok()) return Status::IOError("cannot write " + tmp + ": " + s.message());
+      if (Status s = env->RenameFile(tmp, summary.pairs_path); !s.ok()) {
+        return Status::IOError("cannot write " + summary.pairs_path + ": " + s.message());
+      }
+      written += pw.bytes_written();
+    }
+    summary.stages.push_back({"write", SecondsSince(t_write), written});
   }
   (void)env->RemoveFile(spill_path);
   if (Status s = env->RenameFile(clusters_tmp, summary.clusters_path); !s.ok()) {

@@ -40,6 +40,19 @@ inline bool EqualsIgnoreCase(std::string_view s, std::string_view lower) {
   return s.size() == lower.size() && EqualsIgnoreCase(s.data(), lower.data(), s.size());
 }
 
+// Byte tables for the attribute loops: bit 1 ends an attribute name (white
+// space, '/', '>', '='), bit 2 ends an unquoted value (white space, '>').
+struct AttrStopTable {
+  unsigned char bits[256] = {};
+  constexpr AttrStopTable() {
+    for (unsigned char c : {' ', '\n', '\t', '\r', '\f'}) bits[c] = 3;
+    bits[static_cast<unsigned char>('/')] = 1;
+    bits[static_cast<unsigned char>('=')] = 1;
+    bits[static_cast<unsigned char>('>')] = 3;
+  }
+};
+inline constexpr AttrStopTable kAttrStop;
+
 // Parses attributes from p (just after the tag name) to the closing '>'.
 // Calls on_attr(name, raw_value) for each attribute (value without quotes,
 // character references not decoded; "" for a bare attribute). Returns the
@@ -64,7 +77,7 @@ const char* ParseAttributes(const char* p, const char* end, bool* self_closing, 
       continue;
     }
     const char* name = p++;  // the first character may be '=' (HTML5)
-    while (p < end && !IsHtmlSpace(*p) && *p != '/' && *p != '>' && *p != '=') ++p;
+    while (p < end && !(kAttrStop.bits[static_cast<unsigned char>(*p)] & 1)) ++p;
     std::string_view name_view(name, static_cast<size_t>(p - name));
     while (p < end && IsHtmlSpace(*p)) ++p;
     if (p >= end || *p != '=') {
@@ -86,7 +99,7 @@ const char* ParseAttributes(const char* p, const char* end, bool* self_closing, 
       return p + 1;
     } else {
       const char* vs = p;
-      while (p < end && !IsHtmlSpace(*p) && *p != '>') ++p;
+      while (p < end && !(kAttrStop.bits[static_cast<unsigned char>(*p)] & 2)) ++p;
       on_attr(name_view, std::string_view(vs, static_cast<size_t>(p - vs)));
     }
   }

@@ -238,7 +238,9 @@ TEST(SharedDataTest, SameFeedInDifferentEncodingsGivesSameTerms) {
       EXPECT_FALSE(d.had_invalid_bytes) << folder << "/" << g.file;
       std::vector<std::string> t = Terms(d);
       ASSERT_GT(t.size(), 20u) << folder << "/" << g.file;
-      if (g.word) EXPECT_TRUE(Has(t, g.word)) << folder << "/" << g.file;
+      if (g.word) {
+        EXPECT_TRUE(Has(t, g.word)) << folder << "/" << g.file;
+      }
       if (first.empty()) {
         first = t;
       } else {

@@ -231,26 +231,30 @@ bool SameSchemeIgnoreCase(std::string_view a, std::string_view b) {
 // RFC 3986 resolution, with the WHATWG URL Standard's reading of a special
 // scheme without "//" that pages write by mistake: "http:foo.com/x" is
 // relative when the base has the same scheme, else "http://foo.com/x".
-// Writes into *out; false when no absolute URL results.
-bool ResolveWebUrl(std::string_view base, std::string_view ref, std::string* out,
-                   std::string* scratch) {
-  const UrlParts r = SplitUrl(ref);
+// Writes into *out; false when no absolute URL results. *scheme and
+// *has_authority describe the result.
+bool ResolveWebUrl(const UrlParts& base, std::string_view ref, std::string* out,
+                   std::string* scratch, std::string_view* scheme, bool* has_authority) {
+  UrlParts r = SplitUrl(ref);
   if (r.has_scheme && !r.has_authority &&
       (SchemeIs(r.scheme, "http") || SchemeIs(r.scheme, "https") || SchemeIs(r.scheme, "ftp") ||
        SchemeIs(r.scheme, "ws") || SchemeIs(r.scheme, "wss"))) {
     std::string_view rest = ref.substr(r.scheme.size() + 1);
-    const UrlParts b = SplitUrl(base);
-    if (b.has_scheme && SameSchemeIgnoreCase(b.scheme, r.scheme)) {
-      return ResolveUrlTo(base, rest, out);
+    if (base.has_scheme && SameSchemeIgnoreCase(base.scheme, r.scheme)) {
+      r = SplitUrl(rest);
+    } else {
+      size_t k = rest.find_first_not_of('/');
+      rest = k == std::string_view::npos ? std::string_view() : rest.substr(k);
+      scratch->assign(r.scheme);
+      scratch->append("://");
+      scratch->append(rest);
+      r = SplitUrl(*scratch);
     }
-    size_t k = rest.find_first_not_of('/');
-    rest = k == std::string_view::npos ? std::string_view() : rest.substr(k);
-    scratch->assign(r.scheme);
-    scratch->append("://");
-    scratch->append(rest);
-    return ResolveUrlTo(std::string_view(), *scratch, out);
   }
-  return ResolveUrlTo(base, ref, out);
+  if (!ResolveUrlTo(base, r, out)) return false;
+  *scheme = r.has_scheme ? r.scheme : base.scheme;
+  *has_authority = r.has_authority || (!r.has_scheme && base.has_authority);
+  return true;
 }
 
 }  // namespace
@@ -292,6 +296,7 @@ struct Tokenizer::Impl {
   std::string url_buf;
   std::string scratch_url;
   std::string base_url;  // page URL, or the first <base href> resolved against it
+  UrlParts base_parts;   // SplitUrl(base_url), views into base_url
   std::string page_host;
   bool base_seen = false;
 
@@ -716,12 +721,12 @@ struct Tokenizer::Impl {
   // it points to another host, only the file name on the page's own host.
   void ImgTerm(std::string_view raw) {
     if (!LoadUrl(raw)) return;
-    const UrlParts ref = SplitUrl(attr_buf);
-    if (ref.has_scheme && (SchemeIs(ref.scheme, "data") || SchemeIs(ref.scheme, "javascript"))) {
-      return;
-    }
     std::string_view target = attr_buf;
-    if (ResolveWebUrl(base_url, attr_buf, &url_buf, &scratch_url)) target = url_buf;
+    std::string_view scheme;
+    bool has_authority = false;
+    if (ResolveWebUrl(base_parts, attr_buf, &url_buf, &scratch_url, &scheme, &has_authority)) {
+      target = url_buf;
+    }
     const UrlParts parts = SplitUrl(target);
     bool own_host = true;
     if (parts.has_authority) own_host = !page_host.empty() && UrlHost(target) == page_host;
@@ -738,21 +743,28 @@ struct Tokenizer::Impl {
   void Link(std::string_view raw) {
     if (!options.collect_links || !LoadUrl(raw)) return;
     if (attr_buf[0] == '#') return;  // same-document fragment
-    const UrlParts ref = SplitUrl(attr_buf);
-    if (ref.has_scheme && !IsLinkScheme(ref.scheme)) return;  // javascript:, mailto:, data:, ...
+
     // Relative with no absolute base to resolve it against: dropped.
-    if (!ResolveWebUrl(base_url, attr_buf, &url_buf, &scratch_url)) return;
-    const UrlParts parts = SplitUrl(url_buf);
-    if (!parts.has_scheme || !IsLinkScheme(parts.scheme)) return;
-    if (!parts.has_authority && !SchemeIs(parts.scheme, "file")) return;
+    std::string_view scheme;
+    bool has_authority = false;
+    if (!ResolveWebUrl(base_parts, attr_buf, &url_buf, &scratch_url, &scheme, &has_authority)) {
+      return;
+    }
+    if (!IsLinkScheme(scheme)) return;
+    if (!has_authority && !SchemeIs(scheme, "file")) return;
     out->links.push_back(NormalizeUrl(url_buf));
   }
 
   void SetBase(std::string_view raw) {
     if (base_seen || !LoadUrl(raw)) return;
     base_seen = true;
-    if (!ResolveWebUrl(base_url, attr_buf, &url_buf, &scratch_url)) return;
+    std::string_view scheme;
+    bool has_authority = false;
+    if (!ResolveWebUrl(base_parts, attr_buf, &url_buf, &scratch_url, &scheme, &has_authority)) {
+      return;
+    }
     base_url = url_buf;
+    base_parts = SplitUrl(base_url);
     if (page_host.empty()) page_host = UrlHost(base_url);
   }
 
@@ -773,7 +785,11 @@ struct Tokenizer::Impl {
     base_seen = false;
     base_url.assign(page_url);
     CleanUrl(&base_url);
-    if (!SplitUrl(base_url).has_scheme) base_url.clear();
+    base_parts = SplitUrl(base_url);
+    if (!base_parts.has_scheme) {
+      base_url.clear();
+      base_parts = UrlParts();
+    }
     page_host = UrlHost(base_url);
 
     CharsetDecision decision;

@@ -93,6 +93,10 @@ void AppendPercentNormalized(std::string_view s, std::string* out) {
         continue;
       }
     }
+    if (c == '%') {  // a stray '%' would otherwise pair with decoded bytes next time
+      out->append("%25");
+      continue;
+    }
     out->push_back(c);
   }
 }
@@ -152,7 +156,7 @@ UrlParts SplitUrl(std::string_view url) {
       i = j + 1;
     }
   }
-  // Hand-written scans: string_view::find_first_of is a memchr per byte.
+  // Hand-written scans (string_view::find_first_of is a memchr per byte).
   if (n - i >= 2 && url[i] == '/' && url[i + 1] == '/') {
     size_t start = i + 2;
     size_t end = start;
@@ -187,8 +191,13 @@ std::string RemoveDotSegments(std::string_view path) {
 }
 
 bool ResolveUrlTo(std::string_view base, std::string_view ref, std::string* out) {
-  out->clear();
   const UrlParts r = SplitUrl(ref);
+  if (r.has_scheme) return ResolveUrlTo(UrlParts(), r, out);  // base unused
+  return ResolveUrlTo(SplitUrl(base), r, out);
+}
+
+bool ResolveUrlTo(const UrlParts& b, const UrlParts& r, std::string* out) {
+  out->clear();
   auto append_query_fragment = [&](bool has_query, std::string_view query) {
     if (has_query) {
       out->push_back('?');
@@ -210,7 +219,6 @@ bool ResolveUrlTo(std::string_view base, std::string_view ref, std::string* out)
     append_query_fragment(r.has_query, r.query);
     return true;
   }
-  const UrlParts b = SplitUrl(base);
   if (!b.has_scheme) return false;
   out->append(b.scheme);
   out->push_back(':');
@@ -238,9 +246,9 @@ bool ResolveUrlTo(std::string_view base, std::string_view ref, std::string* out)
     AppendPath(r.path, b.has_authority, out);
   } else {
     // §5.2.3 merge, then remove_dot_segments over the merged path.
-    std::string merged;
+    thread_local std::string merged;  // reused: no allocation per call
+    merged.clear();
     if (b.has_authority && b.path.empty()) {
-      merged.reserve(r.path.size() + 1);
       merged.push_back('/');
     } else {
       size_t slash = b.path.rfind('/');

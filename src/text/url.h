@@ -51,6 +51,11 @@ std::string RemoveDotSegments(std::string_view path);
 // enough), for the tokenizer's hot path.
 bool ResolveUrlTo(std::string_view base, std::string_view ref, std::string* out);
 
+// The same over already split URLs (the tokenizer splits its base once).
+// `base` is not read when `ref` has a scheme. REQUIRES: *out does not hold
+// the bytes the views point into.
+bool ResolveUrlTo(const UrlParts& base, const UrlParts& ref, std::string* out);
+
 // Same as ResolveUrlTo, as a Result: InvalidArgument when no absolute URL can
 // be formed.
 Result<std::string> ResolveUrl(std::string_view base, std::string_view ref);
@@ -63,7 +68,8 @@ std::string UrlHost(std::string_view url);
 
 // Syntax-based normalisation, RFC 3986 §6.2.2, plus the scheme-based rules of
 // §6.2.3 for http, https and ftp: scheme and host lower-cased; percent-escapes
-// upper-cased, and decoded where they encode an unreserved character;
+// upper-cased, and decoded where they encode an unreserved character (a '%'
+// that starts no escape becomes "%25", which keeps the function idempotent);
 // dot-segments removed; the default port (:80, :443, :21) and an empty port
 // dropped; an empty path with an authority becomes "/"; the fragment
 // dropped (it names a part of the same resource). Two URLs that differ only

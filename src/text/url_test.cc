@@ -90,7 +90,10 @@ TEST(UrlTest, Normalize) {
   EXPECT_EQ(NormalizeUrl("https://h:8443/x"), "https://h:8443/x");
   EXPECT_EQ(NormalizeUrl("http://h:/x"), "http://h/x");
   EXPECT_EQ(NormalizeUrl("ftp://u@H:21/"), "ftp://u@h/");
-  EXPECT_EQ(NormalizeUrl("http://h/%41%zz"), "http://h/A%zz");
+  EXPECT_EQ(NormalizeUrl("http://h/%41%zz"), "http://h/A%25zz");
+  // Found by url_resolve_fuzzer: decoding must not create a new escape.
+  EXPECT_EQ(NormalizeUrl("http://h/?%%41af"), "http://h/?%25Aaf");
+  EXPECT_EQ(NormalizeUrl("http://h/?%25Aaf"), "http://h/?%25Aaf");
   EXPECT_EQ(NormalizeUrl(NormalizeUrl("HTTP://A/b/../c")), NormalizeUrl("HTTP://A/b/../c"));
 }
 

@@ -1,0 +1,206 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+//
+// Broder sketch throughput (src/sketch): shingles + min-hash + supershingles
+// per document, k = 5 with wrap, m = 84, l = 14, for the fast family under
+// each min-hash kernel the CPU supports and for the Rabin reference family.
+//
+// Input: term hashes of real pages (20 from each of ten sources of the
+// shared real-data folder, `shared/data` beside the repository or
+// $NEARDUP_SHARED_DATA) tokenized once up front; synthetic text when the
+// folder is absent. Throughput is reported as MB/s of *extracted text*: the
+// sum of term lengths plus one separator per term (the tokenizer's output,
+// not the HTML), and as shingles per second.
+//
+//   build/sketch_bench --benchmark_filter=Sketch
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "sketch/broder.h"
+#include "text/tokenizer.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string SharedDataDir() {
+  if (const char* env = std::getenv("NEARDUP_SHARED_DATA"); env && *env) return env;
+  fs::path p = fs::path(NEARDUP_SOURCE_DIR).parent_path() / "shared" / "data";
+  return fs::is_directory(p) ? p.string() : std::string();
+}
+
+// gzip -dc of one file (the bench links no zlib of its own).
+std::string Gunzip(const fs::path& path) {
+  std::string cmd = "gzip -dc '" + path.string() + "'";
+  std::string out;
+  FILE* f = popen(cmd.c_str(), "r");
+  if (f == nullptr) return out;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) out.append(buf, n);
+  pclose(f);
+  return out;
+}
+
+struct Corpus {
+  std::vector<std::vector<uint64_t>> docs;  // term hashes per document
+  uint64_t text_bytes = 0;                  // sum of term lengths + 1 per term
+  uint64_t terms = 0;
+  bool synthetic = false;
+};
+
+// Synthetic fallback: Zipf-ish words from a small vocabulary.
+void AddSyntheticDocs(Corpus* c) {
+  neardup::Tokenizer tokenizer;
+  neardup::TokenizedDocument doc;
+  std::mt19937_64 rng(1);
+  const char* vocab[] = {"the",   "quick",   "brown",       "fox",       "jumps",   "over",
+                         "lazy",  "dog",     "near",        "duplicate", "web",     "page",
+                         "crawl", "shingle", "fingerprint", "of",        "and",     "a",
+                         "to",    "in",      "is",          "evolution", "cluster", "2004"};
+  for (int d = 0; d < 200; ++d) {
+    std::string text;
+    const int words = 200 + static_cast<int>(rng() % 2000);
+    for (int w = 0; w < words; ++w) {
+      const size_t r = rng() % 24;
+      text += vocab[std::min(r, rng() % 24)];
+      text += ' ';
+    }
+    tokenizer.Tokenize(text, neardup::ContentKind::kText, "", "", &doc);
+    c->docs.push_back(doc.term_hashes);
+    c->text_bytes += doc.term_bytes.size() + doc.num_terms();
+    c->terms += doc.num_terms();
+  }
+  c->synthetic = true;
+}
+
+const Corpus& GetCorpus() {
+  static const Corpus* corpus = [] {
+    auto* c = new Corpus();
+    const std::string dir = SharedDataDir();
+    neardup::Tokenizer tokenizer;
+    neardup::TokenizedDocument doc;
+    if (!dir.empty()) {
+      for (const char* source :
+           {"trafilatura-eval", "article-extraction-benchmark", "mozilla-readability",
+            "postlight-parser", "dragnet", "cleaneval/final", "l3s-gn1", "wceb-2026-sample",
+            "newspaper", "chinese-wce"}) {
+        fs::path folder = fs::path(dir) / "html" / source;
+        if (!fs::is_directory(folder)) continue;
+        std::vector<fs::path> files;
+        for (const auto& e : fs::directory_iterator(folder)) {
+          if (e.is_regular_file() && e.path().extension() == ".gz") files.push_back(e.path());
+        }
+        std::sort(files.begin(), files.end());
+        if (files.size() > 20) files.resize(20);
+        for (const auto& f : files) {
+          tokenizer.Tokenize(Gunzip(f), neardup::ContentKind::kHtml, "",
+                             "http://www.example.com/a/b.html", &doc);
+          if (doc.num_terms() == 0) continue;
+          c->docs.push_back(doc.term_hashes);
+          c->text_bytes += doc.term_bytes.size() + doc.num_terms();
+          c->terms += doc.num_terms();
+        }
+      }
+    }
+    if (c->docs.empty()) {
+      std::fprintf(stderr, "sketch_bench: shared real-data folder not found; synthetic text\n");
+      AddSyntheticDocs(c);
+    }
+    return c;
+  }();
+  return *corpus;
+}
+
+void Report(benchmark::State& state, const Corpus& c, uint64_t shingles) {
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * c.text_bytes));
+  state.counters["shingles/s"] =
+      benchmark::Counter(static_cast<double>(shingles) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate);
+  state.counters["docs"] = static_cast<double>(c.docs.size());
+  state.counters["bytes/term"] = static_cast<double>(c.text_bytes) / static_cast<double>(c.terms);
+  state.counters["synthetic"] = c.synthetic ? 1 : 0;
+}
+
+// Whole sketch: Shingles -> MinHashes -> Supershingles.
+void RunSketch(benchmark::State& state, neardup::MinHashFamily family, const char* kernel) {
+  neardup::BroderOptions o;
+  o.family = family;
+  o.kernel = kernel;
+  if (!o.Validate().ok()) {
+    state.SkipWithError("kernel not supported by this CPU");
+    return;
+  }
+  const Corpus& c = GetCorpus();
+  neardup::BroderSketcher sk(o);
+  neardup::SketchScratch scratch;
+  uint64_t ss[6], mh[84];
+  for (auto _ : state) {
+    for (const auto& d : c.docs) {
+      sk.Sketch(d, &scratch, ss, mh);
+      benchmark::DoNotOptimize(ss);
+    }
+  }
+  Report(state, c, c.terms);  // wrap: one shingle per term
+}
+
+void BM_SketchFast(benchmark::State& state, const char* kernel) {
+  RunSketch(state, neardup::MinHashFamily::kFast, kernel);
+}
+BENCHMARK_CAPTURE(BM_SketchFast, portable, "portable")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_SketchFast, avx2, "avx2")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_SketchFast, avx512, "avx512")->Unit(benchmark::kMillisecond);
+
+void BM_SketchRabin(benchmark::State& state) {
+  RunSketch(state, neardup::MinHashFamily::kRabin, "");
+}
+BENCHMARK(BM_SketchRabin)->Unit(benchmark::kMillisecond);
+
+// The stages alone.
+void BM_Shingles(benchmark::State& state) {
+  const Corpus& c = GetCorpus();
+  neardup::BroderSketcher sk(neardup::BroderOptions{});
+  std::vector<uint64_t> shingles;
+  for (auto _ : state) {
+    for (const auto& d : c.docs) {
+      sk.Shingles(d, &shingles);
+      benchmark::DoNotOptimize(shingles.data());
+    }
+  }
+  Report(state, c, c.terms);
+}
+BENCHMARK(BM_Shingles)->Unit(benchmark::kMillisecond);
+
+void BM_MinHashesFast(benchmark::State& state, const char* kernel) {
+  neardup::BroderOptions o;
+  o.kernel = kernel;
+  if (!o.Validate().ok()) {
+    state.SkipWithError("kernel not supported by this CPU");
+    return;
+  }
+  const Corpus& c = GetCorpus();
+  neardup::BroderSketcher sk(o);
+  std::vector<std::vector<uint64_t>> shingles(c.docs.size());
+  for (size_t i = 0; i < c.docs.size(); ++i) sk.Shingles(c.docs[i], &shingles[i]);
+  uint64_t mh[84];
+  for (auto _ : state) {
+    for (const auto& s : shingles) {
+      sk.MinHashes(s, mh);
+      benchmark::DoNotOptimize(mh);
+    }
+  }
+  Report(state, c, c.terms);
+}
+BENCHMARK_CAPTURE(BM_MinHashesFast, portable, "portable")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_MinHashesFast, avx2, "avx2")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_MinHashesFast, avx512, "avx512")->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

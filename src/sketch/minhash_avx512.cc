@@ -1,0 +1,84 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+//
+// AVX-512 (F + DQ) kFast kernel; this file alone is compiled with
+// -mavx512f -mavx512dq and runs only when the CPU supports both.
+//
+// The running minima of up to 16 groups of 8 functions stay in zmm
+// registers; each shingle is broadcast and, per group, xor-ed with b,
+// multiplied by a (vpmullq, the exact low 64 bits) and folded in with a
+// signed minimum (vpminsq). Four shingles per iteration share the loads of
+// a and b.
+#include <immintrin.h>
+
+#include <array>
+#include <utility>
+
+#include "sketch/minhash_kernels.h"
+
+namespace neardup {
+namespace sketch_internal {
+namespace {
+
+// vpminsq. The full-mask form avoids GCC 12's false -Wmaybe-uninitialized
+// on _mm512_min_epi64 (its _mm512_undefined_epi32() pass-through operand).
+inline __m512i MinS64(__m512i a, __m512i b) { return _mm512_mask_min_epi64(a, 0xff, a, b); }
+
+template <int NV>
+void UpdateChunk(const uint64_t* ys, size_t n, const uint64_t* mul, const uint64_t* xr,
+                 int64_t* mins) {
+  __m512i acc[NV];
+  for (int v = 0; v < NV; ++v) acc[v] = _mm512_loadu_si512(mins + 8 * v);
+  size_t s = 0;
+  for (; s + 4 <= n; s += 4) {
+    const __m512i y0 = _mm512_set1_epi64(static_cast<long long>(ys[s]));
+    const __m512i y1 = _mm512_set1_epi64(static_cast<long long>(ys[s + 1]));
+    const __m512i y2 = _mm512_set1_epi64(static_cast<long long>(ys[s + 2]));
+    const __m512i y3 = _mm512_set1_epi64(static_cast<long long>(ys[s + 3]));
+    for (int v = 0; v < NV; ++v) {
+      const __m512i a = _mm512_loadu_si512(mul + 8 * v);
+      const __m512i b = _mm512_loadu_si512(xr + 8 * v);
+      const __m512i t0 = _mm512_mullo_epi64(_mm512_xor_si512(y0, b), a);
+      const __m512i t1 = _mm512_mullo_epi64(_mm512_xor_si512(y1, b), a);
+      const __m512i t2 = _mm512_mullo_epi64(_mm512_xor_si512(y2, b), a);
+      const __m512i t3 = _mm512_mullo_epi64(_mm512_xor_si512(y3, b), a);
+      acc[v] = MinS64(acc[v], MinS64(MinS64(t0, t1), MinS64(t2, t3)));
+    }
+  }
+  for (; s < n; ++s) {
+    const __m512i y = _mm512_set1_epi64(static_cast<long long>(ys[s]));
+    for (int v = 0; v < NV; ++v) {
+      const __m512i a = _mm512_loadu_si512(mul + 8 * v);
+      const __m512i b = _mm512_loadu_si512(xr + 8 * v);
+      acc[v] = MinS64(acc[v], _mm512_mullo_epi64(_mm512_xor_si512(y, b), a));
+    }
+  }
+  for (int v = 0; v < NV; ++v) _mm512_storeu_si512(mins + 8 * v, acc[v]);
+}
+
+using ChunkFn = void (*)(const uint64_t*, size_t, const uint64_t*, const uint64_t*, int64_t*);
+
+constexpr int kMaxVectors = 16;
+
+template <int... I>
+constexpr auto MakeChunkTable(std::integer_sequence<int, I...>) {
+  return std::array<ChunkFn, sizeof...(I)>{&UpdateChunk<I + 1>...};
+}
+constexpr auto kChunks = MakeChunkTable(std::make_integer_sequence<int, kMaxVectors>());
+
+}  // namespace
+
+void UpdateMinsAvx512(const uint64_t* ys, size_t n, const uint64_t* mul, const uint64_t* xr,
+                      size_t m_padded, int64_t* mins) {
+  // Split the m_padded / 8 vectors into balanced chunks of <= 16.
+  const size_t vectors = m_padded / 8;
+  const size_t chunks = (vectors + kMaxVectors - 1) / kMaxVectors;
+  size_t done = 0;
+  for (size_t c = 0; c < chunks; ++c) {
+    const size_t nv = (vectors - done) / (chunks - c);
+    kChunks[nv - 1](ys, n, mul + 8 * done, xr + 8 * done, mins + 8 * done);
+    done += nv;
+  }
+}
+
+}  // namespace sketch_internal
+}  // namespace neardup

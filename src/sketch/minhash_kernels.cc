@@ -1,0 +1,86 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+//
+// The portable kFast kernel and the run-time choice among kernels.
+#include "sketch/minhash_kernels.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string_view>
+
+namespace neardup {
+namespace sketch_internal {
+
+void UpdateMinsPortable(const uint64_t* ys, size_t n, const uint64_t* mul, const uint64_t* xr,
+                        size_t m_padded, int64_t* mins) {
+  // Four functions at a time: four independent min chains per shingle.
+  for (size_t i = 0; i < m_padded; i += 4) {
+    int64_t m0 = mins[i], m1 = mins[i + 1], m2 = mins[i + 2], m3 = mins[i + 3];
+    const uint64_t a0 = mul[i], a1 = mul[i + 1], a2 = mul[i + 2], a3 = mul[i + 3];
+    const uint64_t b0 = xr[i], b1 = xr[i + 1], b2 = xr[i + 2], b3 = xr[i + 3];
+    for (size_t s = 0; s < n; ++s) {
+      const uint64_t y = ys[s];
+      // C++20: unsigned -> signed conversion is modular (two's complement).
+      m0 = std::min(m0, static_cast<int64_t>((y ^ b0) * a0));
+      m1 = std::min(m1, static_cast<int64_t>((y ^ b1) * a1));
+      m2 = std::min(m2, static_cast<int64_t>((y ^ b2) * a2));
+      m3 = std::min(m3, static_cast<int64_t>((y ^ b3) * a3));
+    }
+    mins[i] = m0;
+    mins[i + 1] = m1;
+    mins[i + 2] = m2;
+    mins[i + 3] = m3;
+  }
+}
+
+namespace {
+
+constexpr MinHashKernel kPortable{"portable", &UpdateMinsPortable};
+#if defined(NEARDUP_SKETCH_X86)
+constexpr MinHashKernel kAvx2{"avx2", &UpdateMinsAvx2};
+constexpr MinHashKernel kAvx512{"avx512", &UpdateMinsAvx512};
+
+bool CpuHasAvx2() {
+  __builtin_cpu_init();  // may run before libgcc's own initializer
+  return __builtin_cpu_supports("avx2");
+}
+bool CpuHasAvx512() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+}
+#endif
+
+const MinHashKernel* ChooseKernel() {
+  const std::vector<const MinHashKernel*> supported = SupportedKernels();
+  if (const char* env = std::getenv("NEARDUP_SIMD"); env != nullptr) {
+    for (const MinHashKernel* k : supported) {
+      if (std::string_view(k->name) == env) return k;
+    }
+  }
+  return supported.back();
+}
+
+}  // namespace
+
+std::vector<const MinHashKernel*> SupportedKernels() {
+  std::vector<const MinHashKernel*> kernels{&kPortable};
+#if defined(NEARDUP_SKETCH_X86)
+  if (CpuHasAvx2()) kernels.push_back(&kAvx2);
+  if (CpuHasAvx512()) kernels.push_back(&kAvx512);
+#endif
+  return kernels;
+}
+
+const MinHashKernel* FindKernel(std::string_view name) {
+  for (const MinHashKernel* k : SupportedKernels()) {
+    if (name == k->name) return k;
+  }
+  return nullptr;
+}
+
+const MinHashKernel& ActiveKernel() {
+  static const MinHashKernel* const kernel = ChooseKernel();
+  return *kernel;
+}
+
+}  // namespace sketch_internal
+}  // namespace neardup

@@ -1,0 +1,95 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+//
+// Internal to src/sketch: the SIMD kernels of the kFast min-hash family
+// (broder.h) and their run-time dispatch.
+//
+// A kernel folds a block of mixed shingles y (y = Fmix64(shingle)) into the
+// running minima of the m functions g_i(y) = (y ^ b_i) * a_i mod 2^64,
+// ordered as signed 64-bit integers:
+//
+//     mins[i] = min(mins[i], (int64_t)((y ^ xr[i]) * mul[i]))  for all y, i
+//
+// Every kernel computes exactly this (integer arithmetic, no rounding), so
+// results are identical across kernels; only speed differs.
+#ifndef NEARDUP_SKETCH_MINHASH_KERNELS_H_
+#define NEARDUP_SKETCH_MINHASH_KERNELS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace neardup {
+namespace sketch_internal {
+
+// Functions are processed in groups of 8 (one zmm register); callers pad
+// mul/xr/mins to a multiple of kLanePad entries.
+inline constexpr size_t kLanePad = 8;
+
+// REQUIRES: m_padded % kLanePad == 0; mul, xr, mins hold m_padded entries.
+// ys holds n values (n may be 0).
+using UpdateMinsFn = void (*)(const uint64_t* ys, size_t n, const uint64_t* mul, const uint64_t* xr,
+                              size_t m_padded, int64_t* mins);
+
+struct MinHashKernel {
+  const char* name;  // "portable", "avx2", "avx512"
+  UpdateMinsFn update_mins;
+};
+
+// The kernel chosen once per process (see BroderSketcher::KernelName()).
+const MinHashKernel& ActiveKernel();
+// Every kernel compiled in and supported by this CPU, best last; always
+// starts with "portable".
+std::vector<const MinHashKernel*> SupportedKernels();
+// A supported kernel by name, or null.
+const MinHashKernel* FindKernel(std::string_view name);
+
+// Kernels; the SIMD ones exist only on x86-64 and may be called only when
+// the CPU supports them.
+void UpdateMinsPortable(const uint64_t* ys, size_t n, const uint64_t* mul, const uint64_t* xr,
+                        size_t m_padded, int64_t* mins);
+#if defined(NEARDUP_SKETCH_X86)
+void UpdateMinsAvx2(const uint64_t* ys, size_t n, const uint64_t* mul, const uint64_t* xr,
+                    size_t m_padded, int64_t* mins);
+void UpdateMinsAvx512(const uint64_t* ys, size_t n, const uint64_t* mul, const uint64_t* xr,
+                      size_t m_padded, int64_t* mins);
+#endif
+
+// MurmurHash3's 64-bit finalizer (Appleby), a bijection on 64-bit values
+// (xor-shifts by 33 >= 32 are involutions, the multipliers are odd), and its
+// inverse.
+inline constexpr uint64_t kFmixMul1 = 0xff51afd7ed558ccdULL;
+inline constexpr uint64_t kFmixMul2 = 0xc4ceb9fe1a85ec53ULL;
+
+// a^-1 mod 2^64 for odd a (Newton: each step doubles the correct low bits,
+// starting from 3 since a * a = 1 mod 8).
+constexpr uint64_t InverseMod64(uint64_t a) {
+  uint64_t x = a;
+  for (int i = 0; i < 5; ++i) x *= 2 - a * x;
+  return x;
+}
+
+inline uint64_t Fmix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= kFmixMul1;
+  x ^= x >> 33;
+  x *= kFmixMul2;
+  x ^= x >> 33;
+  return x;
+}
+
+inline uint64_t Fmix64Inverse(uint64_t x) {
+  constexpr uint64_t kInv1 = InverseMod64(kFmixMul1);
+  constexpr uint64_t kInv2 = InverseMod64(kFmixMul2);
+  x ^= x >> 33;
+  x *= kInv2;
+  x ^= x >> 33;
+  x *= kInv1;
+  x ^= x >> 33;
+  return x;
+}
+
+}  // namespace sketch_internal
+}  // namespace neardup
+
+#endif  // NEARDUP_SKETCH_MINHASH_KERNELS_H_
