@@ -84,6 +84,24 @@ std::string InsertInBody(const std::string& html, const std::string& snippet) {
   return html.substr(0, pos) + snippet + html.substr(pos);
 }
 
+// A page of about `max_bytes` keeping text: the part of the body from its
+// start (head, scripts and styles mostly precede it), cut at a tag boundary.
+std::string Shorten(const std::string& html, size_t max_bytes) {
+  size_t start = 0;
+  for (const char* tag : {"<body", "<BODY"}) {
+    const size_t b = html.find(tag);
+    if (b != std::string::npos) {
+      start = b;
+      break;
+    }
+  }
+  size_t end = std::min(html.size(), start + max_bytes);
+  const size_t lt = html.rfind('<', end);
+  if (lt != std::string::npos && lt > start) end = lt;
+  return "<html><head><meta charset=\"utf-8\"></head>" + html.substr(start, end - start) +
+         "</body></html>";
+}
+
 std::string ContentTypeOf(const std::string& html) {
   // Keep the page's own charset declaration authoritative: send none in
   // HTTP when the page declares one, else say UTF-8.
@@ -174,7 +192,7 @@ int RunSynthetic(const Args& a, neardup::io::WarcWriter* w) {
   size_t pool_bytes = 0;
   for (const auto& f : files) {
     std::string page = LoadPage(f);
-    if (a.max_page_bytes && page.size() > a.max_page_bytes) page.resize(a.max_page_bytes);
+    if (a.max_page_bytes && page.size() > a.max_page_bytes) page = Shorten(page, a.max_page_bytes);
     pool_bytes += page.size();
     pool.push_back(std::move(page));
     if (pool_bytes > (256u << 20)) break;

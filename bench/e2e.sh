@@ -1,62 +1,86 @@
 #!/usr/bin/env bash
-# End-to-end benchmark of `neardup dedup`.
+# End-to-end benchmark of `neardup dedup` on crawls built from real pages.
 #
-#   bench/e2e.sh [PAGES] [HTML_DIR]
+#   bench/e2e.sh [--method exact|broder] [--pages N] [--scales 1,4]
+#                [--max-page-bytes B] [--html-dir DIR] [--all-cores]
 #
-# Builds (once, cached in build/bench-data/) a per-record-gzip .warc.gz crawl
-# of PAGES pages (default 20000) and one of 4 x PAGES, made by bench/crawlgen
-# from the real pages in HTML_DIR (default: shared/data/html beside the
-# repository) with exact copies, markup-only copies and small edits mixed in.
-# Runs `neardup dedup --threads 1` on each (per-core figures) and once with
-# all cores, and prints a Markdown table row per run: pages/s and MB/s of
-# uncompressed HTML, peak RSS, and the memory growth per document between
-# the two crawl sizes. Append the rows to bench/RESULTS.md by hand after a
-# change to a hot path, with the machine line this script prints.
+# For each scale s, builds (once, cached in build/bench-data/) a per-record
+# gzip .warc.gz crawl of s*N pages with bench/crawlgen from the real pages in
+# DIR (default: shared/data/html beside the repository): fresh pages, exact
+# copies, markup-only copies and timestamped copies, copies drawn with a
+# heavy-tailed popularity. --max-page-bytes keeps about B bytes of each page's
+# body (for crawls of a million pages that fit on disk).
+#
+# Runs `neardup dedup --threads 1` on each crawl (per-core figures; with
+# --all-cores also with every core) and prints a Markdown row per run:
+# pages, seconds, pages/s, MB/s of uncompressed HTML, peak RSS, RSS per page;
+# then the growth of time and memory between scales. Paste the rows into
+# bench/RESULTS.md with the machine line after a change to a hot path.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pages=${1:-20000}
-html_dir=${2:-../shared/data/html}
+method=exact pages=20000 scales=1,4 max_page_bytes=0 html_dir=../shared/data/html all_cores=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --method) method=$2; shift 2 ;;
+    --pages) pages=$2; shift 2 ;;
+    --scales) scales=$2; shift 2 ;;
+    --max-page-bytes) max_page_bytes=$2; shift 2 ;;
+    --html-dir) html_dir=$2; shift 2 ;;
+    --all-cores) all_cores=1; shift ;;
+    *) echo "e2e: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
 if [ ! -d "$html_dir" ]; then
-  echo "e2e: $html_dir not found: pass a folder of real HTML pages (.html or .html.gz)" >&2
+  echo "e2e: $html_dir not found: pass --html-dir with real HTML pages (.html or .html.gz)" >&2
   exit 2
 fi
 bash scripts/build.sh >/dev/null
 mkdir -p build/bench-data
-small=build/bench-data/crawl-$pages.warc.gz
-large=build/bench-data/crawl-$((pages * 4)).warc.gz
-[ -f "$small" ] || ./build/bench/crawlgen --html-dir "$html_dir" --pages "$pages" --seed 1 --out "$small"
-[ -f "$large" ] || ./build/bench/crawlgen --html-dir "$html_dir" --pages $((pages * 4)) --seed 1 --out "$large"
-
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
-echo "machine: $cpu, $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(date -u +%Y-%m-%d)"
+echo "machine: $cpu, $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB RAM; $(date -u +%Y-%m-%d); method $method"
 echo
-echo "| crawl | pages | threads | seconds | pages/s | MB/s HTML | MB/s per core | peak RSS MB | command |"
+echo "| crawl | pages | threads | seconds | pages/s | MB/s HTML | MB/s per core | peak RSS MB | RSS bytes/page |"
 echo "|---|---|---|---|---|---|---|---|---|"
-declare -A rss
+results=$(mktemp)
 run() {  # crawl threads
-  local crawl=$1 threads=$2 out=build/bench-out
+  local crawl=$1 threads=$2 out=build/bench-out tfile
   rm -rf "$out"
-  local tfile
   tfile=$(mktemp)
-  /usr/bin/time -v ./build/neardup dedup "$crawl" --out "$out" --threads "$threads" -q 2>"$tfile"
+  /usr/bin/time -v ./build/neardup dedup "$crawl" --out "$out" --method "$method" --threads "$threads" -q 2>"$tfile"
   local kb
   kb=$(awk -F: '/Maximum resident set size/{gsub(/ /,"",$2); print $2}' "$tfile")
   rm -f "$tfile"
-  python3 - "$out/summary.json" "$crawl" "$threads" "$kb" "$(nproc)" <<'PY'
+  python3 - "$out/summary.json" "$crawl" "$threads" "$kb" "$(nproc)" "$results" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
-crawl, threads, kb, ncores = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+crawl, threads, kb, ncores, results = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
 docs, secs, payload = s["documents_read"], s["seconds"], s["payload_bytes"]
-mbs = payload / 1e6 / secs
 cores = min(threads if threads > 0 else ncores, ncores)
-print(f"| {crawl.split('/')[-1]} | {docs} | {threads} | {secs:.2f} | {docs/secs:,.0f} | {mbs:.0f} | "
-      f"{mbs/ (1 if threads == 1 else cores):.0f} | {kb/1024:.0f} | `neardup dedup {crawl.split('/')[-1]} --threads {threads} -q` |")
+mbs = payload / 1e6 / secs
+print(f"| {crawl.split('/')[-1]} | {docs:,} | {threads or ncores} | {secs:.2f} | {docs/secs:,.0f} | {mbs:.0f} | "
+      f"{mbs/cores:.0f} | {kb/1024:.0f} | {kb*1024/docs:.0f} |")
+with open(results, "a") as f:
+    f.write(f"{threads} {docs} {secs} {kb}\n")
 PY
-  rss[$crawl.$threads]=$kb
 }
-run "$small" 1
-run "$large" 1
-run "$large" 0
-growth=$(( (rss[$large.1] - rss[$small.1]) * 1024 / (pages * 3) ))
+IFS=, read -ra scale_list <<<"$scales"
+for s in "${scale_list[@]}"; do
+  n=$((pages * s))
+  crawl=build/bench-data/crawl-$n-$max_page_bytes.warc.gz
+  [ -f "$crawl" ] || ./build/bench/crawlgen --html-dir "$html_dir" --pages "$n" --seed 1 \
+      --max-page-bytes "$max_page_bytes" --out "$crawl" 2>/dev/null
+  run "$crawl" 1
+  [ $all_cores = 1 ] && run "$crawl" 0
+done
 echo
-echo "memory growth per document (peak RSS, ${pages} -> $((pages * 4)) pages, 1 thread): ${growth} bytes"
+python3 - "$results" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1])]
+one = [(int(d), float(s), int(kb)) for t, d, s, kb in rows if t == "1"]
+base_d, base_s, base_kb = one[0]
+for d, s, kb in one[1:]:
+    growth = (kb - base_kb) * 1024 / (d - base_d)
+    print(f"{d/base_d:.0f}x pages: time {s/base_s:.2f}x, peak RSS {kb/base_kb:.2f}x; "
+          f"memory growth {growth:.0f} bytes per added page")
+PY
+rm -f "$results"
