@@ -20,3 +20,19 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNEARDUP_SA
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs" --timeout 1800
+
+echo "== libFuzzer smoke run (clang): every fuzzer, fixed seed, from its seed corpus"
+cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+  -DCMAKE_CXX_COMPILER=clang++ -DNEARDUP_BUILD_FUZZERS=ON -DNEARDUP_BUILD_TESTS=OFF \
+  -DNEARDUP_BUILD_BENCHMARKS=OFF >/dev/null
+cmake --build build-fuzz -j"$jobs"
+for fuzzer in build-fuzz/fuzz/*_fuzzer; do
+  name=$(basename "$fuzzer" _fuzzer)
+  work=$(mktemp -d)
+  cp -r "fuzz/corpus/$name/." "$work/"
+  "$fuzzer" "$work" -seed=1 -runs=20000 -max_len=65536 -rss_limit_mb=4096 2>"$work.log" ||
+    { tail -n 40 "$work.log"; echo "fuzzer $name failed"; exit 1; }
+  echo "fuzz $name: $(grep -Eo 'Done [0-9]+ runs in [0-9]+ second' "$work.log" || echo done)"
+  rm -rf "$work" "$work.log"
+done
+echo "all fuzzers ran without a crash"
