@@ -16,7 +16,8 @@
 //   crawlgen --html-dir DIR --pages N --out FILE.warc.gz [--seed S]
 //            [--truth FILE.tsv] [--max-page-bytes B]
 //     A synthetic crawl of N pages drawn from the real pages under DIR:
-//     ~60% fresh pages (a real page made distinct by a line naming the page),
+//     ~60% fresh pages (a real page with 35% of its words replaced, so fresh
+//     pages made from one real page share its template but not its text),
 //     ~15% exact copies of an earlier page at another URL (same bytes),
 //     ~10% markup-only copies (same tokens), ~15% copies with a timestamp
 //     added (near duplicates). Copy sources follow a heavy-tailed popularity.
@@ -24,6 +25,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -67,6 +69,50 @@ std::string Reformat(const std::string& html) {
     const bool space = c == ' ' || c == '\n' || c == '\t';
     const bool next_space = i + 1 < html.size() && (html[i + 1] == ' ' || html[i + 1] == '\n' || html[i + 1] == '\t');
     if (space && !next_space) out.append("\n  ");
+  }
+  return out;
+}
+
+// A distinct page from a real one: about `rate` of the words of its text
+// (outside tags) replaced by words drawn from `seed`, so that fresh pages made
+// from the same real page share its template but not its text (5-term
+// shingles survive with probability (1 - rate)^5).
+std::string MutateWords(const std::string& html, uint64_t seed, double rate) {
+  std::mt19937_64 rng(seed * 0x9e3779b97f4a7c15ULL + 1);
+  const uint64_t threshold = static_cast<uint64_t>(rate * 18446744073709551615.0);
+  std::string out;
+  out.reserve(html.size() + html.size() / 8);
+  bool in_tag = false;
+  size_t i = 0;
+  while (i < html.size()) {
+    const char c = html[i];
+    if (in_tag) {
+      out.push_back(c);
+      in_tag = c != '>';
+      ++i;
+      continue;
+    }
+    if (c == '<') {
+      in_tag = true;
+      out.push_back(c);
+      ++i;
+      continue;
+    }
+    if (std::isalpha(static_cast<unsigned char>(c))) {
+      size_t j = i;
+      while (j < html.size() && std::isalpha(static_cast<unsigned char>(html[j]))) ++j;
+      if (rng() < threshold) {
+        uint64_t r = rng();
+        const int len = 3 + static_cast<int>(r % 7);
+        for (int t = 0; t < len; ++t, r /= 26) out.push_back(static_cast<char>('a' + r % 26));
+      } else {
+        out.append(html, i, j - i);
+      }
+      i = j;
+      continue;
+    }
+    out.push_back(c);
+    ++i;
   }
   return out;
 }
@@ -202,8 +248,11 @@ int RunSynthetic(const Args& a, neardup::io::WarcWriter* w) {
   std::vector<uint32_t> fresh_source;  // fresh page k -> pool index
   std::ofstream truth;
   if (!a.truth.empty()) truth.open(a.truth);
+  // Fresh page k: its real page with 35% of the words replaced (distinct
+  // text, same template). Every fresh page is made the same way, so crawls
+  // of any size have the same make-up per page.
   auto fresh_page = [&](uint64_t k) {
-    return InsertInBody(pool[fresh_source[k]],
+    return InsertInBody(MutateWords(pool[fresh_source[k]], k, 0.35),
                         "<p>crawlgen page " + std::to_string(k) + "</p>");
   };
   for (uint64_t i = 0; i < a.pages; ++i) {

@@ -78,10 +78,10 @@ struct DedupOptions {
 
   // ---- performance ----
   // Documents handed to a worker at a time.
-  uint32_t batch_documents = 128;
+  uint32_t batch_documents = 32;
   // Batches in flight at once per worker thread (bounds memory: about
   // batch_documents * in_flight_per_thread * threads pages are held).
-  uint32_t in_flight_per_thread = 3;
+  uint32_t in_flight_per_thread = 2;
 
   // Returns InvalidArgument naming the field and its valid range/choices.
   Status Validate() const;

@@ -79,6 +79,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Page buffers larger than this are released after their batch is done.
+constexpr size_t kKeepBodyCapacity = 256 << 10;
+
 double SecondsSince(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
@@ -474,6 +477,12 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
       out->push_back('\t');
       out->append(std::to_string(d.source_offset));
       out->push_back('\n');
+    }
+    // A slot keeps its buffers between batches, but not those grown by an
+    // unusually large page: memory stays bounded by the batch, not by the
+    // largest pages ever seen.
+    for (size_t i = 0; i < b->count; ++i) {
+      if (b->docs[i].body.capacity() > kKeepBodyCapacity) std::string().swap(b->docs[i].body);
     }
     b->count = 0;
     if (spill_status.ok()) spill_status = spill.MaybeFlush();
