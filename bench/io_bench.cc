@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "io/mem_env.h"
 #include "io/warc_writer.h"
 #include "neardup/source.h"
@@ -27,24 +28,15 @@ namespace {
 namespace fs = std::filesystem;
 using neardup::io::MemEnv;
 
-std::string Gunzip(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (f == nullptr) return {};
-  std::string out;
-  char buf[65536];
-  int n;
-  while ((n = gzread(f, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
-  gzclose(f);
-  return out;
-}
 
 // About 48 MB of pages.
 std::vector<std::string> LoadPages() {
   std::vector<std::string> pages;
   size_t total = 0;
   const size_t kWant = 48u << 20;
-  fs::path html = fs::path(NEARDUP_SOURCE_DIR).parent_path() / "shared" / "data" / "html";
-  if (fs::is_directory(html)) {
+  const std::string shared = neardup::bench::SharedDataDir();
+  fs::path html = shared.empty() ? fs::path() : fs::path(shared) / "html";
+  if (!shared.empty() && fs::is_directory(html)) {
     std::vector<std::string> files;
     for (const auto& e : fs::recursive_directory_iterator(html)) {
       std::string p = e.path().string();
@@ -56,7 +48,7 @@ std::vector<std::string> LoadPages() {
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {
       if (total >= kWant) break;
-      std::string page = Gunzip(f);
+      std::string page = neardup::bench::GunzipFile(f);
       if (page.empty()) continue;
       total += page.size();
       pages.push_back(std::move(page));

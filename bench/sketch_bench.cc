@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "sketch/broder.h"
 #include "text/tokenizer.h"
 
@@ -29,24 +30,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string SharedDataDir() {
-  if (const char* env = std::getenv("NEARDUP_SHARED_DATA"); env && *env) return env;
-  fs::path p = fs::path(NEARDUP_SOURCE_DIR).parent_path() / "shared" / "data";
-  return fs::is_directory(p) ? p.string() : std::string();
-}
-
-// gzip -dc of one file (the bench links no zlib of its own).
-std::string Gunzip(const fs::path& path) {
-  std::string cmd = "gzip -dc '" + path.string() + "'";
-  std::string out;
-  FILE* f = popen(cmd.c_str(), "r");
-  if (f == nullptr) return out;
-  char buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) out.append(buf, n);
-  pclose(f);
-  return out;
-}
 
 struct Corpus {
   std::vector<std::vector<uint64_t>> docs;  // term hashes per document
@@ -83,31 +66,15 @@ void AddSyntheticDocs(Corpus* c) {
 const Corpus& GetCorpus() {
   static const Corpus* corpus = [] {
     auto* c = new Corpus();
-    const std::string dir = SharedDataDir();
     neardup::Tokenizer tokenizer;
     neardup::TokenizedDocument doc;
-    if (!dir.empty()) {
-      for (const char* source :
-           {"trafilatura-eval", "article-extraction-benchmark", "mozilla-readability",
-            "postlight-parser", "dragnet", "cleaneval/final", "l3s-gn1", "wceb-2026-sample",
-            "newspaper", "chinese-wce"}) {
-        fs::path folder = fs::path(dir) / "html" / source;
-        if (!fs::is_directory(folder)) continue;
-        std::vector<fs::path> files;
-        for (const auto& e : fs::directory_iterator(folder)) {
-          if (e.is_regular_file() && e.path().extension() == ".gz") files.push_back(e.path());
-        }
-        std::sort(files.begin(), files.end());
-        if (files.size() > 20) files.resize(20);
-        for (const auto& f : files) {
-          tokenizer.Tokenize(Gunzip(f), neardup::ContentKind::kHtml, "",
-                             "http://www.example.com/a/b.html", &doc);
-          if (doc.num_terms() == 0) continue;
-          c->docs.push_back(doc.term_hashes);
-          c->text_bytes += doc.term_bytes.size() + doc.num_terms();
-          c->terms += doc.num_terms();
-        }
-      }
+    for (const std::string& page : neardup::bench::LoadBenchPages()) {
+      tokenizer.Tokenize(page, neardup::ContentKind::kHtml, "", "http://www.example.com/a/b.html",
+                         &doc);
+      if (doc.num_terms() == 0) continue;
+      c->docs.push_back(doc.term_hashes);
+      c->text_bytes += doc.term_bytes.size() + doc.num_terms();
+      c->terms += doc.num_terms();
     }
     if (c->docs.empty()) {
       std::fprintf(stderr, "sketch_bench: shared real-data folder not found; synthetic text\n");

@@ -15,30 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "text/tokenizer.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string SharedDataDir() {
-  if (const char* env = std::getenv("NEARDUP_SHARED_DATA"); env && *env) return env;
-  fs::path p = fs::path(NEARDUP_SOURCE_DIR).parent_path() / "shared" / "data";
-  return fs::is_directory(p) ? p.string() : std::string();
-}
-
-// gzip -dc of one file (the bench links no zlib of its own).
-std::string Gunzip(const fs::path& path) {
-  std::string cmd = "gzip -dc '" + path.string() + "'";
-  std::string out;
-  FILE* f = popen(cmd.c_str(), "r");
-  if (f == nullptr) return out;
-  char buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) out.append(buf, n);
-  pclose(f);
-  return out;
-}
 
 std::string SyntheticPage() {
   std::string page =
@@ -63,24 +45,7 @@ std::string SyntheticPage() {
 
 const std::vector<std::string>& Pages() {
   static const std::vector<std::string>* pages = [] {
-    auto* v = new std::vector<std::string>();
-    const std::string dir = SharedDataDir();
-    if (!dir.empty()) {
-      for (const char* source :
-           {"trafilatura-eval", "article-extraction-benchmark", "mozilla-readability",
-            "postlight-parser", "dragnet", "cleaneval/final", "l3s-gn1", "wceb-2026-sample",
-            "newspaper", "chinese-wce"}) {
-        fs::path folder = fs::path(dir) / "html" / source;
-        if (!fs::is_directory(folder)) continue;
-        std::vector<fs::path> files;
-        for (const auto& e : fs::directory_iterator(folder)) {
-          if (e.is_regular_file() && e.path().extension() == ".gz") files.push_back(e.path());
-        }
-        std::sort(files.begin(), files.end());
-        if (files.size() > 20) files.resize(20);
-        for (const auto& f : files) v->push_back(Gunzip(f));
-      }
-    }
+    auto* v = new std::vector<std::string>(neardup::bench::LoadBenchPages());
     if (v->empty()) {
       std::fprintf(stderr, "text_bench: shared real-data folder not found; synthetic page\n");
       v->push_back(SyntheticPage());

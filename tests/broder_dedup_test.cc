@@ -31,24 +31,11 @@ std::string Words(std::mt19937& rng, int n) {
 }
 
 std::string Line(const std::string& url, const std::string& text) {
-  nlohmann::json j;
-  j["url"] = url;
-  j["text"] = text;
-  return j.dump() + "\n";
+  return testing::JsonLine(url, "text", text);
 }
 
 std::vector<std::vector<std::string>> Rows(const std::string& path) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream in(ReadFileOrEmpty(path));
-  std::string line;
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::stringstream ss(line);
-    std::string x;
-    while (std::getline(ss, x, '\t')) f.push_back(x);
-    rows.push_back(f);
-  }
-  return rows;
+  return testing::ReadTsvRows(path);
 }
 
 TEST(BroderDedupTest, NearDuplicatesClusterAndPairsAreListed) {

@@ -22,29 +22,10 @@ using testing::MakeTempDir;
 using testing::ReadFileOrEmpty;
 using testing::WriteFileOrDie;
 
-std::string JsonLine(const std::string& url, const std::string& field, const std::string& body) {
-  nlohmann::json j;
-  j["url"] = url;
-  j[field] = body;
-  return j.dump() + "\n";
-}
+using testing::JsonLine;
 
 std::vector<std::vector<std::string>> ReadTsv(const std::string& path) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream in(ReadFileOrEmpty(path));
-  std::string line;
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    size_t start = 0;
-    for (;;) {
-      size_t tab = line.find('\t', start);
-      f.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
-      if (tab == std::string::npos) break;
-      start = tab + 1;
-    }
-    rows.push_back(f);
-  }
-  return rows;
+  return testing::ReadTsvRows(path);
 }
 
 class Collector : public ReadObserver {

@@ -2,6 +2,8 @@
 
 #include <zlib.h>
 
+#include <nlohmann/json.hpp>
+
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -69,6 +71,31 @@ std::string GunzipFileOrDie(const std::string& path) {
   while ((n = gzread(f, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
   gzclose(f);
   return out;
+}
+
+std::string JsonLine(const std::string& url, const std::string& field, const std::string& body) {
+  nlohmann::json j;
+  j["url"] = url;
+  j[field] = body;
+  return j.dump() + "\n";
+}
+
+std::vector<std::vector<std::string>> ReadTsvRows(const std::string& path) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(ReadFileOrEmpty(path));
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> fields;
+    size_t start = 0;
+    for (;;) {
+      const size_t tab = line.find('\t', start);
+      fields.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
+      if (tab == std::string::npos) break;
+      start = tab + 1;
+    }
+    rows.push_back(std::move(fields));
+  }
+  return rows;
 }
 
 std::string CliPath() { return NEARDUP_CLI_PATH; }

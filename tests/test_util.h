@@ -3,6 +3,7 @@
 #define NEARDUP_TESTS_TEST_UTIL_H_
 
 #include <string>
+#include <vector>
 
 namespace neardup::testing {
 
@@ -25,6 +26,12 @@ void WriteFileOrDie(const std::string& path, const std::string& data);
 
 // Gunzips a .gz file in memory (the shared data stores pages gzipped).
 std::string GunzipFileOrDie(const std::string& path);
+
+// One JSON Lines record {"url": url, field: body} with its newline.
+std::string JsonLine(const std::string& url, const std::string& field, const std::string& body);
+
+// The rows of a TSV file (header included), each split at tabs.
+std::vector<std::vector<std::string>> ReadTsvRows(const std::string& path);
 
 // Path of the built `neardup` CLI binary.
 std::string CliPath();

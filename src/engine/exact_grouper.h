@@ -10,7 +10,7 @@
 // in input order); later issues replace that rule with a chosen keeper.
 //
 // Memory: 12 bytes per document for each of the two key lists while
-// reading, 4 bytes of union-find state after; sorting is in place. Keys are
+// reading; after Finish() the cluster map (8 bytes); sorting is in place. Keys are
 // 64-bit fingerprints, as the papers use: among n documents the chance of
 // any false identity is about n^2 / 2^65 (3e-4 at 10^8 documents).
 #ifndef NEARDUP_ENGINE_EXACT_GROUPER_H_
@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <memory>
 #include <vector>
+
+#include "cluster/union_find.h"
 
 namespace neardup {
 
@@ -71,17 +73,16 @@ class ExactGrouper {
   // Computes the clusters. REQUIRES: called once, after the last Add().
   ExactStats Finish();
 
-  // After Finish(): the kept document of i's cluster (i itself when i is in
-  // no cluster or is the kept one), and the size of i's cluster (1 = alone).
-  uint32_t Root(uint32_t i) const { return parent_[i]; }
-  uint32_t ClusterSize(uint32_t i) const { return size_of_root_[parent_[i]]; }
+  // After Finish(): the kept document of i's cluster (the earliest; i itself
+  // when i is in no cluster or is the kept one), and the size of i's
+  // cluster (1 = alone).
+  uint32_t Root(uint32_t i) const { return map_.keeper[i]; }
+  uint32_t ClusterSize(uint32_t i) const { return map_.size[i]; }
 
  private:
   struct Key {  // 12 bytes, 4-byte aligned
     uint32_t fp_hi, fp_lo, doc;
   };
-  uint32_t Find(uint32_t x);
-  void Union(uint32_t a, uint32_t b);
   // Sorts keys and calls on_run(first, last) for each run of >= 2 equal keys.
   template <typename F>
   static void ForEachRun(std::vector<Key>& keys, F&& on_run);
@@ -89,8 +90,7 @@ class ExactGrouper {
   ChunkedVector<Key> token_keys_;
   ChunkedVector<Key> byte_keys_;
   uint32_t count_ = 0;
-  std::vector<uint32_t> parent_;
-  std::vector<uint32_t> size_of_root_;
+  ClusterMap map_;
 };
 
 }  // namespace neardup

@@ -165,7 +165,9 @@ TEST_P(BroderTheoryTest, AgreementRatesFollowResemblance) {
       // Fetterly: "almost 90%" at 95% similarity.
       EXPECT_NEAR(r.at_least_two, 0.88, 0.03) << context;
     }
-    if (p == 0.8 && !kSanitizerBuild) EXPECT_LT(r.at_least_two, 0.045) << context;  // 2.6%
+    if (p == 0.8 && !kSanitizerBuild) {
+      EXPECT_LT(r.at_least_two, 0.045) << context;  // Fetterly: 2.6%
+    }
   }
 }
 
