@@ -12,6 +12,7 @@ PACKAGES=(
   libhwy-dev                                             # runtime SIMD dispatch
   libgtest-dev libgmock-dev libbenchmark-dev
   time python3                                           # bench scripts: peak RSS, JSON
+  bsdextrautils                                          # column, for the sample script
 )
 
 SUDO=""

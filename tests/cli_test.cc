@@ -111,3 +111,37 @@ TEST(CliTest, WarningsNameFileOffsetAndReason) {
 
 }  // namespace
 }  // namespace neardup
+
+namespace neardup {
+namespace {
+
+TEST(CliTest, BroderFlags) {
+  const std::string dir = testing::MakeTempDir("cli-broder");
+  std::string words;
+  for (int i = 0; i < 400; ++i) words += "w" + std::to_string(i * 7919 % 1000) + " ";
+  testing::WriteFileOrDie(dir + "/in.jsonl", testing::JsonLine("http://a/1", "text", words) +
+                                                  testing::JsonLine("http://b/2", "text", words + "tail") +
+                                                  testing::JsonLine("http://c/3", "text", "other page"));
+  const std::string cli = "'" + testing::CliPath() + "'";
+  const std::string in = " '" + dir + "/in.jsonl'";
+  std::string out;
+  ASSERT_EQ(testing::RunCommand(cli + " dedup" + in + " --out '" + dir + "/o' --method broder --pairs "
+                                "--shingle 8 --no-wrap --minhash rabin --seed 7 -q", &out),
+            0)
+      << out;
+  auto pairs = testing::ReadTsvRows(dir + "/o/pairs.tsv");
+  ASSERT_EQ(pairs.size(), 2u);
+  EXPECT_EQ(pairs[1][0], "http://a/1");
+  EXPECT_EQ(pairs[1][1], "http://b/2");
+  const std::string summary = testing::ReadFileOrEmpty(dir + "/o/summary.json");
+  EXPECT_NE(summary.find("broder:k=8,no-wrap,m=84,l=14,family=rabin,seed=7"), std::string::npos)
+      << summary;
+  EXPECT_EQ(testing::RunCommand(cli + " dedup" + in + " --out '" + dir + "/p' --pairs", &out), 2);
+  EXPECT_NE(out.find("--pairs"), std::string::npos) << out;
+  EXPECT_EQ(testing::RunCommand(cli + " dedup" + in + " --out '" + dir + "/p' --method broder --wrap --no-wrap", &out), 2);
+  EXPECT_EQ(testing::RunCommand(cli + " dedup" + in + " --out '" + dir + "/p' --method broder --level some", &out), 2);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace neardup
