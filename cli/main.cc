@@ -113,6 +113,10 @@ void PrintSummary(const neardup::DedupSummary& s) {
   if (s.warnings) std::fprintf(stderr, "  warnings: %s (see warnings.tsv)\n", WithCommas(s.warnings).c_str());
   std::fprintf(stderr, "  identity sets: %s by token sequence, %s by bytes\n",
                WithCommas(s.token_identity_sets).c_str(), WithCommas(s.byte_identity_sets).c_str());
+  if (s.verification_split_off) {
+    std::fprintf(stderr, "  verification: %s pages split off their cluster's kept page\n",
+                 WithCommas(s.verification_split_off).c_str());
+  }
   std::fprintf(stderr, "  clusters: %s holding %s documents; duplicates: %s (%.1f%%); largest cluster: %s\n",
                WithCommas(s.clusters).c_str(), WithCommas(s.documents_in_clusters).c_str(),
                WithCommas(s.duplicates).c_str(), s.duplicate_percentage,
@@ -193,7 +197,7 @@ int main(int argc, char** argv) {
       "dedup",
       "Read crawls, group exact duplicates (same token sequence or same bytes) and, with "
       "--method broder, near duplicates; write DIR/clusters.tsv (url, cluster, role, method, "
-      "similarity, source, offset), DIR/summary.json, DIR/warnings.tsv and with --pairs "
+      "similarity, source, offset, reason), DIR/summary.json, DIR/warnings.tsv and with --pairs "
       "DIR/pairs.tsv.");
   std::vector<std::string> inputs;
   std::string out_dir;
@@ -241,6 +245,15 @@ int main(int argc, char** argv) {
                     "(84 Rabin fingerprint functions as Fetterly et al. used; slower)")
       ->check(CLI::IsMember({"fast", "rabin"}));
   dedup->add_option("--seed", seed, "broder: seed of the min-hash functions");
+  std::string keeper = neardup::DedupOptions().keeper;
+  bool no_verify = false;
+  dedup->add_option("--keeper", keeper,
+                    "Rules that choose each cluster's kept page, in order: status, static-url, "
+                    "shorter-url, earlier-fetch, url-hash, input-order (the deciding rule is the reason "
+                    "column)");
+  dedup->add_flag("--no-verify", no_verify,
+                  "Keep near-duplicate members that fail the method's rule against their "
+                  "cluster's kept page (by default they are split off)");
   dedup->add_option("--max-record-size", max_record,
                     "Skip records larger than this after decompression (e.g. 64M, 1G)");
   dedup->add_flag("--skip-non-2xx", skip_non_2xx,
@@ -266,6 +279,8 @@ int main(int argc, char** argv) {
     options.broder.rabin_family = family == "rabin";
     options.broder.seed = seed;
     options.write_pairs = pairs;
+    options.keeper = keeper;
+    options.verify = !no_verify;
     if (pairs && method != "broder") {
       std::fprintf(stderr, "neardup: error: --pairs needs a near-duplicate method (--method broder)\n");
       return kExitUsage;

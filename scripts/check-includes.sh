@@ -11,6 +11,8 @@ declare -A allowed=(
   [fingerprint]="base text"
   [sketch]="base fingerprint"
   [cluster]="base"
+  [report]="base text"
+  [index]="base sketch"
   [engine]="base io text fingerprint sketch cluster"
 )
 fail=0

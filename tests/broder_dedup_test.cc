@@ -59,6 +59,7 @@ TEST(BroderDedupTest, NearDuplicatesClusterAndPairsAreListed) {
   DedupOptions options;
   options.method = "broder";
   options.write_pairs = true;
+  options.keeper = "input-order";
   auto r = RunDedup({dir + "/in.jsonl"}, dir + "/out", options, nullptr, nullptr, nullptr, nullptr);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const DedupSummary& s = r.value();
@@ -172,6 +173,54 @@ TEST(BroderDedupTest, SameClustersForAnyThreadCountAndShardOrder) {
       }
     }
   }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace neardup
+
+namespace neardup {
+namespace {
+
+// A chain of pages, each a small edit of the one before: neighbours are near
+// duplicates, far ends are not. Union-find alone joins the chain; verification
+// splits off every member that does not share 2 supershingles with the kept
+// page.
+TEST(BroderDedupTest, VerificationSplitsOffChainedMembers) {
+  const std::string dir = testing::MakeTempDir("broder-verify");
+  std::mt19937 rng(17);
+  std::vector<std::string> words;
+  for (int i = 0; i < 1000; ++i) words.push_back("w" + std::to_string(rng() % 1000000));
+  std::string jsonl;
+  for (int step = 0; step < 30; ++step) {
+    std::string text;
+    for (const auto& w : words) text += w + " ";
+    jsonl += testing::JsonLine("http://chain.example/p" + std::to_string(100 + step), "text", text);
+    for (int e = 0; e < 6; ++e) words[rng() % words.size()] = "x" + std::to_string(rng() % 1000000);
+  }
+  testing::WriteFileOrDie(dir + "/in.jsonl", jsonl);
+  DedupOptions plain;
+  plain.method = "broder";
+  plain.verify = false;
+  auto a = RunDedup({dir + "/in.jsonl"}, dir + "/plain", plain, nullptr, nullptr, nullptr, nullptr);
+  DedupOptions verified = plain;
+  verified.verify = true;
+  auto b = RunDedup({dir + "/in.jsonl"}, dir + "/verified", verified, nullptr, nullptr, nullptr, nullptr);
+  ASSERT_TRUE(a.ok() && b.ok());
+  auto failing = [](const std::vector<std::vector<std::string>>& rows) {
+    uint64_t n = 0;
+    for (size_t i = 1; i < rows.size(); ++i) {
+      if (rows[i][3] == "broder" && rows[i][2] == "duplicate" && std::stod(rows[i][4]) < 0.3) ++n;  // below 2/6 (printed as 0.3333)
+    }
+    return n;
+  };
+  const auto plain_rows = Rows(dir + "/plain/clusters.tsv");
+  const uint64_t weak = failing(plain_rows);
+  ASSERT_GT(weak, 0u) << "the chain should reach pages unlike the kept page";
+  EXPECT_EQ(b.value().verification_split_off, weak);
+  EXPECT_EQ(failing(Rows(dir + "/verified/clusters.tsv")), 0u);
+  EXPECT_EQ(a.value().verification_split_off, 0u);
+  EXPECT_LT(b.value().largest_cluster, a.value().largest_cluster);
   fs::remove_all(dir);
 }
 

@@ -61,7 +61,7 @@ TEST(CliTest, RunsOnJsonLinesWithProgressAndSummary) {
                  "{\"url\":\"http://a/3\",\"text\":\"four five\"}\n");
   std::string out;
   ASSERT_EQ(RunCommand(Q(CliPath()) + " dedup " + Q(dir + "/in.jsonl") + " --out " +
-                           Q(dir + "/out") + " --threads 2",
+                           Q(dir + "/out") + " --threads 2 --keeper input-order",
                        &out),
             0)
       << out;
@@ -72,7 +72,7 @@ TEST(CliTest, RunsOnJsonLinesWithProgressAndSummary) {
   EXPECT_TRUE(fs::exists(dir + "/out/summary.json"));
   // --quiet: nothing on stderr/stdout.
   ASSERT_EQ(RunCommand(Q(CliPath()) + " dedup " + Q(dir + "/in.jsonl") + " --out " +
-                           Q(dir + "/out2") + " -q",
+                           Q(dir + "/out2") + " -q --keeper input-order",
                        &out),
             0);
   EXPECT_EQ(out, "");
@@ -85,7 +85,7 @@ TEST(CliTest, StandardInputAsJsonLines) {
   std::string out;
   ASSERT_EQ(RunCommand("printf '%s\\n' '{\"url\":\"u1\",\"text\":\"same words\"}' "
                        "'{\"url\":\"u2\",\"text\":\"Same words\"}' | " +
-                           Q(CliPath()) + " dedup - --out " + Q(dir + "/out") + " -q",
+                           Q(CliPath()) + " dedup - --out " + Q(dir + "/out") + " -q --keeper input-order",
                        &out),
             0)
       << out;

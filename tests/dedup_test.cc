@@ -49,6 +49,7 @@ TEST(DedupTest, ExactClustersColumnsAndSummary) {
   WriteFileOrDie(dir + "/in.jsonl", jsonl);
 
   DedupOptions options;
+  options.keeper = "status,static-url,shorter-url,earlier-fetch,input-order";
   auto result = RunDedup({dir + "/in.jsonl"}, dir + "/out", options, nullptr, nullptr, nullptr,
                          nullptr);
   ASSERT_TRUE(result.ok()) << result.status().ToString();
@@ -65,7 +66,7 @@ TEST(DedupTest, ExactClustersColumnsAndSummary) {
   auto rows = ReadTsv(dir + "/out/clusters.tsv");
   ASSERT_EQ(rows.size(), 9u);
   const std::vector<std::string> header = {"url", "cluster", "role", "method", "similarity",
-                                           "source", "offset"};
+                                           "source", "offset", "reason"};
   EXPECT_EQ(rows[0], header);
   // Row i+1 is document i, in input order.
   EXPECT_EQ(rows[1][0], "http://a.example/1");
@@ -85,7 +86,12 @@ TEST(DedupTest, ExactClustersColumnsAndSummary) {
     EXPECT_EQ(rows[r][1], std::to_string(r - 1));
     EXPECT_EQ(rows[r][2], "keep");
     EXPECT_EQ(rows[r][3], "single");
+    EXPECT_EQ(rows[r][7], "single");
   }
+  // Cluster {0, 1, 4}: same status, static URLs of one length, no dates:
+  // input order decides. Likewise {2, 3}.
+  EXPECT_EQ(rows[1][7], "input-order");
+  EXPECT_EQ(rows[4][7], "input-order");
   for (const auto& row : rows) EXPECT_EQ(row.size(), header.size());
 
   auto j = nlohmann::json::parse(ReadFileOrEmpty(dir + "/out/summary.json"));
@@ -224,6 +230,42 @@ TEST(DedupTest, ProgressCallbackCanCancel) {
   EXPECT_EQ(r.status().message(), "cancelled");
   EXPECT_GE(calls, 1);
   fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace neardup
+
+namespace neardup {
+namespace {
+
+TEST(DedupTest, KeeperRulesChooseTheKeptPage) {
+  const std::string dir = testing::MakeTempDir("keeper");
+  const std::string body = "<p>The same article text on every copy of this page</p>";
+  std::string jsonl = testing::JsonLine("http://mirror.example.org/a/long/path/page.html", "html", body) +
+                      testing::JsonLine("http://example.org/page.html?session=1", "html", body) +
+                      testing::JsonLine("http://example.org/page.html", "html", body);
+  testing::WriteFileOrDie(dir + "/in.jsonl", jsonl);
+  auto r = RunDedup({dir + "/in.jsonl"}, dir + "/out", DedupOptions(), nullptr, nullptr, nullptr,
+                    nullptr);
+  ASSERT_TRUE(r.ok());
+  auto rows = testing::ReadTsvRows(dir + "/out/clusters.tsv");
+  ASSERT_EQ(rows.size(), 4u);
+  // The static URL wins over the dynamic one, then the shorter static URL.
+  for (int i = 1; i <= 3; ++i) EXPECT_EQ(rows[i][1], "2");
+  EXPECT_EQ(rows[3][2], "keep");
+  EXPECT_EQ(rows[3][7], "shorter-url");
+  // Only input order: the first page.
+  DedupOptions o;
+  o.keeper = "input-order";
+  auto r2 = RunDedup({dir + "/in.jsonl"}, dir + "/out2", o, nullptr, nullptr, nullptr, nullptr);
+  ASSERT_TRUE(r2.ok());
+  rows = testing::ReadTsvRows(dir + "/out2/clusters.tsv");
+  EXPECT_EQ(rows[3][1], "0");
+  o.keeper = "largest";
+  EXPECT_TRUE(RunDedup({dir + "/in.jsonl"}, dir + "/out3", o, nullptr, nullptr, nullptr, nullptr)
+                  .status()
+                  .IsInvalidArgument());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

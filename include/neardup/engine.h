@@ -73,6 +73,16 @@ struct DedupOptions {
   // Write DIR/pairs.tsv (url_a, url_b, supershingles shared) for the
   // near-duplicate pairs found.
   bool write_pairs = false;
+  // Rules that choose each cluster's kept page, in order (Zhu et al. §5):
+  // any of status (success over redirect over error), static-url (no query
+  // string or session id), shorter-url, earlier-fetch, url-hash (a fixed
+  // pseudo-random order of URLs, so the choice does not depend on input
+  // order), input-order; ties always end in input order. The deciding rule
+  // is the `reason` column.
+  std::string keeper = "status,static-url,shorter-url,earlier-fetch,url-hash,input-order";
+  // Check every near-duplicate member against its cluster's kept page with
+  // the method's rule and split off the members that fail (Zhu et al. §5.2).
+  bool verify = true;
   // Options of the readers (record size limit, non-2xx responses, folders).
   SourceOptions source;
 
@@ -123,6 +133,7 @@ struct DedupSummary {
   uint64_t duplicates = 0;            // documents_in_clusters - clusters
   double duplicate_percentage = 0;    // 100 * duplicates / documents
   uint64_t largest_cluster = 0;
+  uint64_t verification_split_off = 0;  // members split off by verification
   // Near-duplicate method results (method != "exact").
   std::string method_spec;            // e.g. BroderMethodOptions::Spec()
   std::string kernel;                 // SIMD kernel used for min-hash

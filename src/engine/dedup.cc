@@ -14,6 +14,7 @@
 #include "cluster/union_find.h"
 #include "engine/broder_stage.h"
 #include "engine/exact_grouper.h"
+#include "engine/keeper.h"
 #include "engine/tsv.h"
 #include "fingerprint/rabin.h"
 #include "neardup/engine.h"
@@ -66,6 +67,7 @@ Status DedupOptions::Validate() const {
       return Status::InvalidArgument("broder: max_bucket_pages must be at least 2");
     }
   }
+  if (auto k = KeeperOptions::Parse(keeper); !k.ok()) return k.status();
   if (batch_documents < 1 || batch_documents > 65536) {
     return Status::InvalidArgument("batch_documents must be in 1..65536");
   }
@@ -294,6 +296,8 @@ nlohmann::ordered_json SummaryJson(const DedupSummary& s, const DedupOptions& o)
       {"method", o.method},
       {"method_spec", s.method_spec},
       {"write_pairs", o.write_pairs},
+      {"keeper", o.keeper},
+      {"verify", o.verify},
       {"threads", s.threads},
       {"max_record_bytes", o.source.max_record_bytes},
       {"keep_non_2xx", o.source.keep_non_2xx},
@@ -322,6 +326,7 @@ nlohmann::ordered_json SummaryJson(const DedupSummary& s, const DedupOptions& o)
   j["duplicates"] = s.duplicates;
   j["duplicate_percentage"] = s.duplicate_percentage;
   j["largest_cluster"] = s.largest_cluster;
+  j["verification_split_off"] = s.verification_split_off;
   j["method_spec"] = s.method_spec;
   if (o.method == "broder") {
     nlohmann::ordered_json by_b = nlohmann::ordered_json::object();
@@ -433,6 +438,8 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   ExactGrouper grouper;
   ChunkedVector<uint64_t> signatures;   // m' per document (broder)
   ChunkedVector<uint8_t> has_signature;
+  ChunkedVector<KeeperFeatures> keeper_features;  // 24 bytes per document
+  const KeeperOptions keeper_options = KeeperOptions::Parse(options.keeper).value();
   double read_seconds = 0, work_seconds = 0;
   uint64_t empty_docs = 0, terms = 0;
   bool cancelled = false;
@@ -464,6 +471,7 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
       const DocResult& r = b->results[i];
       const Document& d = b->docs[i];
       grouper.Add(r.terms > 0, r.token_fp, r.byte_fp);
+      keeper_features.push_back(KeeperFeatures::Of(d));
       if (broder) {
         has_signature.push_back(r.has_signature ? 1 : 0);
         const uint64_t* sig = b->signatures.data() + i * m_prime;
@@ -593,23 +601,62 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   } else {
     for (uint32_t i = 0; i < n; ++i) uf.Union(i, grouper.Root(i));
   }
-  ClusterMap clusters = ClusterMap::Build(&uf);
+  ClusterMap components = ClusterMap::Build(&uf);
   uf.Reset(0);
-  // Cluster figures after joining near duplicates; a cluster is "near" when
-  // one of its pages is not an exact copy of its kept page.
+
+  // ---- keepers, and verification against them ----
+  // Each cluster keeps the page its rules prefer (Zhu et al. §5). With a
+  // near-duplicate method every member is then checked against the kept page
+  // with the method's own rule (Zhu et al. §5.2): a member that fails leaves
+  // the cluster, together with its exact copies, so that chains of pairwise
+  // matches cannot pull unrelated pages into one cluster.
+  std::vector<KeeperFeatures> features = keeper_features.MoveToVector();
+  std::vector<uint32_t> group(n), keeper(n);
+  std::vector<uint8_t> reason(n, kReasonSingle);
+  for (uint32_t i = 0; i < n; ++i) {
+    group[i] = components.size[i] >= 2 ? components.keeper[i] : kNoGroup;
+    keeper[i] = i;
+  }
+  components = ClusterMap();
+  ChooseKeepers(group, features, keeper_options, &keeper, &reason);
+  if (broder && options.verify) {
+    const uint32_t need = options.broder.level == NearLevel::kVirtuallyIdentical ? m_prime : 2;
+    bool any_failed = false;
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t k = keeper[i];
+      group[i] = kNoGroup;
+      if (k == i || grouper.Root(i) == grouper.Root(k)) continue;
+      const int agree = BSimilarity(sigs.data() + static_cast<size_t>(i) * m_prime,
+                                    sigs.data() + static_cast<size_t>(k) * m_prime, m_prime);
+      if (static_cast<uint32_t>(agree) >= need) continue;
+      group[i] = grouper.Root(i);  // leaves with its exact copies
+      keeper[i] = i;
+      reason[i] = kReasonSingle;
+      ++summary.verification_split_off;
+      any_failed = true;
+    }
+    if (any_failed) ChooseKeepers(group, features, keeper_options, &keeper, &reason);
+  }
+  // Final cluster sizes; a cluster is "near" when one of its pages is not an
+  // exact copy of its kept page.
+  std::vector<uint32_t> cluster_size(n, 0);
+  for (uint32_t i = 0; i < n; ++i) ++cluster_size[keeper[i]];
   std::vector<uint8_t> near_cluster(broder ? n : 0, 0);
   summary.clusters = summary.documents_in_clusters = summary.largest_cluster = 0;
   for (uint32_t i = 0; i < n; ++i) {
-    const uint32_t k = clusters.keeper[i];
+    const uint32_t k = keeper[i];
+    if (cluster_size[k] < 2) {
+      reason[i] = kReasonSingle;
+      continue;
+    }
     if (broder && grouper.Root(i) != grouper.Root(k)) {
       near_cluster[k] = 1;
       ++summary.near_duplicate_members;
     }
-    if (clusters.size[i] < 2) continue;
     ++summary.documents_in_clusters;
     if (k == i) {
       ++summary.clusters;
-      summary.largest_cluster = std::max<uint64_t>(summary.largest_cluster, clusters.size[i]);
+      summary.largest_cluster = std::max<uint64_t>(summary.largest_cluster, cluster_size[i]);
     }
   }
   summary.duplicates = summary.documents_in_clusters - summary.clusters;
@@ -627,7 +674,7 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
       return Status::IOError("cannot write " + clusters_tmp + ": " + out_file.status().message());
     }
     BufferedWriter out(std::move(out_file).value());
-    out.buffer()->append("url\tcluster\trole\tmethod\tsimilarity\tsource\toffset\n");
+    out.buffer()->append("url\tcluster\trole\tmethod\tsimilarity\tsource\toffset\treason\n");
     std::vector<std::string_view> fields;
     // URLs of pages that appear in listed pairs, gathered on this pass for
     // pairs.tsv (only those pages' URLs are held in memory).
@@ -642,21 +689,21 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
       if (!got) return Status::Corruption("spill file ended early: " + spill_path);
       SplitTsvLine(line, &fields);
       if (fields.size() != 3) return Status::Corruption("bad spill line in " + spill_path);
-      const uint32_t keeper = clusters.keeper[doc];
-      const bool clustered = clusters.size[doc] >= 2;
+      const uint32_t kept = keeper[doc];
+      const bool clustered = cluster_size[kept] >= 2;
       // method: what put the page in its cluster; similarity: to the kept page.
       const char* method = "single";
       std::string similarity = "1";
       if (clustered) {
-        const bool exact_copy_of_keeper = grouper.Root(doc) == grouper.Root(keeper);
-        if (doc == keeper) {
-          method = broder && near_cluster[keeper] ? "broder" : "exact";
+        const bool exact_copy_of_keeper = grouper.Root(doc) == grouper.Root(kept);
+        if (doc == kept) {
+          method = broder && near_cluster[kept] ? "broder" : "exact";
         } else if (exact_copy_of_keeper) {
           method = "exact";
         } else {
           method = "broder";
           const int agree = BSimilarity(sigs.data() + static_cast<size_t>(doc) * m_prime,
-                                        sigs.data() + static_cast<size_t>(keeper) * m_prime, m_prime);
+                                        sigs.data() + static_cast<size_t>(kept) * m_prime, m_prime);
           char buf[32];
           std::snprintf(buf, sizeof buf, "%.4g", static_cast<double>(agree) / m_prime);
           similarity = buf;
@@ -670,8 +717,8 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
       std::string* o = out.buffer();
       o->append(fields[0]);
       o->push_back('\t');
-      o->append(std::to_string(keeper));
-      o->append(keeper == doc ? "\tkeep\t" : "\tduplicate\t");
+      o->append(std::to_string(kept));
+      o->append(kept == doc ? "\tkeep\t" : "\tduplicate\t");
       o->append(method);
       o->push_back('\t');
       o->append(similarity);
@@ -679,6 +726,8 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
       o->append(fields[1]);
       o->push_back('\t');
       o->append(fields[2]);
+      o->push_back('\t');
+      o->append(ReasonName(reason[doc], keeper_options));
       o->push_back('\n');
       if (Status s = out.MaybeFlush(); !s.ok()) {
         return Status::IOError("cannot write " + clusters_tmp + ": " + s.message());

@@ -1,0 +1,203 @@
+#include "engine/keeper.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace neardup {
+
+namespace {
+
+bool ContainsNoCase(std::string_view hay, std::string_view needle) {
+  if (needle.size() > hay.size()) return false;
+  for (size_t i = 0; i + needle.size() <= hay.size(); ++i) {
+    size_t j = 0;
+    while (j < needle.size() &&
+           std::tolower(static_cast<unsigned char>(hay[i + j])) == needle[j]) {
+      ++j;
+    }
+    if (j == needle.size()) return true;
+  }
+  return false;
+}
+
+// Days from 1970-01-01 to y-m-d (proleptic Gregorian; Howard Hinnant).
+int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+int StatusRank(uint16_t status) {
+  if (status == 0 || (status >= 200 && status < 300)) return 0;
+  if (status >= 300 && status < 400) return 1;
+  return 2;
+}
+
+// <0: a is the better keeper; sets *rule to the deciding rule index (or
+// kReasonInputOrder when only input order separates them).
+int Compare(const KeeperFeatures& a, uint32_t ia, const KeeperFeatures& b, uint32_t ib,
+            const KeeperOptions& o, uint8_t* rule) {
+  for (size_t r = 0; r < o.rules.size(); ++r) {
+    int64_t x = 0, y = 0;
+    switch (o.rules[r]) {
+      case KeeperRule::kStatus: x = StatusRank(a.http_status); y = StatusRank(b.http_status); break;
+      case KeeperRule::kStaticUrl: x = a.dynamic_url; y = b.dynamic_url; break;
+      case KeeperRule::kShorterUrl: x = a.url_length; y = b.url_length; break;
+      case KeeperRule::kEarlierFetch: x = a.fetch_time; y = b.fetch_time; break;
+      case KeeperRule::kUrlHash:
+        if (a.url_hash != b.url_hash) {
+          *rule = static_cast<uint8_t>(r);
+          return a.url_hash < b.url_hash ? -1 : 1;
+        }
+        continue;
+      case KeeperRule::kInputOrder: x = ia; y = ib; break;
+    }
+    if (x != y) {
+      *rule = static_cast<uint8_t>(r);
+      return x < y ? -1 : 1;
+    }
+  }
+  *rule = kReasonInputOrder;
+  return ia < ib ? -1 : (ia > ib ? 1 : 0);
+}
+
+}  // namespace
+
+int64_t ParseFetchTime(std::string_view s) {
+  auto digits = [&](size_t pos, size_t n, int64_t* out) {
+    if (pos + n > s.size()) return false;
+    int64_t v = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const char c = s[pos + i];
+      if (c < '0' || c > '9') return false;
+      v = v * 10 + (c - '0');
+    }
+    *out = v;
+    return true;
+  };
+  int64_t y, mo, d, h = 0, mi = 0, se = 0;
+  if (s.size() >= 14 && s.find('-') == std::string_view::npos) {  // ARC: YYYYMMDDhhmmss
+    if (!digits(0, 4, &y) || !digits(4, 2, &mo) || !digits(6, 2, &d) || !digits(8, 2, &h) ||
+        !digits(10, 2, &mi) || !digits(12, 2, &se)) {
+      return INT64_MAX;
+    }
+  } else {
+    if (!digits(0, 4, &y) || s.size() < 10 || s[4] != '-' || !digits(5, 2, &mo) || s[7] != '-' ||
+        !digits(8, 2, &d)) {
+      return INT64_MAX;
+    }
+    if (s.size() >= 19 && (s[10] == 'T' || s[10] == ' ')) {
+      if (!digits(11, 2, &h) || !digits(14, 2, &mi) || !digits(17, 2, &se)) return INT64_MAX;
+    }
+  }
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return INT64_MAX;
+  return DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 + h * 3600 +
+         mi * 60 + se;
+}
+
+KeeperFeatures KeeperFeatures::Of(const Document& doc) {
+  KeeperFeatures f;
+  f.fetch_time = ParseFetchTime(doc.fetch_date);
+  f.url_hash = XXH3_64bits(doc.url.data(), doc.url.size());
+  f.url_length = static_cast<uint32_t>(std::min<size_t>(doc.url.size(), UINT32_MAX));
+  f.http_status = static_cast<uint16_t>(doc.http_status < 0 || doc.http_status > 999 ? 999 : doc.http_status);
+  const std::string_view url = doc.url;
+  f.dynamic_url = url.find('?') != std::string_view::npos || ContainsNoCase(url, ";jsessionid=") ||
+                  ContainsNoCase(url, "phpsessid=") || ContainsNoCase(url, "sessionid=") ||
+                  ContainsNoCase(url, ";sid=");
+  return f;
+}
+
+const char* KeeperRuleName(KeeperRule rule) {
+  switch (rule) {
+    case KeeperRule::kStatus: return "status";
+    case KeeperRule::kStaticUrl: return "static-url";
+    case KeeperRule::kShorterUrl: return "shorter-url";
+    case KeeperRule::kEarlierFetch: return "earlier-fetch";
+    case KeeperRule::kUrlHash: return "url-hash";
+    case KeeperRule::kInputOrder: return "input-order";
+  }
+  return "?";
+}
+
+Result<KeeperOptions> KeeperOptions::Parse(std::string_view spec) {
+  KeeperOptions o;
+  o.rules.clear();
+  size_t start = 0;
+  while (start <= spec.size()) {
+    size_t comma = spec.find(',', start);
+    if (comma == std::string_view::npos) comma = spec.size();
+    const std::string_view name = spec.substr(start, comma - start);
+    bool found = false;
+    for (KeeperRule r : {KeeperRule::kStatus, KeeperRule::kStaticUrl, KeeperRule::kShorterUrl,
+                         KeeperRule::kEarlierFetch, KeeperRule::kUrlHash, KeeperRule::kInputOrder}) {
+      if (name == KeeperRuleName(r)) {
+        if (std::find(o.rules.begin(), o.rules.end(), r) != o.rules.end()) {
+          return Status::InvalidArgument("keeper rule '" + std::string(name) + "' given twice");
+        }
+        o.rules.push_back(r);
+        found = true;
+      }
+    }
+    if (!found) {
+      return Status::InvalidArgument("unknown keeper rule '" + std::string(name) +
+                                     "'; valid rules: status, static-url, shorter-url, "
+                                     "earlier-fetch, url-hash, input-order");
+    }
+    start = comma + 1;
+  }
+  return o;
+}
+
+std::string KeeperOptions::Spec() const {
+  std::string s;
+  for (KeeperRule r : rules) s += (s.empty() ? "" : ",") + std::string(KeeperRuleName(r));
+  return s;
+}
+
+std::string ReasonName(uint8_t reason, const KeeperOptions& options) {
+  if (reason == kReasonSingle) return "single";
+  if (reason == kReasonInputOrder || reason >= options.rules.size()) return "input-order";
+  return KeeperRuleName(options.rules[reason]);
+}
+
+void ChooseKeepers(const std::vector<uint32_t>& group, const std::vector<KeeperFeatures>& features,
+                   const KeeperOptions& options, std::vector<uint32_t>* keeper,
+                   std::vector<uint8_t>* reason) {
+  const uint32_t n = static_cast<uint32_t>(group.size());
+  // best[g] and runner-up second[g] per group id, in one pass.
+  std::vector<uint32_t> best(n, kNoGroup), second(n, kNoGroup);
+  uint8_t unused;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t g = group[i];
+    if (g == kNoGroup) continue;
+    if (best[g] == kNoGroup) {
+      best[g] = i;
+    } else if (Compare(features[i], i, features[best[g]], best[g], options, &unused) < 0) {
+      second[g] = best[g];
+      best[g] = i;
+    } else if (second[g] == kNoGroup ||
+               Compare(features[i], i, features[second[g]], second[g], options, &unused) < 0) {
+      second[g] = i;
+    }
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t g = group[i];
+    if (g == kNoGroup) continue;
+    (*keeper)[i] = best[g];
+    if (second[g] == kNoGroup) {
+      (*reason)[i] = kReasonSingle;
+    } else {
+      uint8_t rule = kReasonInputOrder;
+      Compare(features[best[g]], best[g], features[second[g]], second[g], options, &rule);
+      (*reason)[i] = rule;
+    }
+  }
+}
+
+}  // namespace neardup

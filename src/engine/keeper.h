@@ -1,0 +1,83 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+//
+// Choosing the page each cluster keeps, by rules in the spirit of Zhu et al.
+// ("Clustering and Load Balancing Optimization for Redundant Content
+// Removal", §5: winner selection): a page served with a success status over
+// an error or redirect page, a static URL over a dynamic one (query string or
+// session id), a shorter URL over a longer one, an earlier fetch over a later
+// one, and at last the earlier page in input order. The rules are applied in
+// a configurable order; the rule that decided is reported with the cluster.
+// Before input order, a fixed pseudo-random order of URLs (url-hash) breaks
+// ties, so the kept page, and the clusters verified against it, are the same
+// whatever order the inputs come in.
+//
+// Features are 24 bytes per page, computed from the Document when it is read.
+#ifndef NEARDUP_ENGINE_KEEPER_H_
+#define NEARDUP_ENGINE_KEEPER_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "neardup/document.h"
+#include "neardup/status.h"
+
+namespace neardup {
+
+struct KeeperFeatures {
+  int64_t fetch_time = INT64_MAX;  // seconds since 1970 (WARC-Date); unknown sorts last
+  uint64_t url_hash = 0;           // XXH3 of the URL: an order independent of input order
+  uint32_t url_length = 0;
+  uint16_t http_status = 0;        // 0: not HTTP (files, JSON Lines): counts as success
+  uint8_t dynamic_url = 0;         // query string or session id in the URL
+  uint8_t unused = 0;
+  static KeeperFeatures Of(const Document& doc);
+};
+
+enum class KeeperRule : uint8_t {
+  kStatus,
+  kStaticUrl,
+  kShorterUrl,
+  kEarlierFetch,
+  kUrlHash,  // a fixed pseudo-random order of URLs: the same choice whatever the input order
+  kInputOrder
+};
+
+// Names used in specs and in the `reason` column.
+const char* KeeperRuleName(KeeperRule rule);
+
+struct KeeperOptions {
+  std::vector<KeeperRule> rules = {KeeperRule::kStatus, KeeperRule::kStaticUrl,
+                                   KeeperRule::kShorterUrl, KeeperRule::kEarlierFetch,
+                                   KeeperRule::kUrlHash, KeeperRule::kInputOrder};
+  // "status,static-url,shorter-url,earlier-fetch,url-hash,input-order" (any
+  // order and subset; input order always breaks the last ties). The default
+  // ends in url-hash so that clusters do not depend on the order of inputs.
+  static Result<KeeperOptions> Parse(std::string_view spec);
+  std::string Spec() const;
+};
+
+// Reason codes stored per page: a rule index into KeeperOptions::rules, or:
+constexpr uint8_t kReasonSingle = 0xff;   // the page is alone
+constexpr uint8_t kReasonInputOrder = 0xfe;  // every rule tied
+
+// Chooses a keeper for every group. `group[i]` is any id shared by the
+// members of i's group (an element index < n); pages with `group[i] ==
+// kNoGroup` are left alone. On return keeper[i] is the chosen page of i's
+// group and reason[i] the rule that set it apart from the runner-up.
+constexpr uint32_t kNoGroup = UINT32_MAX;
+void ChooseKeepers(const std::vector<uint32_t>& group, const std::vector<KeeperFeatures>& features,
+                   const KeeperOptions& options, std::vector<uint32_t>* keeper,
+                   std::vector<uint8_t>* reason);
+
+// The reason code's text for the `reason` column.
+std::string ReasonName(uint8_t reason, const KeeperOptions& options);
+
+// Parses "YYYY-MM-DDThh:mm:ss[.fff][Z]" (and date-only or 14-digit ARC
+// dates); INT64_MAX when it cannot.
+int64_t ParseFetchTime(std::string_view date);
+
+}  // namespace neardup
+
+#endif  // NEARDUP_ENGINE_KEEPER_H_

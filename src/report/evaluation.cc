@@ -1,0 +1,331 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+#include "report/evaluation.h"
+
+#include <algorithm>
+#include <memory>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "report/site.h"
+
+namespace neardup {
+
+namespace {
+
+uint64_t Choose2(uint64_t n) { return n < 2 ? 0 : n * (n - 1) / 2; }
+
+// Ratio with the "nothing to get wrong" convention of the header.
+double RatioOrOne(uint64_t num, uint64_t den) {
+  if (den == 0) return 1.0;
+  return static_cast<double>(static_cast<long double>(num) / static_cast<long double>(den));
+}
+
+double HarmonicMean(long double p, long double r) {
+  if (p + r == 0) return 0.0;
+  return static_cast<double>(2 * p * r / (p + r));
+}
+
+// Dense ids 0.. for byte-equal strings, in order of first appearance.
+std::vector<uint32_t> InternLabels(const std::vector<std::string>& labels) {
+  std::unordered_map<std::string_view, uint32_t> ids;
+  ids.reserve(labels.size());
+  std::vector<uint32_t> out(labels.size());
+  for (size_t i = 0; i < labels.size(); ++i) {
+    auto [it, inserted] = ids.try_emplace(labels[i], static_cast<uint32_t>(ids.size()));
+    out[i] = it->second;
+  }
+  return out;
+}
+
+// One contingency table: dense cell ids for the keys (a << 32 | b) of every
+// item, and the number of items in each cell.
+struct Table {
+  std::vector<uint32_t> cell;   // per item
+  std::vector<uint64_t> sizes;  // per cell
+  uint64_t SumChoose2() const {
+    uint64_t s = 0;
+    for (uint64_t n : sizes) s += Choose2(n);
+    return s;
+  }
+};
+
+Table Tabulate(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
+  Table t;
+  std::unordered_map<uint64_t, uint32_t> ids;
+  ids.reserve(a.size());
+  t.cell.resize(a.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    const uint64_t key = (static_cast<uint64_t>(a[i]) << 32) | b[i];
+    auto [it, inserted] = ids.try_emplace(key, static_cast<uint32_t>(t.sizes.size()));
+    if (inserted) t.sizes.push_back(0);
+    ++t.sizes[it->second];
+    t.cell[i] = it->second;
+  }
+  return t;
+}
+
+// Sizes of the classes of one labelling (a one-way table).
+std::vector<uint64_t> ClassSizes(const std::vector<uint32_t>& ids) {
+  std::vector<uint64_t> sizes;
+  for (uint32_t id : ids) {
+    if (id >= sizes.size()) sizes.resize(id + 1, 0);
+    ++sizes[id];
+  }
+  return sizes;
+}
+
+uint64_t SumChoose2(const std::vector<uint64_t>& sizes) {
+  uint64_t s = 0;
+  for (uint64_t n : sizes) s += Choose2(n);
+  return s;
+}
+
+PairCounts MakeCounts(uint64_t both, uint64_t predicted, uint64_t truth) {
+  PairCounts c;
+  c.true_positive = both;
+  c.false_positive = predicted - both;
+  c.false_negative = truth - both;
+  return c;
+}
+
+// Reads a file through Env one line at a time (without '\n' or a final '\r').
+class LineReader {
+ public:
+  explicit LineReader(std::unique_ptr<SequentialFile> file) : file_(std::move(file)) {}
+
+  // Sets *line (valid until the next call) and returns true, or returns false
+  // at end of file.
+  Result<bool> Next(std::string_view* line) {
+    for (;;) {
+      const size_t nl = buf_.find('\n', pos_);
+      if (nl != std::string::npos || eof_) {
+        if (pos_ >= buf_.size() && nl == std::string::npos) return false;
+        const size_t end = nl == std::string::npos ? buf_.size() : nl;
+        *line = std::string_view(buf_).substr(pos_, end - pos_);
+        if (!line->empty() && line->back() == '\r') line->remove_suffix(1);
+        pos_ = nl == std::string::npos ? buf_.size() : nl + 1;
+        return true;
+      }
+      buf_.erase(0, pos_);
+      pos_ = 0;
+      const size_t old = buf_.size();
+      buf_.resize(old + kChunk);
+      size_t got = 0;
+      Status s = file_->Read(kChunk, buf_.data() + old, &got);
+      buf_.resize(old + got);
+      if (!s.ok()) return s;
+      if (got == 0) eof_ = true;
+    }
+  }
+
+ private:
+  static constexpr size_t kChunk = 1 << 16;
+  std::unique_ptr<SequentialFile> file_;
+  std::string buf_;
+  size_t pos_ = 0;
+  bool eof_ = false;
+};
+
+void SplitTabs(std::string_view line, std::vector<std::string_view>* fields) {
+  fields->clear();
+  size_t start = 0;
+  for (;;) {
+    const size_t tab = line.find('\t', start);
+    if (tab == std::string_view::npos) {
+      fields->push_back(line.substr(start));
+      return;
+    }
+    fields->push_back(line.substr(start, tab - start));
+    start = tab + 1;
+  }
+}
+
+Result<std::unique_ptr<SequentialFile>> Open(Env* env, const std::string& path) {
+  auto f = env->NewSequentialFile(path);
+  if (!f.ok()) {
+    const Status& s = f.status();
+    const std::string msg = "cannot read " + path + ": " + s.message();
+    return s.IsNotFound() ? Status::NotFound(msg) : Status::IOError(msg);
+  }
+  return f;
+}
+
+// Truth url -> group, plus whether clusters.tsv has listed the url yet.
+struct TruthEntry {
+  std::string group;
+  bool seen = false;
+};
+
+Result<std::unordered_map<std::string, TruthEntry>> ReadTruth(const std::string& path, Env* env) {
+  NEARDUP_ASSIGN_OR_RETURN(auto file, Open(env, path));
+  LineReader lines(std::move(file));
+  std::unordered_map<std::string, TruthEntry> truth;
+  std::vector<std::string_view> fields;
+  std::string_view line;
+  uint64_t line_no = 0;
+  bool first_content_line = true;
+  for (;;) {
+    NEARDUP_ASSIGN_OR_RETURN(bool got, lines.Next(&line));
+    if (!got) break;
+    ++line_no;
+    if (line.empty() || line.front() == '#') continue;
+    if (first_content_line) {
+      first_content_line = false;
+      if (line == "url\tgroup") continue;
+    }
+    SplitTabs(line, &fields);
+    if (fields.size() < 2) {
+      return Status::Corruption(path + ":" + std::to_string(line_no) +
+                                ": expected url<TAB>group");
+    }
+    auto [it, inserted] = truth.try_emplace(std::string(fields[0]));
+    if (inserted) {
+      it->second.group = std::string(fields[1]);
+    } else if (it->second.group != fields[1]) {
+      return Status::InvalidArgument(path + ":" + std::to_string(line_no) + ": url " + it->first +
+                                     " has two groups, " + it->second.group + " and " +
+                                     std::string(fields[1]));
+    }
+  }
+  return truth;
+}
+
+}  // namespace
+
+double PairCounts::precision() const {
+  return RatioOrOne(true_positive, true_positive + false_positive);
+}
+
+double PairCounts::recall() const {
+  return RatioOrOne(true_positive, true_positive + false_negative);
+}
+
+double PairCounts::f1() const { return HarmonicMean(precision(), recall()); }
+
+EvaluationResult Evaluate(const std::vector<std::string>& predicted,
+                          const std::vector<std::string>& truth,
+                          const std::vector<std::string>& site) {
+  NEARDUP_CHECK(predicted.size() == truth.size() && truth.size() == site.size());
+  NEARDUP_CHECK(predicted.size() < (uint64_t{1} << 32));
+  const uint64_t n = predicted.size();
+  EvaluationResult r;
+  r.items = n;
+
+  const std::vector<uint32_t> c = InternLabels(predicted);
+  const std::vector<uint32_t> g = InternLabels(truth);
+  const std::vector<uint32_t> s = InternLabels(site);
+
+  // Marginals and cells; the same-site tables add the site to every key.
+  const std::vector<uint64_t> cluster_sizes = ClassSizes(c);
+  const std::vector<uint64_t> group_sizes = ClassSizes(g);
+  const Table cg = Tabulate(c, g);
+  const Table cs = Tabulate(c, s);
+  const Table gs = Tabulate(g, s);
+  const Table cgs = Tabulate(cg.cell, s);
+
+  const uint64_t predicted_pairs = SumChoose2(cluster_sizes);
+  const uint64_t true_pairs = SumChoose2(group_sizes);
+  const uint64_t both = cg.SumChoose2();
+  r.all = MakeCounts(both, predicted_pairs, true_pairs);
+  r.same_site = MakeCounts(cgs.SumChoose2(), cs.SumChoose2(), gs.SumChoose2());
+  r.different_site.true_positive = r.all.true_positive - r.same_site.true_positive;
+  r.different_site.false_positive = r.all.false_positive - r.same_site.false_positive;
+  r.different_site.false_negative = r.all.false_negative - r.same_site.false_negative;
+  r.wrong_same_site_merges = r.same_site.false_positive;
+
+  // Hubert and Arabie: (index - expected) / (max - expected), where index =
+  // sum over cells, expected = (sum over clusters)(sum over groups)/C(n,2)
+  // and max = the mean of the two marginal sums. The denominator is 0 exactly
+  // when both partitions are all singletons or both one block (or n < 2).
+  const uint64_t all_pairs = Choose2(n);
+  if ((predicted_pairs == 0 && true_pairs == 0) ||
+      (predicted_pairs == all_pairs && true_pairs == all_pairs)) {
+    r.adjusted_rand_index = 1.0;
+  } else {
+    const long double a = predicted_pairs, b = true_pairs, index = both;
+    const long double expected = a * b / static_cast<long double>(all_pairs);
+    const long double max_index = (a + b) / 2;
+    r.adjusted_rand_index = static_cast<double>((index - expected) / (max_index - expected));
+  }
+
+  // B-cubed: per item, its cell's size over its cluster's / group's size,
+  // summed in item order (deterministic rounding).
+  if (n == 0) {
+    r.bcubed_precision = r.bcubed_recall = r.bcubed_f1 = 1.0;
+  } else {
+    long double p = 0, rec = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      const long double cell = cg.sizes[cg.cell[i]];
+      p += cell / cluster_sizes[c[i]];
+      rec += cell / group_sizes[g[i]];
+    }
+    p /= n;
+    rec /= n;
+    r.bcubed_precision = static_cast<double>(p);
+    r.bcubed_recall = static_cast<double>(rec);
+    r.bcubed_f1 = HarmonicMean(p, rec);
+  }
+  return r;
+}
+
+Result<EvaluationResult> EvaluateFiles(const std::string& truth_path, const std::string& dedup_dir,
+                                       Env* env, uint64_t* urls_not_in_truth) {
+  NEARDUP_CHECK(env != nullptr);
+  NEARDUP_ASSIGN_OR_RETURN(auto truth, ReadTruth(truth_path, env));
+
+  std::string clusters_path = dedup_dir;
+  if (!clusters_path.empty() && clusters_path.back() != '/') clusters_path.push_back('/');
+  clusters_path += "clusters.tsv";
+  NEARDUP_ASSIGN_OR_RETURN(auto file, Open(env, clusters_path));
+  LineReader lines(std::move(file));
+
+  std::vector<std::string_view> fields;
+  std::string_view line;
+  NEARDUP_ASSIGN_OR_RETURN(bool got, lines.Next(&line));
+  if (!got) return Status::Corruption(clusters_path + ": empty file, expected a header line");
+  SplitTabs(line, &fields);
+  size_t url_col = fields.size(), cluster_col = fields.size();
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i] == "url" && url_col == fields.size()) url_col = i;
+    if (fields[i] == "cluster" && cluster_col == fields.size()) cluster_col = i;
+  }
+  if (url_col == fields.size() || cluster_col == fields.size()) {
+    return Status::Corruption(clusters_path + ": header line lacks the url and cluster columns");
+  }
+  const size_t needed = std::max(url_col, cluster_col) + 1;
+
+  std::vector<std::string> predicted, groups, sites;
+  std::unordered_set<std::string> unknown_urls;
+  uint64_t line_no = 1;
+  for (;;) {
+    NEARDUP_ASSIGN_OR_RETURN(got, lines.Next(&line));
+    if (!got) break;
+    ++line_no;
+    if (line.empty()) continue;
+    SplitTabs(line, &fields);
+    if (fields.size() < needed) {
+      return Status::Corruption(clusters_path + ":" + std::to_string(line_no) +
+                                ": too few columns");
+    }
+    const std::string url(fields[url_col]);
+    auto it = truth.find(url);
+    if (it == truth.end()) {
+      unknown_urls.insert(url);
+      continue;
+    }
+    if (it->second.seen) continue;  // a repeated url: the first row wins
+    it->second.seen = true;
+    predicted.emplace_back(fields[cluster_col]);
+    groups.push_back(it->second.group);
+    sites.push_back(SiteOfUrl(url));
+  }
+
+  EvaluationResult r = Evaluate(predicted, groups, sites);
+  r.missing_from_prediction = truth.size() - predicted.size();
+  if (urls_not_in_truth != nullptr) *urls_not_in_truth = unknown_urls.size();
+  return r;
+}
+
+}  // namespace neardup

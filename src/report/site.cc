@@ -1,0 +1,35 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+#include "report/site.h"
+
+#include "text/url.h"
+
+namespace neardup {
+
+namespace {
+
+bool IsIpAddress(std::string_view host) {
+  if (host.find(':') != std::string_view::npos) return true;  // IPv6 literal
+  for (char c : host) {
+    if (c != '.' && (c < '0' || c > '9')) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string SiteOfHost(std::string_view host) {
+  if (!host.empty() && host.back() == '.') host.remove_suffix(1);
+  std::string h(host);
+  for (char& c : h) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  if (h.empty() || IsIpAddress(h)) return h;
+  const size_t first_dot = h.find('.');
+  // At most one dot: the host itself. Otherwise drop the first label and its dot.
+  if (first_dot == std::string::npos || h.find('.', first_dot + 1) == std::string::npos) return h;
+  return h.substr(first_dot + 1);
+}
+
+std::string SiteOfUrl(std::string_view url) { return SiteOfHost(UrlHost(url)); }
+
+}  // namespace neardup
