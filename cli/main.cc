@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "neardup/engine.h"
+#include "neardup/env.h"
+#include "neardup/evaluation.h"
 #include "neardup/executor.h"
 
 namespace {
@@ -183,6 +185,57 @@ int RunDedupCommand(const std::vector<std::string>& inputs, const std::string& o
   return kExitOk;
 }
 
+int RunEvalCommand(const std::string& truth_path, const std::string& dir, bool json) {
+  uint64_t not_in_truth = 0;
+  auto r = neardup::EvaluateFiles(truth_path, dir, neardup::Env::Default(), &not_in_truth);
+  if (!r.ok()) {
+    std::fprintf(stderr, "neardup: error: %s\n", r.status().message().c_str());
+    return r.status().IsInvalidArgument() ? kExitUsage : kExitNoData;
+  }
+  const neardup::EvaluationResult& e = r.value();
+  if (json) {
+    auto pc = [](const neardup::PairCounts& p) {
+      char buf[256];
+      std::snprintf(buf, sizeof buf,
+                    "{\"true_positive\": %llu, \"false_positive\": %llu, \"false_negative\": %llu, "
+                    "\"precision\": %.6f, \"recall\": %.6f, \"f1\": %.6f}",
+                    static_cast<unsigned long long>(p.true_positive),
+                    static_cast<unsigned long long>(p.false_positive),
+                    static_cast<unsigned long long>(p.false_negative), p.precision(), p.recall(), p.f1());
+      return std::string(buf);
+    };
+    std::printf("{\"items\": %llu, \"missing_from_prediction\": %llu, \"urls_not_in_truth\": %llu, "
+                "\"pairs\": %s, \"same_site_pairs\": %s, \"different_site_pairs\": %s, "
+                "\"adjusted_rand_index\": %.6f, \"bcubed_precision\": %.6f, \"bcubed_recall\": %.6f, "
+                "\"bcubed_f1\": %.6f, \"wrong_same_site_merges\": %llu}\n",
+                static_cast<unsigned long long>(e.items),
+                static_cast<unsigned long long>(e.missing_from_prediction),
+                static_cast<unsigned long long>(not_in_truth), pc(e.all).c_str(), pc(e.same_site).c_str(),
+                pc(e.different_site).c_str(), e.adjusted_rand_index, e.bcubed_precision,
+                e.bcubed_recall, e.bcubed_f1, static_cast<unsigned long long>(e.wrong_same_site_merges));
+    return kExitOk;
+  }
+  std::printf("pages evaluated: %s (truth pages missing from the output: %s; output pages without truth: %s)\n",
+              WithCommas(e.items).c_str(), WithCommas(e.missing_from_prediction).c_str(),
+              WithCommas(not_in_truth).c_str());
+  std::printf("%-16s %10s %10s %10s %9s %9s %9s\n", "pairs", "true+", "false+", "false-", "precision",
+              "recall", "F1");
+  auto row = [](const char* name, const neardup::PairCounts& p) {
+    std::printf("%-16s %10llu %10llu %10llu %9.4f %9.4f %9.4f\n", name,
+                static_cast<unsigned long long>(p.true_positive),
+                static_cast<unsigned long long>(p.false_positive),
+                static_cast<unsigned long long>(p.false_negative), p.precision(), p.recall(), p.f1());
+  };
+  row("all", e.all);
+  row("same site", e.same_site);
+  row("different site", e.different_site);
+  std::printf("adjusted Rand index %.4f\n", e.adjusted_rand_index);
+  std::printf("B-cubed precision %.4f, recall %.4f, F1 %.4f\n", e.bcubed_precision, e.bcubed_recall,
+              e.bcubed_f1);
+  std::printf("wrongly merged same-site pairs: %s\n", WithCommas(e.wrong_same_site_merges).c_str());
+  return kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -262,6 +315,19 @@ int main(int argc, char** argv) {
                     "Warnings printed to stderr before the rest are only counted (all go to "
                     "warnings.tsv)");
 
+  // ---- eval ----
+  CLI::App* eval = app.add_subcommand(
+      "eval",
+      "Score a dedup output folder against a truth file (url<TAB>group): pairwise precision, "
+      "recall and F1 (all pairs, same-site and different-site pairs), adjusted Rand index, "
+      "B-cubed precision and recall, wrongly merged same-site pairs.");
+  std::string truth_path, eval_dir;
+  bool eval_json = false;
+  eval->add_option("--truth", truth_path, "Truth file: url<TAB>group per line")->required();
+  eval->add_option("DIR", eval_dir, "Output folder of `neardup dedup` (reads DIR/clusters.tsv)")
+      ->required();
+  eval->add_flag("--json", eval_json, "Print the figures as one JSON object");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -293,5 +359,6 @@ int main(int argc, char** argv) {
     }
     return RunDedupCommand(inputs, out_dir, options, threads, quiet, warning_limit);
   }
+  if (eval->parsed()) return RunEvalCommand(truth_path, eval_dir, eval_json);
   return kExitUsage;
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "test_util.h"
@@ -140,6 +141,45 @@ TEST(CliTest, BroderFlags) {
   EXPECT_NE(out.find("--pairs"), std::string::npos) << out;
   EXPECT_EQ(testing::RunCommand(cli + " dedup" + in + " --out '" + dir + "/p' --method broder --wrap --no-wrap", &out), 2);
   EXPECT_EQ(testing::RunCommand(cli + " dedup" + in + " --out '" + dir + "/p' --method broder --level some", &out), 2);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace neardup
+
+namespace neardup {
+namespace {
+
+// `neardup eval` on a hand-checked case: truth {a1, a2} and {b3, c4}; exact
+// dedup finds {a1, a2} only. Pairs: 1 true positive, 0 false positives, 1
+// false negative (b3-c4, on different sites). B-cubed recall: (1 + 1 + 1/2 +
+// 1/2) / 4 = 0.75.
+TEST(CliTest, EvalScoresAgainstTruth) {
+  const std::string dir = testing::MakeTempDir("cli-eval");
+  testing::WriteFileOrDie(dir + "/in.jsonl", testing::JsonLine("http://a/1", "text", "alpha beta gamma") +
+                                                  testing::JsonLine("http://a/2", "text", "alpha beta gamma") +
+                                                  testing::JsonLine("http://b/3", "text", "delta epsilon") +
+                                                  testing::JsonLine("http://c/4", "text", "delta epsilon zeta"));
+  testing::WriteFileOrDie(dir + "/truth.tsv",
+                          "url\tgroup\nhttp://a/1\tg1\nhttp://a/2\tg1\nhttp://b/3\tg2\nhttp://c/4\tg2\n");
+  const std::string cli = "'" + testing::CliPath() + "'";
+  std::string out;
+  ASSERT_EQ(testing::RunCommand(cli + " dedup '" + dir + "/in.jsonl' --out '" + dir + "/out' -q", &out), 0);
+  ASSERT_EQ(testing::RunCommand(cli + " eval --truth '" + dir + "/truth.tsv' '" + dir + "/out' --json", &out), 0)
+      << out;
+  auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["items"], 4);
+  EXPECT_EQ(j["pairs"]["true_positive"], 1);
+  EXPECT_EQ(j["pairs"]["false_positive"], 0);
+  EXPECT_EQ(j["pairs"]["false_negative"], 1);
+  EXPECT_DOUBLE_EQ(j["pairs"]["recall"].get<double>(), 0.5);
+  EXPECT_EQ(j["different_site_pairs"]["false_negative"], 1);
+  EXPECT_NEAR(j["bcubed_recall"].get<double>(), 0.75, 1e-6);
+  EXPECT_EQ(j["wrong_same_site_merges"], 0);
+  ASSERT_EQ(testing::RunCommand(cli + " eval --truth '" + dir + "/truth.tsv' '" + dir + "/out'", &out), 0);
+  EXPECT_NE(out.find("adjusted Rand index"), std::string::npos) << out;
+  EXPECT_EQ(testing::RunCommand(cli + " eval --truth '" + dir + "/missing.tsv' '" + dir + "/out'", &out), 1);
+  EXPECT_EQ(testing::RunCommand(cli + " eval '" + dir + "/out'", &out), 2);
   std::filesystem::remove_all(dir);
 }
 

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "neardup/env.h"
+#include "neardup/evaluation.h"
 #include "neardup/status.h"
 
 namespace neardup {
@@ -50,42 +51,7 @@ namespace neardup {
 // Pair counts of one slice (all pairs, same-site pairs or different-site
 // pairs). true_positive: predicted and true; false_positive: predicted, not
 // true; false_negative: true, not predicted.
-struct PairCounts {
-  uint64_t true_positive = 0;
-  uint64_t false_positive = 0;
-  uint64_t false_negative = 0;
 
-  // TP / (TP + FP); 1 when TP + FP == 0.
-  double precision() const;
-  // TP / (TP + FN); 1 when TP + FN == 0.
-  double recall() const;
-  // 2PR / (P + R); 0 when P + R == 0.
-  double f1() const;
-};
-
-struct EvaluationResult {
-  // Items in both the truth and the prediction (Evaluate: all its items).
-  uint64_t items = 0;
-  // Truth items with no prediction (EvaluateFiles only; Evaluate leaves 0).
-  // They are not part of any measure below.
-  uint64_t missing_from_prediction = 0;
-
-  // Pairwise counts, from contingency tables. `same_site` counts only pairs
-  // whose two items have equal site strings ("" equals ""), and
-  // `different_site` = `all` - `same_site`, field by field.
-  PairCounts all, same_site, different_site;
-
-  // Hubert and Arabie's adjusted Rand index, in [-1, 1] (1: identical).
-  double adjusted_rand_index = 0;
-
-  // Bagga and Baldwin's B-cubed measures (see above).
-  double bcubed_precision = 0, bcubed_recall = 0, bcubed_f1 = 0;
-
-  // Pairs predicted together, on the same site, in different truth groups:
-  // Henzinger's typical failure (boilerplate-heavy pages of one site).
-  // Equal to same_site.false_positive; kept as its own field for reports.
-  uint64_t wrong_same_site_merges = 0;
-};
 
 // Evaluates item i with predicted cluster label predicted[i], true group label
 // truth[i] and site site[i]. Labels are arbitrary strings compared byte for
@@ -118,8 +84,7 @@ EvaluationResult Evaluate(const std::vector<std::string>& predicted,
 //
 // Errors: NotFound/IOError from env when a file cannot be read; Corruption
 // for a line with too few columns or a clusters.tsv without its header.
-Result<EvaluationResult> EvaluateFiles(const std::string& truth_path, const std::string& dedup_dir,
-                                       Env* env, uint64_t* urls_not_in_truth = nullptr);
+// (Declared in neardup/evaluation.h.)
 
 }  // namespace neardup
 
