@@ -272,9 +272,20 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1024));
   dedup->add_flag("--quiet,-q", quiet, "No progress, warnings or summary on stderr; errors only");
   dedup->add_option("--method,-m", method,
-                    "exact: identity sets only; broder: exact first, then Broder shingling "
-                    "(min-hash, supershingles, megashingles) on one page per identity set")
-      ->check(CLI::IsMember({"exact", "broder"}));
+                    "exact: identity sets only; after exact, on one page per identity set: broder "
+                    "(Broder shingling: min-hash, supershingles, megashingles), simhash "
+                    "(Charikar's simhash, Henzinger's Algorithm C), combined (Henzinger's combined "
+                    "algorithm: same-site pairs B-similar with C-similarity >= 355, pairs on "
+                    "different sites C-similar)")
+      ->check(CLI::IsMember({"exact", "broder", "simhash", "combined"}));
+  uint32_t sim_bits = 384, sim_threshold = 372, combined_threshold = 355;
+  dedup->add_option("--bits", sim_bits, "simhash, combined: sketch bits b (multiple of 64, 64..512)")
+      ->check(CLI::Range(64, 512));
+  dedup->add_option("--threshold", sim_threshold,
+                    "simhash, combined: C-similar at this many agreeing bits (Henzinger t = 372)");
+  dedup->add_option("--combined-threshold", combined_threshold,
+                    "combined: a B-similar pair on one site is kept at this C-similarity "
+                    "(Henzinger: 355)");
   std::string level = "very-similar";
   uint32_t shingle = 5;
   bool wrap = false, no_wrap = false, pairs = false;
@@ -345,10 +356,13 @@ int main(int argc, char** argv) {
     options.broder.rabin_family = family == "rabin";
     options.broder.seed = seed;
     options.write_pairs = pairs;
+    options.simhash.bits = sim_bits;
+    options.simhash.threshold = sim_threshold;
+    options.simhash.combined_threshold = combined_threshold;
     options.keeper = keeper;
     options.verify = !no_verify;
-    if (pairs && method != "broder") {
-      std::fprintf(stderr, "neardup: error: --pairs needs a near-duplicate method (--method broder)\n");
+    if (pairs && method == "exact") {
+      std::fprintf(stderr, "neardup: error: --pairs needs a near-duplicate method (--method broder, simhash or combined)\n");
       return kExitUsage;
     }
     options.source.keep_non_2xx = !skip_non_2xx;

@@ -13,7 +13,7 @@ declare -A allowed=(
   [cluster]="base"
   [report]="base text"
   [index]="base sketch"
-  [engine]="base io text fingerprint sketch cluster"
+  [engine]="base io text fingerprint sketch cluster index report"
 )
 fail=0
 for module in "${!allowed[@]}"; do

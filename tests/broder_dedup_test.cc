@@ -226,3 +226,56 @@ TEST(BroderDedupTest, VerificationSplitsOffChainedMembers) {
 
 }  // namespace
 }  // namespace neardup
+
+namespace neardup {
+namespace {
+
+// Simhash (Henzinger's Algorithm C) and the combined method end to end.
+TEST(SimhashDedupTest, SimhashAndCombinedFindNearDuplicates) {
+  const std::string dir = testing::MakeTempDir("simhash");
+  std::mt19937 rng(33);
+  std::string base;
+  for (int i = 0; i < 2000; ++i) base += "w" + std::to_string(rng() % 100000) + " ";
+  std::string other;
+  for (int i = 0; i < 2000; ++i) other += "v" + std::to_string(rng() % 100000) + " ";
+  const std::string jsonl =
+      testing::JsonLine("http://www.site.example/a", "text", base) +
+      testing::JsonLine("http://www.site.example/b", "text", base + "visitor count 4711") +      // same site
+      testing::JsonLine("http://mirror.example.org/a", "text", "served by mirror " + base) +  // other site
+      testing::JsonLine("http://www.site.example/c", "text", other);
+  testing::WriteFileOrDie(dir + "/in.jsonl", jsonl);
+  for (const char* method : {"simhash", "combined"}) {
+    DedupOptions o;
+    o.method = method;
+    o.write_pairs = true;
+    auto r = RunDedup({dir + "/in.jsonl"}, dir + "/" + method, o, nullptr, nullptr, nullptr, nullptr);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r.value().clusters, 1u) << method;
+    EXPECT_EQ(r.value().documents_in_clusters, 3u) << method;
+    EXPECT_EQ(r.value().near_pairs, 3u) << method;
+    EXPECT_TRUE(r.value().simhash_complete);
+    auto rows = testing::ReadTsvRows(dir + "/" + method + "/clusters.tsv");
+    ASSERT_EQ(rows.size(), 5u);
+    EXPECT_EQ(rows[4][3], "single");
+    int near_rows = 0;
+    for (int i = 1; i <= 3; ++i) {
+      if (rows[i][2] == "duplicate") {
+        EXPECT_EQ(rows[i][3], method);
+        EXPECT_GE(std::stod(rows[i][4]), 372.0 / 384 - 1e-3);
+        ++near_rows;
+      }
+    }
+    EXPECT_EQ(near_rows, 2);
+    auto pairs = testing::ReadTsvRows(dir + "/" + method + "/pairs.tsv");
+    ASSERT_EQ(pairs.size(), 4u);
+    EXPECT_EQ(pairs[0].back(), "bits_agreeing");
+    for (size_t i = 1; i < pairs.size(); ++i) EXPECT_GE(std::stoi(pairs[i].back()), 372);
+    if (std::string(method) == "combined") {
+      EXPECT_EQ(pairs[0], (std::vector<std::string>{"url_a", "url_b", "supershingles_shared", "bits_agreeing"}));
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace neardup

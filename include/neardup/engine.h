@@ -63,13 +63,31 @@ struct BroderMethodOptions {
   std::string Spec() const;
 };
 
+// Charikar's simhash as Henzinger's Algorithm C runs it, and her combined
+// algorithm (§3.5).
+struct SimhashMethodOptions {
+  uint32_t bits = 384;                // b: a multiple of 64 from 64 to 512
+  uint32_t threshold = 372;           // t: C-similar at >= t agreeing bits
+  uint64_t seed = 1234;               // draws the ±1 projection of every term
+  // Combined: B-similar pairs on the same site are kept when their
+  // C-similarity is at least this (Henzinger: 355); pairs on different sites
+  // are taken from simhash at `threshold`.
+  uint32_t combined_threshold = 355;
+  // e.g. "simhash:b=384,t=372,seed=1234"
+  std::string Spec() const;
+};
+
 struct DedupOptions {
   // ---- behaviour ----
   // The method. Valid: "exact" (identity sets of equal token sequences and
-  // equal bytes), "broder" (exact first, then Broder shingling on one page
-  // per identity set).
+  // equal bytes); after exact, on one page per identity set: "broder"
+  // (Broder shingling), "simhash" (Charikar's simhash), "combined"
+  // (Henzinger's combined algorithm with her proposed refinement: pairs on
+  // one site must be B-similar with C-similarity >= combined_threshold,
+  // pairs on different sites C-similar).
   std::string method = "exact";
   BroderMethodOptions broder;
+  SimhashMethodOptions simhash;
   // Write DIR/pairs.tsv (url_a, url_b, supershingles shared) for the
   // near-duplicate pairs found.
   bool write_pairs = false;
@@ -143,6 +161,7 @@ struct DedupSummary {
   std::vector<uint64_t> pairs_by_b_similarity;  // index = B-similarity (Henzinger Table 1)
   uint64_t pages_with_near_duplicate = 0;       // candidates with at least one pair
   uint64_t megashingle_collisions = 0;
+  bool simhash_complete = true;       // the simhash index provably found every pair
   uint64_t near_duplicate_members = 0;          // pages clustered by the near method only
   std::vector<StageStats> stages;
   double seconds = 0;

@@ -94,11 +94,12 @@ BroderStageResult RunBroderStage(const std::vector<uint64_t>& supershingles,
               if (ti < 0 ? g.count != m : g.count < 2) ++result.megashingle_collisions;
               continue;
             }
+            if (options.accept && !options.accept(a, b)) continue;
             ++result.pairs;
             ++result.pairs_by_b_similarity[g.count];
             has_pair[a] = has_pair[b] = 1;
             uf->Union(a, b);
-            if (options.collect_pairs) result.pairs_found.push_back(NearPair{a, b, g.count});
+            if (options.collect_pairs) result.pairs_found.push_back(NearPair{a, b, g.count, 0});
           }
         }
       } else if (bucket > options.max_bucket_pages) {
@@ -110,7 +111,7 @@ BroderStageResult RunBroderStage(const std::vector<uint64_t>& supershingles,
           const uint32_t a = keys[r].page, b = keys[x].page;
           const Agreement g = Agree(sig(a), sig(b), m);
           const bool ok = ti < 0 ? g.count == m : (sig(a)[ti] == sig(b)[ti] && sig(a)[tj] == sig(b)[tj]);
-          if (!ok) continue;
+          if (!ok || (options.accept && !options.accept(a, b))) continue;
           has_pair[a] = has_pair[b] = 1;
           uf->Union(a, b);
         }

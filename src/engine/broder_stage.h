@@ -19,6 +19,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "cluster/union_find.h"
@@ -27,7 +28,8 @@ namespace neardup {
 
 struct NearPair {
   uint32_t a = 0, b = 0;  // page numbers, a < b
-  uint32_t b_similarity = 0;
+  uint32_t b_similarity = 0;  // agreeing supershingles (0 when not computed)
+  uint32_t c_similarity = 0;  // agreeing simhash bits (0 when not computed)
 };
 
 struct BroderStageOptions {
@@ -41,6 +43,10 @@ struct BroderStageOptions {
   uint32_t max_bucket_pages = 1000;
   // Keep the pairs found (for pairs.tsv). Counting happens either way.
   bool collect_pairs = false;
+  // When set, a B-similar pair is taken (counted, joined, listed) only if
+  // accept(a, b) is true: Henzinger's combined algorithm filters the pairs by
+  // C-similarity this way.
+  std::function<bool(uint32_t, uint32_t)> accept;
 };
 
 struct BroderStageResult {

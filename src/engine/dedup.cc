@@ -20,7 +20,10 @@
 #include "neardup/engine.h"
 #include "neardup/env.h"
 #include "neardup/executor.h"
+#include "index/simhash_index.h"
+#include "report/site.h"
 #include "sketch/broder.h"
+#include "sketch/simhash.h"
 #include "text/tokenizer.h"
 
 #ifndef NEARDUP_VERSION
@@ -46,6 +49,22 @@ BroderOptions ToSketchOptions(const BroderMethodOptions& b) {
 
 }  // namespace
 
+namespace {
+
+SimhashOptions ToSimhashOptions(const SimhashMethodOptions& o) {
+  SimhashOptions s;
+  s.bits = o.bits;
+  s.seed = o.seed;
+  return s;
+}
+
+}  // namespace
+
+std::string SimhashMethodOptions::Spec() const {
+  return "simhash:b=" + std::to_string(bits) + ",t=" + std::to_string(threshold) +
+         ",seed=" + std::to_string(seed);
+}
+
 std::string BroderMethodOptions::Spec() const {
   return "broder:k=" + std::to_string(shingle_size) + (effective_wrap() ? ",wrap" : ",no-wrap") +
          ",m=" + std::to_string(num_minhashes) + ",l=" + std::to_string(supershingle_size) +
@@ -54,10 +73,18 @@ std::string BroderMethodOptions::Spec() const {
 }
 
 Status DedupOptions::Validate() const {
-  if (method != "exact" && method != "broder") {
-    return Status::InvalidArgument("unknown method '" + method + "'; valid methods: exact, broder");
+  if (method != "exact" && method != "broder" && method != "simhash" && method != "combined") {
+    return Status::InvalidArgument("unknown method '" + method +
+                                   "'; valid methods: exact, broder, simhash, combined");
   }
-  if (method == "broder") {
+  if (method == "simhash" || method == "combined") {
+    Status s = ToSimhashOptions(simhash).Validate();
+    if (!s.ok()) return Status::InvalidArgument("simhash: " + s.message());
+    if (simhash.threshold > simhash.bits || simhash.combined_threshold > simhash.bits) {
+      return Status::InvalidArgument("simhash: thresholds must be at most the number of bits");
+    }
+  }
+  if (method == "broder" || method == "combined") {
     Status s = ToSketchOptions(broder).Validate();
     if (!s.ok()) return Status::InvalidArgument("broder: " + s.message());
     if (broder.num_minhashes / broder.supershingle_size < 2) {
@@ -100,6 +127,7 @@ struct DocResult {
   uint64_t byte_fp = 0;
   uint32_t terms = 0;
   bool has_signature = false;
+  bool has_simhash = false;
 };
 
 // A batch of documents travelling through the pipeline. Slots are reused
@@ -108,6 +136,7 @@ struct Batch {
   std::vector<Document> docs;
   std::vector<DocResult> results;
   std::vector<uint64_t> signatures;  // supershingles, m' per document
+  std::vector<uint64_t> simhashes;   // b/64 words per document
   size_t count = 0;
   double work_seconds = 0;
   std::mutex mu;
@@ -119,6 +148,7 @@ struct Batch {
 struct WorkContext {
   WorkContext() : tokenizer(MakeTokenizeOptions()) {}
   SketchScratch sketch_scratch;
+  SimhashScratch simhash_scratch;
   static TokenizeOptions MakeTokenizeOptions() {
     TokenizeOptions o;
     o.collect_links = false;   // the exact method needs terms only
@@ -131,8 +161,10 @@ struct WorkContext {
 
 class ContextPool {
  public:
-  explicit ContextPool(const BroderSketcher* sketcher) : sketcher_(sketcher) {}
+  ContextPool(const BroderSketcher* sketcher, const SimhashSketcher* simhasher)
+      : sketcher_(sketcher), simhasher_(simhasher) {}
   const BroderSketcher* sketcher() const { return sketcher_; }
+  const SimhashSketcher* simhasher() const { return simhasher_; }
   std::unique_ptr<WorkContext> Acquire() {
     std::lock_guard<std::mutex> lock(mu_);
     if (free_.empty()) return std::make_unique<WorkContext>();
@@ -147,6 +179,7 @@ class ContextPool {
 
  private:
   const BroderSketcher* sketcher_;
+  const SimhashSketcher* simhasher_;
   std::mutex mu_;
   std::vector<std::unique_ptr<WorkContext>> free_;
 };
@@ -175,6 +208,11 @@ void ProcessBatch(Batch* batch, ContextPool* pool) {
       const size_t m_prime = sk->options().num_supershingles();
       r.has_signature = sk->Sketch(ctx->tokens.term_hashes, &ctx->sketch_scratch,
                                    batch->signatures.data() + i * m_prime);
+    }
+    if (const SimhashSketcher* sh = pool->simhasher()) {
+      const size_t words = sh->options().words();
+      r.has_simhash = sh->Sketch(ctx->tokens.term_hashes, &ctx->simhash_scratch,
+                                 batch->simhashes.data() + i * words);
     }
   }
   pool->Release(std::move(ctx));
@@ -328,7 +366,7 @@ nlohmann::ordered_json SummaryJson(const DedupSummary& s, const DedupOptions& o)
   j["largest_cluster"] = s.largest_cluster;
   j["verification_split_off"] = s.verification_split_off;
   j["method_spec"] = s.method_spec;
-  if (o.method == "broder") {
+  if (o.method != "exact") {
     nlohmann::ordered_json by_b = nlohmann::ordered_json::object();
     uint64_t listed = 0;
     for (size_t b = 2; b < s.pairs_by_b_similarity.size(); ++b) listed += s.pairs_by_b_similarity[b];
@@ -350,7 +388,9 @@ nlohmann::ordered_json SummaryJson(const DedupSummary& s, const DedupOptions& o)
          s.near_candidates ? 100.0 * static_cast<double>(s.pages_with_near_duplicate) / s.near_candidates : 0.0},
         {"pages_clustered_by_near_method", s.near_duplicate_members},
         {"megashingle_collisions", s.megashingle_collisions},
+        {"simhash_index_complete", s.simhash_complete},
     };
+    if (s.pairs_by_b_similarity.empty()) j["near_duplicates"].erase("pairs_by_b_similarity");
   }
   j["input_bytes"] = s.read.input_bytes;
   j["payload_bytes"] = s.read.payload_bytes;
@@ -422,23 +462,41 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
     b->docs.resize(options.batch_documents);
     b->results.resize(options.batch_documents);
   }
-  const bool broder = options.method == "broder";
+  // `broder`: supershingles are computed (broder, combined); `simhash`:
+  // simhash sketches are (simhash, combined); `near`: any near method.
+  const bool combined = options.method == "combined";
+  const bool broder = options.method == "broder" || combined;
+  const bool simhash = options.method == "simhash" || combined;
+  const bool near_method = broder || simhash;
   std::unique_ptr<BroderSketcher> sketcher;
-  uint32_t m_prime = 0;
+  std::unique_ptr<SimhashSketcher> simhasher;
+  uint32_t m_prime = 0, sim_words = 0;
+  summary.method_spec = "exact";
   if (broder) {
     sketcher = std::make_unique<BroderSketcher>(ToSketchOptions(options.broder));
     m_prime = sketcher->options().num_supershingles();
     summary.method_spec = options.broder.Spec();
     summary.kernel = BroderSketcher::KernelName();
     for (auto& b : ring) b->signatures.resize(static_cast<size_t>(options.batch_documents) * m_prime);
-  } else {
-    summary.method_spec = "exact";
   }
-  ContextPool contexts(sketcher.get());
+  if (simhash) {
+    simhasher = std::make_unique<SimhashSketcher>(ToSimhashOptions(options.simhash));
+    sim_words = simhasher->options().words();
+    summary.method_spec = combined ? "combined:" + options.broder.Spec() + ";" + options.simhash.Spec() +
+                                         ",same-site-t=" + std::to_string(options.simhash.combined_threshold)
+                                   : options.simhash.Spec();
+    summary.kernel = combined ? summary.kernel + "+" + SimhashSketcher::KernelName()
+                              : SimhashSketcher::KernelName();
+    for (auto& b : ring) b->simhashes.resize(static_cast<size_t>(options.batch_documents) * sim_words);
+  }
+  ContextPool contexts(sketcher.get(), simhasher.get());
   ExactGrouper grouper;
   ChunkedVector<uint64_t> signatures;   // m' per document (broder)
   ChunkedVector<uint8_t> has_signature;
   ChunkedVector<KeeperFeatures> keeper_features;  // 24 bytes per document
+  ChunkedVector<uint64_t> simhash_sketches;       // b/64 words per document
+  ChunkedVector<uint8_t> has_simhash;
+  ChunkedVector<uint64_t> site_hashes;            // combined: Henzinger's site, hashed
   const KeeperOptions keeper_options = KeeperOptions::Parse(options.keeper).value();
   double read_seconds = 0, work_seconds = 0;
   uint64_t empty_docs = 0, terms = 0;
@@ -472,6 +530,15 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
       const Document& d = b->docs[i];
       grouper.Add(r.terms > 0, r.token_fp, r.byte_fp);
       keeper_features.push_back(KeeperFeatures::Of(d));
+      if (simhash) {
+        has_simhash.push_back(r.has_simhash ? 1 : 0);
+        const uint64_t* sk = b->simhashes.data() + i * sim_words;
+        for (uint32_t t = 0; t < sim_words; ++t) simhash_sketches.push_back(r.has_simhash ? sk[t] : 0);
+      }
+      if (combined) {
+        const std::string site = SiteOfUrl(d.url);
+        site_hashes.push_back(XXH3_64bits(site.data(), site.size()));
+      }
       if (broder) {
         has_signature.push_back(r.has_signature ? 1 : 0);
         const uint64_t* sig = b->signatures.data() + i * m_prime;
@@ -571,35 +638,96 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   // ---- near duplicates (one page per identity set enters the tables) ----
   const uint32_t n = static_cast<uint32_t>(summary.documents);
   UnionFind uf(n);
-  std::vector<uint64_t> sigs;
-  BroderStageResult near;
-  if (broder) {
+  std::vector<uint64_t> sigs, sims, sites;
+  std::vector<NearPair> listed_pairs;  // for pairs.tsv, sorted by (a, b)
+  const uint32_t sim_bits = options.simhash.bits;
+  auto csim = [&](uint32_t a, uint32_t b) {
+    return static_cast<uint32_t>(CSimilarity(sims.data() + static_cast<size_t>(a) * sim_words,
+                                             sims.data() + static_cast<size_t>(b) * sim_words, sim_bits));
+  };
+  for (uint32_t i = 0; i < n; ++i) uf.Union(i, grouper.Root(i));
+  if (near_method) {
     const auto t_near = Clock::now();
-    sigs = signatures.MoveToVector();
-    std::vector<uint8_t> candidate = has_signature.MoveToVector();
-    for (uint32_t i = 0; i < n; ++i) {
-      const uint32_t root = grouper.Root(i);
-      if (root != i) {
-        uf.Union(i, root);
-        candidate[i] = 0;
-      }
+    std::vector<uint8_t> candidate(n, 1);
+    for (uint32_t i = 0; i < n; ++i) candidate[i] = grouper.Root(i) == i;
+    if (broder) {
+      sigs = signatures.MoveToVector();
+      const std::vector<uint8_t> has = has_signature.MoveToVector();
+      for (uint32_t i = 0; i < n; ++i) candidate[i] &= has[i];
     }
-    BroderStageOptions so;
-    so.num_supershingles = m_prime;
-    so.virtually_identical = options.broder.level == NearLevel::kVirtuallyIdentical;
-    so.max_bucket_pages = options.broder.max_bucket_pages;
-    so.collect_pairs = options.write_pairs;
-    near = RunBroderStage(sigs, candidate, so, &uf);
-    summary.near_candidates = near.candidates;
-    summary.near_pairs = near.pairs;
-    summary.near_pairs_not_listed = near.pairs_not_listed;
-    summary.pages_with_near_duplicate = near.pages_with_near_duplicate;
-    summary.megashingle_collisions = near.megashingle_collisions;
-    summary.pairs_by_b_similarity.assign(near.pairs_by_b_similarity.begin(),
-                                         near.pairs_by_b_similarity.begin() + m_prime + 1);
-    summary.stages.push_back({"near", SecondsSince(t_near), uint64_t{near.candidates} * m_prime * 8});
-  } else {
-    for (uint32_t i = 0; i < n; ++i) uf.Union(i, grouper.Root(i));
+    if (simhash) {
+      sims = simhash_sketches.MoveToVector();
+      const std::vector<uint8_t> has = has_simhash.MoveToVector();
+      for (uint32_t i = 0; i < n; ++i) candidate[i] &= has[i];
+    }
+    if (combined) sites = site_hashes.MoveToVector();
+    std::vector<uint8_t> has_pair(n, 0);
+    if (broder) {
+      BroderStageOptions so;
+      so.num_supershingles = m_prime;
+      so.virtually_identical = options.broder.level == NearLevel::kVirtuallyIdentical;
+      so.max_bucket_pages = options.broder.max_bucket_pages;
+      so.collect_pairs = options.write_pairs || combined;
+      if (combined) {
+        // Henzinger §3.5: B-similar pairs kept where C-similarity is high
+        // enough; by her proposed refinement only pairs on one site.
+        so.accept = [&](uint32_t a, uint32_t b) {
+          return sites[a] == sites[b] && csim(a, b) >= options.simhash.combined_threshold;
+        };
+      }
+      BroderStageResult near = RunBroderStage(sigs, candidate, so, &uf);
+      summary.near_candidates = near.candidates;
+      summary.near_pairs = near.pairs;
+      summary.near_pairs_not_listed = near.pairs_not_listed;
+      summary.pages_with_near_duplicate = near.pages_with_near_duplicate;
+      summary.megashingle_collisions = near.megashingle_collisions;
+      summary.pairs_by_b_similarity.assign(near.pairs_by_b_similarity.begin(),
+                                           near.pairs_by_b_similarity.begin() + m_prime + 1);
+      for (NearPair& p : near.pairs_found) {
+        if (simhash) p.c_similarity = csim(p.a, p.b);
+        has_pair[p.a] = has_pair[p.b] = 1;
+      }
+      if (options.write_pairs) listed_pairs = std::move(near.pairs_found);
+    }
+    if (simhash) {
+      // Candidate pairs without comparing all pairs: pages that share a piece
+      // of their sketch (Henzinger §3.3), then the exact C-similarity.
+      SimhashIndexOptions io;
+      io.bits = sim_bits;
+      io.min_agreeing = options.simhash.threshold;
+      io.max_bucket_pages = options.broder.max_bucket_pages;
+      SimhashIndexResult found = FindSimhashPairs(sims, candidate, io);
+      summary.simhash_complete = found.complete;
+      uint64_t taken = 0;
+      for (const SimhashPair& p : found.pairs) {
+        if (combined && sites[p.a] == sites[p.b]) continue;  // same site: the combined rule
+        uf.Union(p.a, p.b);
+        has_pair[p.a] = has_pair[p.b] = 1;
+        ++taken;
+        if (options.write_pairs) {
+          uint32_t b_sim = 0;
+          if (broder) {
+            b_sim = static_cast<uint32_t>(BSimilarity(sigs.data() + static_cast<size_t>(p.a) * m_prime,
+                                                      sigs.data() + static_cast<size_t>(p.b) * m_prime, m_prime));
+          }
+          listed_pairs.push_back(NearPair{p.a, p.b, b_sim, p.c_similarity});
+        }
+      }
+      if (!broder) {
+        uint64_t c = 0;
+        for (uint32_t i = 0; i < n; ++i) c += candidate[i];
+        summary.near_candidates = c;
+      }
+      summary.near_pairs += taken;
+      uint64_t with_pair = 0;
+      for (uint32_t i = 0; i < n; ++i) with_pair += has_pair[i];
+      summary.pages_with_near_duplicate = with_pair;
+      std::sort(listed_pairs.begin(), listed_pairs.end(), [](const NearPair& x, const NearPair& y) {
+        return x.a != y.a ? x.a < y.a : x.b < y.b;
+      });
+    }
+    summary.stages.push_back({"near", SecondsSince(t_near),
+                              uint64_t{summary.near_candidates} * (m_prime + sim_words) * 8});
   }
   ClusterMap components = ClusterMap::Build(&uf);
   uf.Reset(0);
@@ -619,16 +747,28 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   }
   components = ClusterMap();
   ChooseKeepers(group, features, keeper_options, &keeper, &reason);
-  if (broder && options.verify) {
-    const uint32_t need = options.broder.level == NearLevel::kVirtuallyIdentical ? m_prime : 2;
+  // The method's own rule for a member `i` and its kept page `k`.
+  const uint32_t need = options.broder.level == NearLevel::kVirtuallyIdentical ? m_prime : 2;
+  auto bsim = [&](uint32_t a, uint32_t b) {
+    return static_cast<uint32_t>(BSimilarity(sigs.data() + static_cast<size_t>(a) * m_prime,
+                                             sigs.data() + static_cast<size_t>(b) * m_prime, m_prime));
+  };
+  auto passes = [&](uint32_t i, uint32_t k) {
+    if (combined) {
+      return sites[i] == sites[k]
+                 ? bsim(i, k) >= need && csim(i, k) >= options.simhash.combined_threshold
+                 : csim(i, k) >= options.simhash.threshold;
+    }
+    if (simhash) return csim(i, k) >= options.simhash.threshold;
+    return bsim(i, k) >= need;
+  };
+  if (near_method && options.verify) {
     bool any_failed = false;
     for (uint32_t i = 0; i < n; ++i) {
       const uint32_t k = keeper[i];
       group[i] = kNoGroup;
       if (k == i || grouper.Root(i) == grouper.Root(k)) continue;
-      const int agree = BSimilarity(sigs.data() + static_cast<size_t>(i) * m_prime,
-                                    sigs.data() + static_cast<size_t>(k) * m_prime, m_prime);
-      if (static_cast<uint32_t>(agree) >= need) continue;
+      if (passes(i, k)) continue;
       group[i] = grouper.Root(i);  // leaves with its exact copies
       keeper[i] = i;
       reason[i] = kReasonSingle;
@@ -641,7 +781,7 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   // exact copy of its kept page.
   std::vector<uint32_t> cluster_size(n, 0);
   for (uint32_t i = 0; i < n; ++i) ++cluster_size[keeper[i]];
-  std::vector<uint8_t> near_cluster(broder ? n : 0, 0);
+  std::vector<uint8_t> near_cluster(near_method ? n : 0, 0);
   summary.clusters = summary.documents_in_clusters = summary.largest_cluster = 0;
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t k = keeper[i];
@@ -649,7 +789,7 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
       reason[i] = kReasonSingle;
       continue;
     }
-    if (broder && grouper.Root(i) != grouper.Root(k)) {
+    if (near_method && grouper.Root(i) != grouper.Root(k)) {
       near_cluster[k] = 1;
       ++summary.near_duplicate_members;
     }
@@ -678,9 +818,9 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
     std::vector<std::string_view> fields;
     // URLs of pages that appear in listed pairs, gathered on this pass for
     // pairs.tsv (only those pages' URLs are held in memory).
-    const bool want_pair_urls = options.write_pairs && broder;
+    const bool want_pair_urls = options.write_pairs && near_method;
     std::vector<uint8_t> pair_member(want_pair_urls ? n : 0, 0);
-    for (const NearPair& p : near.pairs_found) pair_member[p.a] = pair_member[p.b] = 1;
+    for (const NearPair& p : listed_pairs) pair_member[p.a] = pair_member[p.b] = 1;
     std::unordered_map<uint32_t, size_t> pair_url_offset;
     std::string pair_urls;
     for (uint32_t doc = 0; doc < summary.documents; ++doc) {
@@ -697,15 +837,16 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
       if (clustered) {
         const bool exact_copy_of_keeper = grouper.Root(doc) == grouper.Root(kept);
         if (doc == kept) {
-          method = broder && near_cluster[kept] ? "broder" : "exact";
+          method = near_method && near_cluster[kept] ? options.method.c_str() : "exact";
         } else if (exact_copy_of_keeper) {
           method = "exact";
         } else {
-          method = "broder";
-          const int agree = BSimilarity(sigs.data() + static_cast<size_t>(doc) * m_prime,
-                                        sigs.data() + static_cast<size_t>(kept) * m_prime, m_prime);
+          method = options.method.c_str();
+          // broder: share of supershingles; simhash, combined: share of bits.
+          const double sim = simhash ? static_cast<double>(csim(doc, kept)) / sim_bits
+                                     : static_cast<double>(bsim(doc, kept)) / m_prime;
           char buf[32];
-          std::snprintf(buf, sizeof buf, "%.4g", static_cast<double>(agree) / m_prime);
+          std::snprintf(buf, sizeof buf, "%.4g", sim);
           similarity = buf;
         }
       }
@@ -743,14 +884,23 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
       auto pf = env->NewWritableFile(tmp);
       if (!pf.ok()) return Status::IOError("cannot write " + tmp + ": " + pf.status().message());
       BufferedWriter pw(std::move(pf).value());
-      pw.buffer()->append("url_a\turl_b\tsupershingles_shared\n");
-      for (const NearPair& p : near.pairs_found) {
+      // broder: supershingles_shared; simhash: bits_agreeing; combined: both.
+      pw.buffer()->append(combined  ? "url_a\turl_b\tsupershingles_shared\tbits_agreeing\n"
+                          : simhash ? "url_a\turl_b\tbits_agreeing\n"
+                                    : "url_a\turl_b\tsupershingles_shared\n");
+      for (const NearPair& p : listed_pairs) {
         std::string* o = pw.buffer();
         o->append(pair_urls.c_str() + pair_url_offset[p.a]);
         o->push_back('\t');
         o->append(pair_urls.c_str() + pair_url_offset[p.b]);
-        o->push_back('\t');
-        o->append(std::to_string(p.b_similarity));
+        if (broder) {
+          o->push_back('\t');
+          o->append(std::to_string(p.b_similarity));
+        }
+        if (simhash) {
+          o->push_back('\t');
+          o->append(std::to_string(p.c_similarity));
+        }
         o->push_back('\n');
         if (Status s = pw.MaybeFlush(); !s.ok()) return Status::IOError("cannot write " + tmp + ": " + s.message());
       }
