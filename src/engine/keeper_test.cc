@@ -75,7 +75,8 @@ TEST(KeeperTest, MatchesLexicographicMinimumOnRandomGroups) {
     std::vector<uint32_t> group(n), keeper(n);
     std::vector<uint8_t> reason(n);
     for (uint32_t i = 0; i < n; ++i) {
-      f[i] = {static_cast<int64_t>(rng() % 3), rng() % 3, 10 + rng() % 3,
+      f[i] = {static_cast<int64_t>(rng() % 3), static_cast<uint64_t>(rng() % 3),
+              static_cast<uint32_t>(10 + rng() % 3),
               static_cast<uint16_t>(rng() % 2 ? 200 : 404), static_cast<uint8_t>(rng() % 2), 0};
       group[i] = rng() % 4;
       if (group[i] >= n) group[i] = 0;
