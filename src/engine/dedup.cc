@@ -11,11 +11,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/line_reader.h"
+#include "base/tsv.h"
 #include "cluster/union_find.h"
 #include "engine/broder_stage.h"
 #include "engine/exact_grouper.h"
 #include "engine/keeper.h"
-#include "engine/tsv.h"
 #include "fingerprint/rabin.h"
 #include "neardup/engine.h"
 #include "neardup/env.h"
@@ -250,44 +251,6 @@ class BufferedWriter {
   uint64_t written_ = 0;
 };
 
-// Reads a file line by line through a SequentialFile.
-class LineReader {
- public:
-  explicit LineReader(std::unique_ptr<SequentialFile> file) : file_(std::move(file)) {}
-  // Sets *line (valid until the next call). False at end of file.
-  Result<bool> Next(std::string_view* line) {
-    for (;;) {
-      const size_t nl = buf_.find('\n', pos_);
-      if (nl != std::string::npos) {
-        *line = std::string_view(buf_).substr(pos_, nl - pos_);
-        pos_ = nl + 1;
-        return true;
-      }
-      if (eof_) {
-        if (pos_ < buf_.size()) {
-          *line = std::string_view(buf_).substr(pos_);
-          pos_ = buf_.size();
-          return true;
-        }
-        return false;
-      }
-      buf_.erase(0, pos_);
-      pos_ = 0;
-      const size_t old = buf_.size();
-      buf_.resize(old + (1 << 20));
-      size_t got = 0;
-      NEARDUP_RETURN_IF_ERROR(file_->Read(1 << 20, buf_.data() + old, &got));
-      buf_.resize(old + got);
-      if (got == 0) eof_ = true;
-    }
-  }
-
- private:
-  std::unique_ptr<SequentialFile> file_;
-  std::string buf_;
-  size_t pos_ = 0;
-  bool eof_ = false;
-};
 
 // Counts warnings, records every one in warnings.tsv, and forwards them.
 class RecordingObserver final : public ReadObserver {

@@ -8,6 +8,8 @@
 #include <unordered_set>
 #include <utility>
 
+#include "base/line_reader.h"
+#include "base/tsv.h"
 #include "report/site.h"
 
 namespace neardup {
@@ -90,57 +92,7 @@ PairCounts MakeCounts(uint64_t both, uint64_t predicted, uint64_t truth) {
   return c;
 }
 
-// Reads a file through Env one line at a time (without '\n' or a final '\r').
-class LineReader {
- public:
-  explicit LineReader(std::unique_ptr<SequentialFile> file) : file_(std::move(file)) {}
 
-  // Sets *line (valid until the next call) and returns true, or returns false
-  // at end of file.
-  Result<bool> Next(std::string_view* line) {
-    for (;;) {
-      const size_t nl = buf_.find('\n', pos_);
-      if (nl != std::string::npos || eof_) {
-        if (pos_ >= buf_.size() && nl == std::string::npos) return false;
-        const size_t end = nl == std::string::npos ? buf_.size() : nl;
-        *line = std::string_view(buf_).substr(pos_, end - pos_);
-        if (!line->empty() && line->back() == '\r') line->remove_suffix(1);
-        pos_ = nl == std::string::npos ? buf_.size() : nl + 1;
-        return true;
-      }
-      buf_.erase(0, pos_);
-      pos_ = 0;
-      const size_t old = buf_.size();
-      buf_.resize(old + kChunk);
-      size_t got = 0;
-      Status s = file_->Read(kChunk, buf_.data() + old, &got);
-      buf_.resize(old + got);
-      if (!s.ok()) return s;
-      if (got == 0) eof_ = true;
-    }
-  }
-
- private:
-  static constexpr size_t kChunk = 1 << 16;
-  std::unique_ptr<SequentialFile> file_;
-  std::string buf_;
-  size_t pos_ = 0;
-  bool eof_ = false;
-};
-
-void SplitTabs(std::string_view line, std::vector<std::string_view>* fields) {
-  fields->clear();
-  size_t start = 0;
-  for (;;) {
-    const size_t tab = line.find('\t', start);
-    if (tab == std::string_view::npos) {
-      fields->push_back(line.substr(start));
-      return;
-    }
-    fields->push_back(line.substr(start, tab - start));
-    start = tab + 1;
-  }
-}
 
 Result<std::unique_ptr<SequentialFile>> Open(Env* env, const std::string& path) {
   auto f = env->NewSequentialFile(path);
@@ -175,7 +127,7 @@ Result<std::unordered_map<std::string, TruthEntry>> ReadTruth(const std::string&
       first_content_line = false;
       if (line == "url\tgroup") continue;
     }
-    SplitTabs(line, &fields);
+    SplitTsvLine(line, &fields);
     if (fields.size() < 2) {
       return Status::Corruption(path + ":" + std::to_string(line_no) +
                                 ": expected url<TAB>group");
@@ -285,7 +237,7 @@ Result<EvaluationResult> EvaluateFiles(const std::string& truth_path, const std:
   std::string_view line;
   NEARDUP_ASSIGN_OR_RETURN(bool got, lines.Next(&line));
   if (!got) return Status::Corruption(clusters_path + ": empty file, expected a header line");
-  SplitTabs(line, &fields);
+  SplitTsvLine(line, &fields);
   size_t url_col = fields.size(), cluster_col = fields.size();
   for (size_t i = 0; i < fields.size(); ++i) {
     if (fields[i] == "url" && url_col == fields.size()) url_col = i;
@@ -304,7 +256,7 @@ Result<EvaluationResult> EvaluateFiles(const std::string& truth_path, const std:
     if (!got) break;
     ++line_no;
     if (line.empty()) continue;
-    SplitTabs(line, &fields);
+    SplitTsvLine(line, &fields);
     if (fields.size() < needed) {
       return Status::Corruption(clusters_path + ":" + std::to_string(line_no) +
                                 ": too few columns");

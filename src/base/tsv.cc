@@ -1,4 +1,4 @@
-#include "engine/tsv.h"
+#include "base/tsv.h"
 
 namespace neardup {
 

@@ -4,8 +4,8 @@
 // contain a raw tab, CR or LF: those bytes (and '%' itself, so the encoding
 // can be undone) are percent-encoded as in URLs (%09, %0D, %0A, %25). Any
 // other byte, including non-ASCII UTF-8, is written as it is.
-#ifndef NEARDUP_ENGINE_TSV_H_
-#define NEARDUP_ENGINE_TSV_H_
+#ifndef NEARDUP_BASE_TSV_H_
+#define NEARDUP_BASE_TSV_H_
 
 #include <string>
 #include <string_view>
@@ -22,4 +22,4 @@ void SplitTsvLine(std::string_view line, std::vector<std::string_view>* fields);
 
 }  // namespace neardup
 
-#endif  // NEARDUP_ENGINE_TSV_H_
+#endif  // NEARDUP_BASE_TSV_H_
