@@ -11,6 +11,9 @@
 #include <thread>
 #include <vector>
 
+#include <cmath>
+
+#include "neardup/compare.h"
 #include "neardup/engine.h"
 #include "neardup/env.h"
 #include "neardup/evaluation.h"
@@ -185,6 +188,47 @@ int RunDedupCommand(const std::vector<std::string>& inputs, const std::string& o
   return kExitOk;
 }
 
+int RunCompareCommand(const std::string& a, const std::string& b, const neardup::DedupOptions& o,
+                      uint32_t max_runs) {
+  auto r = neardup::ComparePages(a, b, o, neardup::Env::Default());
+  if (!r.ok()) {
+    std::fprintf(stderr, "neardup: error: %s\n", r.status().message().c_str());
+    return r.status().IsInvalidArgument() ? kExitUsage : kExitNoData;
+  }
+  const neardup::Comparison& c = r.value();
+  for (const auto* p : {&c.a, &c.b}) {
+    std::printf("%s: %s  url %s  %s terms  charset %s\n", p == &c.a ? "A" : "B", p->source.c_str(),
+                p->url.empty() ? "-" : p->url.c_str(), WithCommas(p->terms).c_str(), p->charset.c_str());
+  }
+  std::printf("same bytes: %s   same token sequence: %s   same site: %s\n",
+              c.exact_same_bytes ? "yes" : "no", c.exact_same_tokens ? "yes" : "no",
+              c.same_site ? "yes" : "no");
+  // Fetterly et al.: each supershingle agrees with probability q = J^l; at
+  // least 2 of m' agree with 1 - (1-q)^m' - m' q (1-q)^(m'-1).
+  const double q = std::pow(c.jaccard, static_cast<double>(o.broder.supershingle_size));
+  const double mp = c.num_supershingles;
+  const double p2 = 1 - std::pow(1 - q, mp) - mp * q * std::pow(1 - q, mp - 1);
+  std::printf("Jaccard resemblance of the %u-term shingle sets: %.4f  (chance of >= 2 agreeing supershingles: %.3f)\n",
+              o.broder.shingle_size, c.jaccard, p2);
+  std::printf("B-similarity: %d of %u supershingles agree  -> %s\n", c.b_similarity, c.num_supershingles,
+              c.b_similar ? "B-similar (broder would pair them)" : "not B-similar");
+  std::printf("C-similarity: %d of %u simhash bits agree  -> %s (t = %u; combined keeps same-site B-similar pairs at >= %u)\n",
+              c.c_similarity, c.simhash_bits, c.c_similar ? "C-similar" : "not C-similar",
+              o.simhash.threshold, o.simhash.combined_threshold);
+  std::printf("term difference (Henzinger: terms a diff of the token sequences returns): %s\n",
+              WithCommas(c.term_difference).c_str());
+  uint32_t shown = 0;
+  for (size_t i = 0; i < c.runs.size() && shown < max_runs; ++i) {
+    const neardup::CompareRun& run = c.runs[i];
+    if (run.kind == neardup::CompareRun::Kind::kEqual) continue;
+    const bool only_a = run.kind == neardup::CompareRun::Kind::kOnlyInA;
+    std::printf("  %s A[%u,%u) B[%u,%u): %s\n", only_a ? "- only in A" : "+ only in B", run.a_begin,
+                run.a_end, run.b_begin, run.b_end, run.text.c_str());
+    ++shown;
+  }
+  return kExitOk;
+}
+
 int RunEvalCommand(const std::string& truth_path, const std::string& dir, bool json) {
   uint64_t not_in_truth = 0;
   auto r = neardup::EvaluateFiles(truth_path, dir, neardup::Env::Default(), &not_in_truth);
@@ -326,6 +370,23 @@ int main(int argc, char** argv) {
                     "Warnings printed to stderr before the rest are only counted (all go to "
                     "warnings.tsv)");
 
+  // ---- compare ----
+  CLI::App* compare = app.add_subcommand(
+      "compare",
+      "Explain one pair: terms of each page, B-similarity (supershingles shared), C-similarity "
+      "(simhash bits agreeing), Jaccard resemblance of the shingle sets, and the term "
+      "difference with the differing runs of a diff of the two token sequences.");
+  std::string cmp_a, cmp_b;
+  uint32_t cmp_shingle = 5, cmp_bits = 384, cmp_threshold = 372, cmp_runs = 20;
+  compare->add_option("A", cmp_a, "First page: an HTML/text file, or any input dedup reads (its first document)")
+      ->required();
+  compare->add_option("B", cmp_b, "Second page")->required();
+  compare->add_option("--shingle", cmp_shingle, "Terms per shingle (5 wraps, 8 does not)")
+      ->check(CLI::Range(1, 64));
+  compare->add_option("--bits", cmp_bits, "Simhash bits")->check(CLI::Range(64, 512));
+  compare->add_option("--threshold", cmp_threshold, "C-similar at this many agreeing bits");
+  compare->add_option("--runs", cmp_runs, "Differing runs to show");
+
   // ---- eval ----
   CLI::App* eval = app.add_subcommand(
       "eval",
@@ -374,5 +435,12 @@ int main(int argc, char** argv) {
     return RunDedupCommand(inputs, out_dir, options, threads, quiet, warning_limit);
   }
   if (eval->parsed()) return RunEvalCommand(truth_path, eval_dir, eval_json);
+  if (compare->parsed()) {
+    neardup::DedupOptions o;
+    o.broder.shingle_size = cmp_shingle;
+    o.simhash.bits = cmp_bits;
+    o.simhash.threshold = cmp_threshold;
+    return RunCompareCommand(cmp_a, cmp_b, o, cmp_runs);
+  }
   return kExitUsage;
 }

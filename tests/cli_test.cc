@@ -185,3 +185,35 @@ TEST(CliTest, EvalScoresAgainstTruth) {
 
 }  // namespace
 }  // namespace neardup
+
+namespace neardup {
+namespace {
+
+TEST(CliTest, CompareExplainsAPair) {
+  const std::string dir = testing::MakeTempDir("cli-compare");
+  std::string words;
+  for (int i = 0; i < 300; ++i) words += "w" + std::to_string(i) + " ";
+  testing::WriteFileOrDie(dir + "/a.html", "<html><body><p>" + words + "alpha omega</p></body></html>");
+  testing::WriteFileOrDie(dir + "/b.html", "<html><body><p>" + words + "beta omega</p></body></html>");
+  const std::string cli = "'" + testing::CliPath() + "'";
+  std::string out;
+  ASSERT_EQ(testing::RunCommand(cli + " compare '" + dir + "/a.html' '" + dir + "/b.html'", &out), 0) << out;
+  EXPECT_NE(out.find("302 terms"), std::string::npos) << out;
+  EXPECT_NE(out.find("same token sequence: no"), std::string::npos) << out;
+  // One term replaced: one deleted plus one inserted (Henzinger's term difference).
+  EXPECT_NE(out.find("term difference (Henzinger: terms a diff of the token sequences returns): 2"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("- only in A A[300,301) B[300,300): alpha"), std::string::npos) << out;
+  EXPECT_NE(out.find("+ only in B A[301,301) B[300,301): beta"), std::string::npos) << out;
+  EXPECT_NE(out.find("B-similar (broder would pair them)"), std::string::npos) << out;
+  ASSERT_EQ(testing::RunCommand(cli + " compare '" + dir + "/a.html' '" + dir + "/a.html'", &out), 0);
+  EXPECT_NE(out.find("same bytes: yes"), std::string::npos) << out;
+  EXPECT_NE(out.find("6 of 6 supershingles"), std::string::npos) << out;
+  EXPECT_NE(out.find("384 of 384 simhash bits"), std::string::npos) << out;
+  EXPECT_EQ(testing::RunCommand(cli + " compare '" + dir + "/a.html' '" + dir + "/missing.html'", &out), 1);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace neardup

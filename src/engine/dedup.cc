@@ -17,6 +17,7 @@
 #include "engine/broder_stage.h"
 #include "engine/exact_grouper.h"
 #include "engine/keeper.h"
+#include "engine/method_options.h"
 #include "fingerprint/rabin.h"
 #include "neardup/engine.h"
 #include "neardup/env.h"
@@ -35,31 +36,7 @@ namespace neardup {
 
 const char* Version() { return NEARDUP_VERSION; }
 
-namespace {
 
-BroderOptions ToSketchOptions(const BroderMethodOptions& b) {
-  BroderOptions o;
-  o.shingle_size = b.shingle_size;
-  o.wrap = b.effective_wrap();
-  o.num_minhashes = b.num_minhashes;
-  o.supershingle_size = b.supershingle_size;
-  o.family = b.rabin_family ? MinHashFamily::kRabin : MinHashFamily::kFast;
-  o.seed = b.seed;
-  return o;
-}
-
-}  // namespace
-
-namespace {
-
-SimhashOptions ToSimhashOptions(const SimhashMethodOptions& o) {
-  SimhashOptions s;
-  s.bits = o.bits;
-  s.seed = o.seed;
-  return s;
-}
-
-}  // namespace
 
 std::string SimhashMethodOptions::Spec() const {
   return "simhash:b=" + std::to_string(bits) + ",t=" + std::to_string(threshold) +
