@@ -1,21 +1,33 @@
 // Copyright neardup authors. Licensed under Apache-2.0.
 //
 // The dedup engine: reads a crawl, turns every page into tokens, groups
-// exact duplicates, and writes the cluster table and run summary. The CLI,
-// the service and the MPI driver all call this one entry point.
+// exact and near duplicates, chooses the page each cluster keeps, and writes
+// the cluster table and run summary. The CLI, the service and the MPI driver
+// all call this one entry point.
 //
 // Pipeline (one pass over the input, then in-memory stages):
-//   read  -> DocumentSource, one thread (decompression and WARC/HTTP parsing)
-//   tokenize -> Henzinger's HTML-to-token rules, on the executor's threads
-//   exact -> identity sets: documents with the same token sequence, and
-//            documents with the same bytes (Shivakumar and Garcia-Molina,
-//            Henzinger: exact copies are found first); one kept page each
-//   write -> clusters.tsv in input order, summary.json
+//   read     -> DocumentSource, one thread (decompression, WARC/HTTP parsing)
+//   tokenize -> Henzinger's HTML-to-token rules and the method's signatures
+//               (supershingles, simhash), on the executor's threads
+//   exact    -> identity sets: documents with the same token sequence, and
+//               documents with the same bytes (Shivakumar and Garcia-Molina,
+//               Henzinger: exact copies are found first)
+//   near     -> with a near-duplicate method, one page per identity set
+//               enters the megashingle tables or the simhash piece index;
+//               pairs are joined by union-find
+//   keepers  -> each cluster's kept page by the keeper rules (Zhu et al.
+//               §5); members failing the method's rule against it are split
+//               off (Zhu et al. §5.2)
+//   write    -> clusters.tsv in input order, summary.json, warnings.tsv,
+//               pairs.tsv
 //
-// Memory: per document the engine keeps a 24-byte key record plus 8 bytes of
-// sort and union-find state (32 bytes); URLs and other per-page strings are
-// spilled to a temporary file in the output folder, never held in memory.
-// Output depends only on the inputs and options, never on the thread count.
+// Memory per document: 28 bytes for the exact stage, 24 for keeper
+// features, the method's signatures (48 bytes each for supershingles and
+// simhash-384) and a few bytes of union-find and cluster state; URLs and
+// other per-page strings are spilled to a temporary file in the output
+// folder, never held in memory. Output depends only on the inputs and
+// options, never on the thread count; with the default keeper rules the
+// clusters do not depend on the order of the inputs either.
 #ifndef NEARDUP_ENGINE_H_
 #define NEARDUP_ENGINE_H_
 
