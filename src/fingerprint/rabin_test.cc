@@ -49,6 +49,24 @@ uint64_t SmallRemainder(uint64_t p_low, uint64_t d) {
   return static_cast<uint64_t>(a);
 }
 
+// Rank over GF(2) of 64 row vectors (Gaussian elimination).
+int Gf2Rank(std::vector<uint64_t> rows) {
+  int rank = 0;
+  for (int bit = 63; bit >= 0 && rank < static_cast<int>(rows.size()); --bit) {
+    int pivot = -1;
+    for (int r = rank; r < static_cast<int>(rows.size()); ++r) {
+      if ((rows[r] >> bit) & 1) { pivot = r; break; }
+    }
+    if (pivot < 0) continue;
+    std::swap(rows[rank], rows[pivot]);
+    for (int r = 0; r < static_cast<int>(rows.size()); ++r) {
+      if (r != rank && ((rows[r] >> bit) & 1)) rows[r] ^= rows[rank];
+    }
+    ++rank;
+  }
+  return rank;
+}
+
 TEST(RabinTest, KnownVectorCrc64Ecma182) {
   // R_P with P = CRC-64/ECMA-182 is that CRC (init 0, no reflection, no
   // final xor); its published check value for "123456789".
@@ -129,19 +147,7 @@ TEST(RabinTest, MapU64IsOneToOne) {
     RabinFingerprinter fp = RabinFingerprinter::FromSeed(seed);
     std::vector<uint64_t> rows;
     for (int i = 0; i < 64; ++i) rows.push_back(fp.MapU64(1ULL << i));
-    int rank = 0;
-    for (int bit = 63; bit >= 0 && rank < 64; --bit) {
-      int pivot = -1;
-      for (int r = rank; r < 64; ++r) {
-        if ((rows[r] >> bit) & 1) { pivot = r; break; }
-      }
-      if (pivot < 0) continue;
-      std::swap(rows[rank], rows[pivot]);
-      for (int r = 0; r < 64; ++r) {
-        if (r != rank && ((rows[r] >> bit) & 1)) rows[r] ^= rows[rank];
-      }
-      ++rank;
-    }
+    const int rank = Gf2Rank(rows);
     EXPECT_EQ(rank, 64) << "seed " << seed;
     // MapU64 agrees with Raw over the big-endian bytes.
     std::mt19937_64 rng(seed);
@@ -161,19 +167,7 @@ TEST(RabinTest, ReducibleModulusIsNotOneToOne) {
   RabinFingerprinter bad(0x6);
   std::vector<uint64_t> rows;
   for (int i = 0; i < 64; ++i) rows.push_back(bad.MapU64(1ULL << i));
-  int rank = 0;
-  for (int bit = 63; bit >= 0; --bit) {
-    int pivot = -1;
-    for (int r = rank; r < 64; ++r) {
-      if ((rows[r] >> bit) & 1) { pivot = r; break; }
-    }
-    if (pivot < 0) continue;
-    std::swap(rows[rank], rows[pivot]);
-    for (int r = 0; r < 64; ++r) {
-      if (r != rank && ((rows[r] >> bit) & 1)) rows[r] ^= rows[rank];
-    }
-    ++rank;
-  }
+  const int rank = Gf2Rank(rows);
   EXPECT_LT(rank, 64);
 }
 

@@ -71,11 +71,12 @@ inline ReadResult ReadAll(const std::vector<std::string>& inputs, Env* env,
   return r;
 }
 
-// One gzip member holding `data` (zlib, so tests do not share the reader's
-// libdeflate code path).
-inline std::string GzipMember(std::string_view data, int level = 6) {
+// `data` compressed with zlib's deflate and the given window bits (15 + 16:
+// one gzip member; 15: zlib-wrapped; -15: raw). zlib, so tests do not share
+// the reader's libdeflate code path.
+inline std::string ZlibCompress(std::string_view data, int window_bits, int level = 6) {
   z_stream zs{};
-  deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  deflateInit2(&zs, level, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY);
   std::string out(deflateBound(&zs, static_cast<uLong>(data.size())) + 64, '\0');
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
   zs.avail_in = static_cast<uInt>(data.size());
@@ -87,20 +88,13 @@ inline std::string GzipMember(std::string_view data, int level = 6) {
   return out;
 }
 
-// zlib-wrapped (raw = false) or raw deflate of `data`.
-inline std::string Deflate(std::string_view data, bool raw) {
-  z_stream zs{};
-  deflateInit2(&zs, 6, Z_DEFLATED, raw ? -15 : 15, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&zs, static_cast<uLong>(data.size())) + 64, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
+// One gzip member holding `data`.
+inline std::string GzipMember(std::string_view data, int level = 6) {
+  return ZlibCompress(data, 15 + 16, level);
 }
+
+// zlib-wrapped (raw = false) or raw deflate of `data`.
+inline std::string Deflate(std::string_view data, bool raw) { return ZlibCompress(data, raw ? -15 : 15); }
 
 // Splits an uncompressed WARC into its records: each piece starts at a line
 // "WARC/1." at the beginning of the data or after "\r\n\r\n". Test data only.
