@@ -89,6 +89,27 @@ struct SimhashMethodOptions {
   std::string Spec() const;
 };
 
+// The `robust` method (see README "Methods"): Henzinger's correct
+// near-duplicates ("Finding Near-Duplicate Web Pages", §3.1) found after
+// normalizing the terms in which they may differ, and pages of one site
+// compared on what is not the site's boilerplate.
+struct RobustMethodOptions {
+  uint32_t shingle_size = 5;      // k: terms per shingle (Fetterly et al.)
+  uint32_t num_minhashes = 84;    // m: min-hash values per page (Fetterly et al.)
+  uint32_t band_rows = 3;         // r: candidates share r consecutive values
+  // A min-hash value is a site's boilerplate when at least this many
+  // distinct pages of the site hold it at the same position.
+  uint32_t template_min_pages = 3;
+  // Similar when at least this fraction of the positions not shared as
+  // boilerplate agree (estimated resemblance of the pages' own content).
+  double min_content_similarity = 0.5;
+  bool normalize_numbers = true;  // terms with digits (and dates) -> one class
+  bool normalize_own_url = true;  // the page's URL or host in its text -> one class
+  uint64_t seed = 1234;           // draws the min-hash functions
+  // e.g. "robust:k=5,m=84,r=3,template=3,content=0.5,numbers,own-url,seed=1234"
+  std::string Spec() const;
+};
+
 struct DedupOptions {
   // ---- behaviour ----
   // The method. Valid: "exact" (identity sets of equal token sequences and
@@ -100,6 +121,7 @@ struct DedupOptions {
   std::string method = "exact";
   BroderMethodOptions broder;
   SimhashMethodOptions simhash;
+  RobustMethodOptions robust;
   // Write DIR/pairs.tsv (url_a, url_b, supershingles shared) for the
   // near-duplicate pairs found.
   bool write_pairs = false;
@@ -175,6 +197,12 @@ struct DedupSummary {
   uint64_t megashingle_collisions = 0;
   bool simhash_complete = true;       // the simhash index provably found every pair
   uint64_t near_duplicate_members = 0;          // pages clustered by the near method only
+  // robust: pages joined because they equal another page after volatile
+  // terms are normalized; boilerplate (position, value) pairs learned;
+  // distinct candidate pairs checked.
+  uint64_t normalized_identity_members = 0;
+  uint64_t template_values = 0;
+  uint64_t near_candidate_pairs = 0;
   std::vector<StageStats> stages;
   double seconds = 0;
   uint64_t peak_rss_bytes = 0;

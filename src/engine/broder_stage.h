@@ -30,6 +30,8 @@ struct NearPair {
   uint32_t a = 0, b = 0;  // page numbers, a < b
   uint32_t b_similarity = 0;  // agreeing supershingles (0 when not computed)
   uint32_t c_similarity = 0;  // agreeing simhash bits (0 when not computed)
+  // robust: content positions agreeing, out of content positions.
+  uint32_t content_agreeing = 0, content_positions = 0;
 };
 
 struct BroderStageOptions {

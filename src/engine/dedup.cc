@@ -18,6 +18,7 @@
 #include "engine/exact_grouper.h"
 #include "engine/keeper.h"
 #include "engine/method_options.h"
+#include "engine/robust_stage.h"
 #include "fingerprint/rabin.h"
 #include "neardup/engine.h"
 #include "neardup/env.h"
@@ -51,9 +52,26 @@ std::string BroderMethodOptions::Spec() const {
 }
 
 Status DedupOptions::Validate() const {
-  if (method != "exact" && method != "broder" && method != "simhash" && method != "combined") {
+  if (method != "exact" && method != "broder" && method != "simhash" && method != "combined" &&
+      method != "robust") {
     return Status::InvalidArgument("unknown method '" + method +
-                                   "'; valid methods: exact, broder, simhash, combined");
+                                   "'; valid methods: exact, broder, simhash, combined, robust");
+  }
+  if (method == "robust") {
+    Status s = RobustSketchOptions(robust).Validate();
+    if (!s.ok()) return Status::InvalidArgument("robust: " + s.message());
+    if (robust.band_rows < 1 || robust.band_rows > robust.num_minhashes) {
+      return Status::InvalidArgument("robust: band_rows must be in 1..num_minhashes");
+    }
+    if (robust.template_min_pages < 2) {
+      return Status::InvalidArgument("robust: template_min_pages must be at least 2");
+    }
+    if (!(robust.min_content_similarity >= 0 && robust.min_content_similarity <= 1)) {
+      return Status::InvalidArgument("robust: min_content_similarity must be in [0, 1]");
+    }
+    if (broder.max_bucket_pages < 2) {
+      return Status::InvalidArgument("max_bucket_pages must be at least 2");
+    }
   }
   if (method == "simhash" || method == "combined") {
     Status s = ToSimhashOptions(simhash).Validate();
@@ -106,6 +124,7 @@ struct DocResult {
   uint32_t terms = 0;
   bool has_signature = false;
   bool has_simhash = false;
+  RobustSignature robust;
 };
 
 // A batch of documents travelling through the pipeline. Slots are reused
@@ -115,6 +134,7 @@ struct Batch {
   std::vector<DocResult> results;
   std::vector<uint64_t> signatures;  // supershingles, m' per document
   std::vector<uint64_t> simhashes;   // b/64 words per document
+  std::vector<uint32_t> robust_mins; // m per document (robust)
   size_t count = 0;
   double work_seconds = 0;
   std::mutex mu;
@@ -124,13 +144,14 @@ struct Batch {
 
 // Per-thread work context: tokenizer and scratch, reused across batches.
 struct WorkContext {
-  WorkContext() : tokenizer(MakeTokenizeOptions()) {}
+  explicit WorkContext(bool keep_term_text) : tokenizer(MakeTokenizeOptions(keep_term_text)) {}
   SketchScratch sketch_scratch;
   SimhashScratch simhash_scratch;
-  static TokenizeOptions MakeTokenizeOptions() {
+  std::vector<uint64_t> normalized;  // robust: the normalized term sequence
+  static TokenizeOptions MakeTokenizeOptions(bool keep_term_text) {
     TokenizeOptions o;
-    o.collect_links = false;   // the exact method needs terms only
-    o.keep_term_text = false;
+    o.collect_links = false;   // the methods need terms only
+    o.keep_term_text = keep_term_text;  // robust looks at digits in terms
     return o;
   }
   Tokenizer tokenizer;
@@ -139,13 +160,16 @@ struct WorkContext {
 
 class ContextPool {
  public:
-  ContextPool(const BroderSketcher* sketcher, const SimhashSketcher* simhasher)
-      : sketcher_(sketcher), simhasher_(simhasher) {}
+  ContextPool(const BroderSketcher* sketcher, const SimhashSketcher* simhasher,
+              const BroderSketcher* robust_sketcher, const RobustMethodOptions* robust)
+      : sketcher_(sketcher), simhasher_(simhasher), robust_sketcher_(robust_sketcher), robust_(robust) {}
   const BroderSketcher* sketcher() const { return sketcher_; }
   const SimhashSketcher* simhasher() const { return simhasher_; }
+  const BroderSketcher* robust_sketcher() const { return robust_sketcher_; }
+  const RobustMethodOptions& robust() const { return *robust_; }
   std::unique_ptr<WorkContext> Acquire() {
     std::lock_guard<std::mutex> lock(mu_);
-    if (free_.empty()) return std::make_unique<WorkContext>();
+    if (free_.empty()) return std::make_unique<WorkContext>(robust_sketcher_ != nullptr);
     auto c = std::move(free_.back());
     free_.pop_back();
     return c;
@@ -158,6 +182,8 @@ class ContextPool {
  private:
   const BroderSketcher* sketcher_;
   const SimhashSketcher* simhasher_;
+  const BroderSketcher* robust_sketcher_;
+  const RobustMethodOptions* robust_;
   std::mutex mu_;
   std::vector<std::unique_ptr<WorkContext>> free_;
 };
@@ -191,6 +217,11 @@ void ProcessBatch(Batch* batch, ContextPool* pool) {
       const size_t words = sh->options().words();
       r.has_simhash = sh->Sketch(ctx->tokens.term_hashes, &ctx->simhash_scratch,
                                  batch->simhashes.data() + i * words);
+    }
+    if (const BroderSketcher* rk = pool->robust_sketcher()) {
+      const size_t m = pool->robust().num_minhashes;
+      r.robust = ComputeRobustSignature(ctx->tokens, doc.url, pool->robust(), *rk, &ctx->sketch_scratch,
+                                        &ctx->normalized, batch->robust_mins.data() + i * m);
     }
   }
   pool->Release(std::move(ctx));
@@ -330,6 +361,14 @@ nlohmann::ordered_json SummaryJson(const DedupSummary& s, const DedupOptions& o)
         {"megashingle_collisions", s.megashingle_collisions},
         {"simhash_index_complete", s.simhash_complete},
     };
+    if (o.method == "robust") {
+      j["near_duplicates"]["normalized_identity_members"] = s.normalized_identity_members;
+      j["near_duplicates"]["template_values"] = s.template_values;
+      j["near_duplicates"]["candidate_pairs"] = s.near_candidate_pairs;
+      j["near_duplicates"].erase("megashingle_collisions");
+      j["near_duplicates"].erase("simhash_index_complete");
+      j["near_duplicates"].erase("pairs_not_listed_upper_bound");
+    }
     if (s.pairs_by_b_similarity.empty()) j["near_duplicates"].erase("pairs_by_b_similarity");
   }
   j["input_bytes"] = s.read.input_bytes;
@@ -407,7 +446,8 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   const bool combined = options.method == "combined";
   const bool broder = options.method == "broder" || combined;
   const bool simhash = options.method == "simhash" || combined;
-  const bool near_method = broder || simhash;
+  const bool robust = options.method == "robust";
+  const bool near_method = broder || simhash || robust;
   std::unique_ptr<BroderSketcher> sketcher;
   std::unique_ptr<SimhashSketcher> simhasher;
   uint32_t m_prime = 0, sim_words = 0;
@@ -429,14 +469,25 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
                               : SimhashSketcher::KernelName();
     for (auto& b : ring) b->simhashes.resize(static_cast<size_t>(options.batch_documents) * sim_words);
   }
-  ContextPool contexts(sketcher.get(), simhasher.get());
+  std::unique_ptr<BroderSketcher> robust_sketcher;
+  const uint32_t robust_m = options.robust.num_minhashes;
+  if (robust) {
+    robust_sketcher = std::make_unique<BroderSketcher>(RobustSketchOptions(options.robust));
+    summary.method_spec = options.robust.Spec();
+    summary.kernel = BroderSketcher::KernelName();
+    for (auto& b : ring) b->robust_mins.resize(static_cast<size_t>(options.batch_documents) * robust_m);
+  }
+  ContextPool contexts(sketcher.get(), simhasher.get(), robust_sketcher.get(), &options.robust);
   ExactGrouper grouper;
   ChunkedVector<uint64_t> signatures;   // m' per document (broder)
   ChunkedVector<uint8_t> has_signature;
   ChunkedVector<KeeperFeatures> keeper_features;  // 24 bytes per document
   ChunkedVector<uint64_t> simhash_sketches;       // b/64 words per document
   ChunkedVector<uint8_t> has_simhash;
-  ChunkedVector<uint64_t> site_hashes;            // combined: Henzinger's site, hashed
+  ChunkedVector<uint64_t> site_hashes;            // combined, robust: Henzinger's site, hashed
+  ChunkedVector<uint32_t> robust_mins;            // robust: m per document
+  ChunkedVector<uint64_t> robust_identity;        // robust: normalized sequence key
+  ChunkedVector<uint8_t> has_robust;
   const KeeperOptions keeper_options = KeeperOptions::Parse(options.keeper).value();
   double read_seconds = 0, work_seconds = 0;
   uint64_t empty_docs = 0, terms = 0;
@@ -475,7 +526,13 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
         const uint64_t* sk = b->simhashes.data() + i * sim_words;
         for (uint32_t t = 0; t < sim_words; ++t) simhash_sketches.push_back(r.has_simhash ? sk[t] : 0);
       }
-      if (combined) {
+      if (robust) {
+        has_robust.push_back(r.robust.has_sketch ? 1 : 0);
+        robust_identity.push_back(r.robust.identity);
+        const uint32_t* mv = b->robust_mins.data() + i * robust_m;
+        for (uint32_t t = 0; t < robust_m; ++t) robust_mins.push_back(r.robust.has_sketch ? mv[t] : 0);
+      }
+      if (combined || robust) {
         const std::string site = SiteOfUrl(d.url);
         site_hashes.push_back(XXH3_64bits(site.data(), site.size()));
       }
@@ -578,7 +635,9 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   // ---- near duplicates (one page per identity set enters the tables) ----
   const uint32_t n = static_cast<uint32_t>(summary.documents);
   UnionFind uf(n);
-  std::vector<uint64_t> sigs, sims, sites;
+  std::vector<uint64_t> sigs, sims, sites, robust_ids;
+  std::vector<uint32_t> rmins;
+  SiteTemplates templates;
   std::vector<NearPair> listed_pairs;  // for pairs.tsv, sorted by (a, b)
   const uint32_t sim_bits = options.simhash.bits;
   auto csim = [&](uint32_t a, uint32_t b) {
@@ -600,7 +659,38 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
       const std::vector<uint8_t> has = has_simhash.MoveToVector();
       for (uint32_t i = 0; i < n; ++i) candidate[i] &= has[i];
     }
-    if (combined) sites = site_hashes.MoveToVector();
+    if (combined || robust) sites = site_hashes.MoveToVector();
+    if (robust) {
+      rmins = robust_mins.MoveToVector();
+      robust_ids = robust_identity.MoveToVector();
+      const std::vector<uint8_t> has = has_robust.MoveToVector();
+      for (uint32_t i = 0; i < n; ++i) candidate[i] &= has[i];
+      // Pages equal after normalization are correct near duplicates by
+      // Henzinger's definition: joined directly; one page per such set goes on.
+      std::unordered_map<uint64_t, uint32_t> first_with_identity;
+      for (uint32_t i = 0; i < n; ++i) {
+        if (!candidate[i]) continue;
+        auto [it, inserted] = first_with_identity.try_emplace(robust_ids[i], i);
+        if (inserted) continue;
+        uf.Union(it->second, i);
+        candidate[i] = 0;
+        ++summary.normalized_identity_members;
+      }
+      RobustStageResult found =
+          RunRobustStage(rmins, sites, candidate, options.robust, options.broder.max_bucket_pages,
+                         options.write_pairs, &templates, &uf);
+      summary.near_candidates = found.candidates;
+      summary.near_candidate_pairs = found.candidate_pairs;
+      summary.near_pairs = found.pairs;
+      summary.template_values = found.template_values;
+      summary.pages_with_near_duplicate = found.pages_with_pair;
+      for (const RobustPair& p : found.pairs_found) {
+        NearPair np{p.a, p.b, 0, 0};
+        np.content_agreeing = p.match.agreeing;
+        np.content_positions = p.match.positions;
+        listed_pairs.push_back(np);
+      }
+    }
     std::vector<uint8_t> has_pair(n, 0);
     if (broder) {
       BroderStageOptions so;
@@ -667,7 +757,7 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
       });
     }
     summary.stages.push_back({"near", SecondsSince(t_near),
-                              uint64_t{summary.near_candidates} * (m_prime + sim_words) * 8});
+                              uint64_t{summary.near_candidates} * ((m_prime + sim_words) * 8 + robust_m * (robust ? 4 : 0))});
   }
   ClusterMap components = ClusterMap::Build(&uf);
   uf.Reset(0);
@@ -693,7 +783,15 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
     return static_cast<uint32_t>(BSimilarity(sigs.data() + static_cast<size_t>(a) * m_prime,
                                              sigs.data() + static_cast<size_t>(b) * m_prime, m_prime));
   };
+  auto robust_match = [&](uint32_t a, uint32_t b) {
+    return templates.Compare(rmins.data() + static_cast<size_t>(a) * robust_m,
+                             rmins.data() + static_cast<size_t>(b) * robust_m, robust_m);
+  };
   auto passes = [&](uint32_t i, uint32_t k) {
+    if (robust) {
+      if (robust_ids[i] == robust_ids[k]) return true;  // equal after normalization
+      return robust_match(i, k).similarity() >= options.robust.min_content_similarity;
+    }
     if (combined) {
       return sites[i] == sites[k]
                  ? bsim(i, k) >= need && csim(i, k) >= options.simhash.combined_threshold
@@ -782,9 +880,12 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
           method = "exact";
         } else {
           method = options.method.c_str();
-          // broder: share of supershingles; simhash, combined: share of bits.
-          const double sim = simhash ? static_cast<double>(csim(doc, kept)) / sim_bits
-                                     : static_cast<double>(bsim(doc, kept)) / m_prime;
+          // broder: share of supershingles; simhash, combined: share of bits;
+          // robust: share of content positions agreeing (1 when equal after
+          // normalization).
+          const double sim = robust ? (robust_ids[doc] == robust_ids[kept] ? 1.0 : robust_match(doc, kept).similarity())
+                             : simhash ? static_cast<double>(csim(doc, kept)) / sim_bits
+                                       : static_cast<double>(bsim(doc, kept)) / m_prime;
           char buf[32];
           std::snprintf(buf, sizeof buf, "%.4g", sim);
           similarity = buf;
@@ -825,7 +926,9 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
       if (!pf.ok()) return Status::IOError("cannot write " + tmp + ": " + pf.status().message());
       BufferedWriter pw(std::move(pf).value());
       // broder: supershingles_shared; simhash: bits_agreeing; combined: both.
-      pw.buffer()->append(combined  ? "url_a\turl_b\tsupershingles_shared\tbits_agreeing\n"
+      // robust: content_similarity, content_positions (see RobustMethodOptions).
+      pw.buffer()->append(robust      ? "url_a\turl_b\tcontent_similarity\tcontent_positions\n"
+                          : combined  ? "url_a\turl_b\tsupershingles_shared\tbits_agreeing\n"
                           : simhash ? "url_a\turl_b\tbits_agreeing\n"
                                     : "url_a\turl_b\tsupershingles_shared\n");
       for (const NearPair& p : listed_pairs) {
@@ -840,6 +943,13 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
         if (simhash) {
           o->push_back('\t');
           o->append(std::to_string(p.c_similarity));
+        }
+        if (robust) {
+          char buf[64];
+          std::snprintf(buf, sizeof buf, "\t%.4f\t%u",
+                        p.content_positions ? static_cast<double>(p.content_agreeing) / p.content_positions : 1.0,
+                        p.content_positions);
+          o->append(buf);
         }
         o->push_back('\n');
         if (Status s = pw.MaybeFlush(); !s.ok()) return Status::IOError("cannot write " + tmp + ": " + s.message());

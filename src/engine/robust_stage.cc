@@ -1,0 +1,299 @@
+#include "engine/robust_stage.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <string>
+
+#include "text/url.h"
+
+namespace neardup {
+
+namespace {
+
+bool HasDigit(std::string_view term) {
+  for (char c : term) {
+    if (c >= '0' && c <= '9') return true;
+  }
+  return false;
+}
+
+// Month and weekday names, their abbreviations, and time-zone and clock
+// words: volatile only next to a term with a digit ("21 Nov 2026", "Sat, 21",
+// "13:45 GMT", "10 am"), so "may" and "march" in prose stay content.
+bool IsDateWord(std::string_view t) {
+  static constexpr std::array<std::string_view, 52> kWords = {
+      "january", "february", "march", "april", "may", "june", "july", "august", "september",
+      "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
+      "sep", "sept", "oct", "nov", "dec", "monday", "tuesday", "wednesday", "thursday",
+      "friday", "saturday", "sunday", "mon", "tue", "tues", "wed", "thu", "thur", "thurs",
+      "fri", "sat", "sun", "am", "pm", "gmt", "utc", "cet", "cest", "est", "edt", "pst",
+      "pdt", "z"};
+  if (t.size() > 9) return false;
+  for (std::string_view w : kWords) {
+    if (w == t) return true;
+  }
+  return false;
+}
+
+uint64_t AsciiTermHash(std::string_view term) { return XXH3_64bits(term.data(), term.size()); }
+
+// Terms of an ASCII string as the tokenizer makes them from a URL in text:
+// maximal runs of letters and digits, lower-cased.
+void UrlTerms(std::string_view s, std::vector<uint64_t>* out) {
+  std::string term;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    const unsigned char c = i < s.size() ? static_cast<unsigned char>(s[i]) : ' ';
+    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+      term.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c));
+    } else if (!term.empty()) {
+      out->push_back(AsciiTermHash(term));
+      term.clear();
+    }
+  }
+}
+
+bool MatchAt(const std::vector<uint64_t>& hashes, size_t i, const std::vector<uint64_t>& run) {
+  if (run.empty() || i + run.size() > hashes.size()) return false;
+  return std::equal(run.begin(), run.end(), hashes.begin() + static_cast<std::ptrdiff_t>(i));
+}
+
+}  // namespace
+
+std::string RobustMethodOptions::Spec() const {
+  char content[32];
+  std::snprintf(content, sizeof content, "%g", min_content_similarity);
+  return "robust:k=" + std::to_string(shingle_size) + ",m=" + std::to_string(num_minhashes) +
+         ",r=" + std::to_string(band_rows) + ",template=" + std::to_string(template_min_pages) +
+         ",content=" + content + (normalize_numbers ? ",numbers" : ",no-numbers") +
+         (normalize_own_url ? ",own-url" : ",no-own-url") + ",seed=" + std::to_string(seed);
+}
+
+void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_url,
+                            const RobustMethodOptions& options, std::vector<uint64_t>* out,
+                            uint32_t* volatile_terms, uint32_t* own_url_terms) {
+  const size_t n = doc.num_terms();
+  const std::vector<uint64_t>& h = doc.term_hashes;
+  // 0 content, 1 volatile, 2 own URL.
+  std::vector<uint8_t> cls(n, 0);
+  uint32_t n_volatile = 0, n_own = 0;
+  const bool have_text = doc.term_offsets.size() == n + 1;
+  if (options.normalize_numbers && have_text) {
+    for (size_t i = 0; i < n; ++i) cls[i] = HasDigit(doc.term(i)) ? 1 : 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (cls[i] != 0) continue;
+      const bool next_to_number = (i > 0 && cls[i - 1] == 1) || (i + 1 < n && cls[i + 1] == 1);
+      if (next_to_number && IsDateWord(doc.term(i))) cls[i] = 3;  // marked after the scan
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (cls[i] == 3) cls[i] = 1;
+      n_volatile += cls[i] == 1;
+    }
+  }
+  if (options.normalize_own_url && !page_url.empty()) {
+    // The host without a leading "www.", and the whole URL after it (path
+    // and query): in text they appear as these runs of terms.
+    const std::string host = UrlHost(page_url);
+    std::string_view bare = host;
+    if (bare.starts_with("www.")) bare.remove_prefix(4);
+    std::vector<uint64_t> host_run, url_run;
+    UrlTerms(bare, &host_run);
+    if (host_run.size() >= 2) {  // a single label ("localhost") is an ordinary word
+      const size_t at = page_url.find(host);
+      url_run = host_run;
+      if (at != std::string_view::npos) UrlTerms(page_url.substr(at + host.size()), &url_run);
+      const uint64_t www = AsciiTermHash("www"), http = AsciiTermHash("http"),
+                     https = AsciiTermHash("https");
+      for (size_t i = 0; i < n;) {
+        size_t len = 0;
+        if (h[i] == host_run[0]) {
+          if (url_run.size() > host_run.size() && MatchAt(h, i, url_run)) {
+            len = url_run.size();
+          } else if (MatchAt(h, i, host_run)) {
+            len = host_run.size();
+          }
+        }
+        if (len == 0) {
+          ++i;
+          continue;
+        }
+        // "http://www." before the host belongs to the URL too (a mirror
+        // without "www." or on https shows the same page).
+        size_t start = i;
+        while (start > 0 && cls[start - 1] == 0 &&
+               (h[start - 1] == www || h[start - 1] == http || h[start - 1] == https)) {
+          --start;
+          ++n_own;
+        }
+        for (size_t j = start; j < i + len; ++j) {
+          if (cls[j] == 1) --n_volatile;
+          cls[j] = 2;
+        }
+        n_own += static_cast<uint32_t>(len);
+        i += len;
+      }
+    }
+  }
+  out->clear();
+  out->reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (cls[i] == 0) {
+      out->push_back(h[i]);
+      continue;
+    }
+    const uint64_t c = cls[i] == 1 ? kVolatileTermHash : kOwnUrlTermHash;
+    if (out->empty() || out->back() != c) out->push_back(c);
+  }
+  if (volatile_terms) *volatile_terms = n_volatile;
+  if (own_url_terms) *own_url_terms = n_own;
+}
+
+BroderOptions RobustSketchOptions(const RobustMethodOptions& options) {
+  BroderOptions o;
+  o.shingle_size = options.shingle_size;
+  o.wrap = true;
+  o.num_minhashes = options.num_minhashes;
+  o.supershingle_size = options.num_minhashes;  // one supershingle, unused
+  o.seed = options.seed;
+  return o;
+}
+
+RobustSignature ComputeRobustSignature(const TokenizedDocument& doc, std::string_view page_url,
+                                       const RobustMethodOptions& options,
+                                       const BroderSketcher& sketcher, SketchScratch* scratch,
+                                       std::vector<uint64_t>* normalized, uint32_t* mins_out) {
+  RobustSignature sig;
+  NormalizeVolatileTerms(doc, page_url, options, normalized);
+  bool has_content = false;
+  for (uint64_t t : *normalized) {
+    if (t != kVolatileTermHash && t != kOwnUrlTermHash) {
+      has_content = true;
+      break;
+    }
+  }
+  if (!has_content) return sig;
+  sig.identity = XXH3_64bits(normalized->data(), normalized->size() * sizeof(uint64_t));
+  sketcher.Shingles(*normalized, &scratch->shingles);
+  const uint32_t m = options.num_minhashes;
+  scratch->minhashes.resize(m);
+  if (!sketcher.MinHashes(scratch->shingles, scratch->minhashes.data())) return sig;
+  for (uint32_t j = 0; j < m; ++j) mins_out[j] = static_cast<uint32_t>(scratch->minhashes[j]);
+  sig.has_sketch = true;
+  return sig;
+}
+
+SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,
+                             std::span<const uint8_t> candidate, uint32_t m, uint32_t min_pages) {
+  std::vector<std::pair<uint64_t, uint32_t>> by_site;  // (site, page)
+  for (uint32_t i = 0; i < candidate.size(); ++i) {
+    if (candidate[i]) by_site.emplace_back(site[i], i);
+  }
+  std::sort(by_site.begin(), by_site.end());
+  std::vector<uint32_t> column;
+  for (size_t s = 0; s < by_site.size();) {
+    size_t e = s;
+    while (e < by_site.size() && by_site[e].first == by_site[s].first) ++e;
+    if (e - s >= min_pages) {
+      for (uint32_t j = 0; j < m; ++j) {
+        column.clear();
+        for (size_t p = s; p < e; ++p) column.push_back(mins[static_cast<size_t>(by_site[p].second) * m + j]);
+        std::sort(column.begin(), column.end());
+        for (size_t a = 0; a < column.size();) {
+          size_t b = a;
+          while (b < column.size() && column[b] == column[a]) ++b;
+          if (b - a >= min_pages) values_.insert((uint64_t{j} << 32) | column[a]);
+          a = b;
+        }
+      }
+    }
+    s = e;
+  }
+}
+
+SiteTemplates::Match SiteTemplates::Compare(const uint32_t* a, const uint32_t* b, uint32_t m) const {
+  Match r;
+  for (uint32_t j = 0; j < m; ++j) {
+    if (a[j] == b[j]) {
+      if (!values_.empty() && IsTemplate(j, a[j])) {
+        ++r.template_shared;
+        continue;
+      }
+      ++r.agreeing;
+    }
+    ++r.positions;
+  }
+  return r;
+}
+
+RobustStageResult RunRobustStage(std::span<const uint32_t> mins, std::span<const uint64_t> site,
+                                 std::span<const uint8_t> candidate,
+                                 const RobustMethodOptions& options, uint32_t max_bucket_pages,
+                                 bool collect_pairs, SiteTemplates* templates, UnionFind* uf) {
+  RobustStageResult result;
+  const uint32_t m = options.num_minhashes;
+  const uint32_t r = options.band_rows;
+  const uint32_t bands = m / r;
+  *templates = SiteTemplates(mins, site, candidate, m, options.template_min_pages);
+  result.template_values = templates->size();
+
+  // (band key, page) for every band holding a non-boilerplate value.
+  std::vector<std::pair<uint64_t, uint32_t>> entries;
+  for (uint32_t i = 0; i < candidate.size(); ++i) {
+    if (!candidate[i]) continue;
+    ++result.candidates;
+    const uint32_t* v = mins.data() + static_cast<size_t>(i) * m;
+    for (uint32_t band = 0; band < bands; ++band) {
+      bool all_template = true;
+      for (uint32_t k = 0; k < r && all_template; ++k) {
+        all_template = templates->IsTemplate(band * r + k, v[band * r + k]);
+      }
+      if (all_template) {
+        ++result.template_bands_skipped;
+        continue;
+      }
+      const uint64_t key = XXH3_64bits_withSeed(v + band * r, r * sizeof(uint32_t), band + 1);
+      entries.emplace_back(key, i);
+    }
+  }
+  std::sort(entries.begin(), entries.end());
+  std::vector<uint64_t> pairs;  // (a << 32) | b, a < b
+  for (size_t s = 0; s < entries.size();) {
+    size_t e = s;
+    while (e < entries.size() && entries[e].first == entries[s].first) ++e;
+    const size_t size = e - s;
+    if (size <= max_bucket_pages) {
+      for (size_t x = s; x < e; ++x) {
+        for (size_t y = x + 1; y < e; ++y) {
+          pairs.push_back((uint64_t{entries[x].second} << 32) | entries[y].second);
+        }
+      }
+    } else {
+      // A bucket too large to list: every page against its first page.
+      for (size_t y = s + 1; y < e; ++y) {
+        pairs.push_back((uint64_t{entries[s].second} << 32) | entries[y].second);
+      }
+    }
+    s = e;
+  }
+  entries = {};
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  result.candidate_pairs = pairs.size();
+  std::vector<uint8_t> has_pair(candidate.size(), 0);
+  for (uint64_t p : pairs) {
+    const uint32_t a = static_cast<uint32_t>(p >> 32), b = static_cast<uint32_t>(p);
+    const SiteTemplates::Match match =
+        templates->Compare(mins.data() + static_cast<size_t>(a) * m, mins.data() + static_cast<size_t>(b) * m, m);
+    if (match.similarity() < options.min_content_similarity) continue;
+    uf->Union(a, b);
+    ++result.pairs;
+    has_pair[a] = has_pair[b] = 1;
+    if (collect_pairs) result.pairs_found.push_back(RobustPair{a, b, match});
+  }
+  for (uint8_t h : has_pair) result.pages_with_pair += h;
+  return result;
+}
+
+}  // namespace neardup

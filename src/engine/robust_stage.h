@@ -1,0 +1,131 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+//
+// The `robust` method: near duplicates as Henzinger defines *correct* ones
+// ("Finding Near-Duplicate Web Pages: A Large-Scale Evaluation of
+// Algorithms", §3.1: pages whose text differs only by a session id, a
+// timestamp, an execution time, a message id, a visitor count, a server name
+// and/or their URL shown in the text), without her typical false positive:
+// pages of one site that share boilerplate and differ in their main item.
+//
+// 1. Volatile terms (per page, on the worker threads). A term with a digit
+//    (timestamps, counters, execution times, session and message ids, server
+//    names such as web07, version strings) becomes one class term, and so
+//    does a month or weekday name or a time zone next to such a term ("Sat,
+//    21 Nov 2026"); a run of class terms collapses to one (a visitor count of
+//    999 and of 1,234 are alike). The page's own URL or host name shown in
+//    its text (parked domains, permalinks) becomes another class term.
+// 2. The normalized sequence gets an identity key (pages equal after step 1
+//    are correct near duplicates by Henzinger's definition and are joined
+//    directly) and m min-hash pre-images of its k-term shingles (Broder).
+// 3. Site templates (one page per normalized identity set): a min-hash value
+//    that `template_min_pages` or more distinct pages of one site (Henzinger
+//    §1's site) share at the same position is that site's boilerplate. The
+//    set of such values is global, so a mirror of the site carries its
+//    template's marks too.
+// 4. Candidates: pages sharing a band of r consecutive min-hash values of
+//    which at least one is not boilerplate (bands made only of boilerplate
+//    would pair every page of a template-heavy site).
+// 5. The rule (candidates, and every member against its cluster's kept
+//    page): over the m positions, leave out those where both pages hold the
+//    same boilerplate value; the pair is similar when the pages agree on at
+//    least `min_content_similarity` of the rest (an estimate of the Jaccard
+//    resemblance of their non-boilerplate shingles), or when nothing is left
+//    (both pages are just the template).
+#ifndef NEARDUP_ENGINE_ROBUST_STAGE_H_
+#define NEARDUP_ENGINE_ROBUST_STAGE_H_
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "cluster/union_find.h"
+#include "neardup/engine.h"
+#include "sketch/broder.h"
+#include "text/tokenizer.h"
+
+namespace neardup {
+
+// Class terms standing for volatile terms and for the page's own URL.
+inline constexpr uint64_t kVolatileTermHash = 0x766f6c6174696c65ULL;  // "volatile"
+inline constexpr uint64_t kOwnUrlTermHash = 0x6f776e2d75726c00ULL;    // "own-url"
+
+// Step 1: the normalized term-hash sequence of `doc` (which must have been
+// tokenized with keep_term_text) into *out. `page_url` names the page's own
+// URL. Counts of replaced terms go to *volatile_terms and *own_url_terms
+// (either may be null).
+void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_url,
+                            const RobustMethodOptions& options, std::vector<uint64_t>* out,
+                            uint32_t* volatile_terms = nullptr, uint32_t* own_url_terms = nullptr);
+
+// The min-hash sketcher of the method (k, wrap, m; supershingles unused).
+BroderOptions RobustSketchOptions(const RobustMethodOptions& options);
+
+// What a worker computes per page.
+struct RobustSignature {
+  bool has_sketch = false;       // the normalized sequence has a non-class term
+  uint64_t identity = 0;         // key of the normalized sequence
+};
+
+// Steps 1-2 for one tokenized page: writes m 32-bit min-hash values (the
+// low bits of the pre-images) into mins_out and returns the signature.
+// Pages with no term other than class terms get no sketch.
+RobustSignature ComputeRobustSignature(const TokenizedDocument& doc, std::string_view page_url,
+                                       const RobustMethodOptions& options,
+                                       const BroderSketcher& sketcher, SketchScratch* scratch,
+                                       std::vector<uint64_t>* normalized, uint32_t* mins_out);
+
+// Step 3's result and step 5's rule.
+class SiteTemplates {
+ public:
+  SiteTemplates() = default;
+  // Learns the boilerplate values from the pages with candidate[i] set.
+  // mins: n * m values; site[i]: page i's site key.
+  SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,
+                std::span<const uint8_t> candidate, uint32_t m, uint32_t min_pages);
+
+  bool IsTemplate(uint32_t position, uint32_t value) const {
+    return values_.count((uint64_t{position} << 32) | value) != 0;
+  }
+  size_t size() const { return values_.size(); }
+
+  struct Match {
+    uint32_t agreeing = 0;   // content positions where the pages agree
+    uint32_t positions = 0;  // positions not shared as boilerplate
+    uint32_t template_shared = 0;
+    double similarity() const {
+      return positions == 0 ? 1.0 : static_cast<double>(agreeing) / positions;
+    }
+  };
+  Match Compare(const uint32_t* a, const uint32_t* b, uint32_t m) const;
+
+ private:
+  std::unordered_set<uint64_t> values_;
+};
+
+struct RobustPair {
+  uint32_t a = 0, b = 0;  // a < b
+  SiteTemplates::Match match;
+};
+
+struct RobustStageResult {
+  uint64_t candidates = 0;          // pages that entered the band tables
+  uint64_t candidate_pairs = 0;     // distinct pairs sharing a band
+  uint64_t pairs = 0;               // candidate pairs that passed the rule
+  uint64_t pages_with_pair = 0;     // candidates in at least one such pair
+  uint64_t template_values = 0;     // boilerplate (position, value) pairs
+  uint64_t template_bands_skipped = 0;
+  std::vector<RobustPair> pairs_found;  // when collect_pairs
+};
+
+// Steps 3-5 over the pages with candidate[i] set; similar pairs are joined
+// in *uf. `templates` receives the learned boilerplate.
+RobustStageResult RunRobustStage(std::span<const uint32_t> mins, std::span<const uint64_t> site,
+                                 std::span<const uint8_t> candidate,
+                                 const RobustMethodOptions& options, uint32_t max_bucket_pages,
+                                 bool collect_pairs, SiteTemplates* templates, UnionFind* uf);
+
+}  // namespace neardup
+
+#endif  // NEARDUP_ENGINE_ROBUST_STAGE_H_

@@ -1,0 +1,187 @@
+#include "engine/robust_stage.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+namespace neardup {
+namespace {
+
+std::vector<uint64_t> Normalized(const std::string& html, const std::string& url,
+                                 RobustMethodOptions o = RobustMethodOptions()) {
+  Tokenizer tokenizer;
+  TokenizedDocument doc;
+  tokenizer.Tokenize(html, ContentKind::kHtml, "utf-8", url, &doc);
+  std::vector<uint64_t> out;
+  NormalizeVolatileTerms(doc, url, o, &out);
+  return out;
+}
+
+TEST(RobustNormalizeTest, HenzingersVolatileDifferencesVanish) {
+  const std::string body = "<p>Plumbers and electricians near you, reviewed by neighbours.</p>";
+  const auto a = Normalized("<html><body>" + body +
+                                "<p>Last updated Sat, 21 Nov 2026 13:45:12 GMT. Page generated in "
+                                "0.0421 seconds by web07. You are visitor 999. v3.2.17</p></body></html>",
+                            "http://www.example.com/a");
+  const auto b = Normalized("<html><body>" + body +
+                                "<p>Last updated Mon, 3 Mar 2025 01:02:03 GMT. Page generated in "
+                                "1.5 seconds by web12. You are visitor 1,234,567. v3.10.2</p></body></html>",
+                            "http://www.example.com/a");
+  EXPECT_EQ(a, b);
+  // Content words stay: a different product is a different sequence.
+  const auto c = Normalized("<html><body><p>Roofers and electricians near you, reviewed by "
+                            "neighbours.</p></body></html>",
+                            "http://www.example.com/a");
+  EXPECT_NE(Normalized("<html><body>" + body + "</body></html>", "http://www.example.com/a"), c);
+}
+
+TEST(RobustNormalizeTest, MonthNamesAreVolatileOnlyNextToNumbers) {
+  // "may" in prose is content; "21 May 2026" is a date.
+  const auto prose1 = Normalized("<p>You may go now.</p>", "http://x.example.org/");
+  const auto prose2 = Normalized("<p>You can go now.</p>", "http://x.example.org/");
+  EXPECT_NE(prose1, prose2);
+  const auto d1 = Normalized("<p>Posted 21 May 2026 by Ann.</p>", "http://x.example.org/");
+  const auto d2 = Normalized("<p>Posted 3 June 2025 by Ann.</p>", "http://x.example.org/");
+  EXPECT_EQ(d1, d2);
+}
+
+TEST(RobustNormalizeTest, OwnUrlInTextIsOneClassTerm) {
+  // Parked domains: the same page naming its own domain.
+  auto parked = [](const std::string& domain) {
+    return Normalized("<html><title>" + domain + " is for sale</title><body><h1>" + domain +
+                          "</h1><p>The domain " + domain +
+                          " may be for sale. Buy this domain today.</p></body></html>",
+                      "http://" + domain + "/");
+  };
+  EXPECT_EQ(parked("bestcars-online.com"), parked("cheap-flights.net"));
+  EXPECT_NE(parked("bestcars-online.com"), Normalized("<html><title>bestcars-online.com is for sale</title>"
+                                                       "<body><h1>bestcars-online.com</h1><p>The domain "
+                                                       "bestcars-online.com may be for sale. Buy this "
+                                                       "domain today.</p></body></html>",
+                                                       "http://cheap-flights.net/"));
+  // A permalink: the whole URL, path included, is one class term.
+  const auto p1 = Normalized("<p>Permalink: http://www.news.example.com/world/story-one.html</p><p>Text.</p>",
+                             "http://www.news.example.com/world/story-one.html");
+  const auto p2 = Normalized("<p>Permalink: http://mirror.example.net/world/story-one.html</p><p>Text.</p>",
+                             "http://mirror.example.net/world/story-one.html");
+  EXPECT_EQ(p1, p2);
+  // Switched off, the URLs differ.
+  RobustMethodOptions off;
+  off.normalize_own_url = false;
+  EXPECT_NE(Normalized("<p>Permalink: http://www.news.example.com/a</p>", "http://www.news.example.com/a", off),
+            Normalized("<p>Permalink: http://mirror.example.net/a</p>", "http://mirror.example.net/a", off));
+}
+
+TEST(RobustNormalizeTest, NumbersSwitchedOffStayContent) {
+  RobustMethodOptions off;
+  off.normalize_numbers = false;
+  EXPECT_NE(Normalized("<p>Call 555-0100 today.</p>", "http://a.example.com/", off),
+            Normalized("<p>Call 555-0199 today.</p>", "http://a.example.com/", off));
+  EXPECT_EQ(Normalized("<p>Call 555-0100 today.</p>", "http://a.example.com/"),
+            Normalized("<p>Call 555-0199 today.</p>", "http://a.example.com/"));
+}
+
+// Sketches of synthetic pages: a template of `template_terms` shared terms
+// and an item of `item_terms` terms of its own.
+struct Sketches {
+  RobustMethodOptions options;
+  BroderSketcher sketcher{RobustSketchOptions(RobustMethodOptions())};
+  std::vector<uint32_t> mins;
+  std::vector<uint64_t> sites;
+  void Add(const std::vector<uint64_t>& terms, uint64_t site) {
+    SketchScratch scratch;
+    sketcher.Shingles(terms, &scratch.shingles);
+    std::vector<uint64_t> pre(options.num_minhashes);
+    ASSERT_TRUE(sketcher.MinHashes(scratch.shingles, pre.data()));
+    for (uint64_t v : pre) mins.push_back(static_cast<uint32_t>(v));
+    sites.push_back(site);
+  }
+  const uint32_t* Of(uint32_t i) const { return mins.data() + static_cast<size_t>(i) * options.num_minhashes; }
+};
+
+std::vector<uint64_t> Terms(std::mt19937_64& rng, size_t n) {
+  std::vector<uint64_t> t(n);
+  for (auto& x : t) x = rng();
+  return t;
+}
+
+TEST(RobustTemplateTest, TemplatePagesOfOneSiteAreNotSimilarButCopiesAre) {
+  std::mt19937_64 rng(7);
+  const auto site_template = Terms(rng, 600);
+  Sketches s;
+  // Pages 0..9: one site, same template, items of 40 terms each.
+  std::vector<std::vector<uint64_t>> items;
+  for (int p = 0; p < 10; ++p) {
+    items.push_back(Terms(rng, 40));
+    auto page = site_template;
+    page.insert(page.begin() + 300, items.back().begin(), items.back().end());
+    s.Add(page, /*site=*/1);
+  }
+  // Page 10: a copy of page 0 on another site with two terms of its item edited.
+  auto copy = site_template;
+  auto edited = items[0];
+  edited[20] = rng();
+  copy.insert(copy.begin() + 300, edited.begin(), edited.end());
+  s.Add(copy, /*site=*/2);
+  std::vector<uint8_t> candidate(s.sites.size(), 1);
+  UnionFind uf(static_cast<uint32_t>(s.sites.size()));
+  SiteTemplates templates;
+  const RobustStageResult r =
+      RunRobustStage(s.mins, s.sites, candidate, s.options, 1000, true, &templates, &uf);
+  EXPECT_GT(r.template_values, 0u);
+  // Full-page resemblance of two template pages is high (Broder would merge
+  // them); on what is not boilerplate they share nothing.
+  for (uint32_t a = 0; a < 10; ++a) {
+    for (uint32_t b = a + 1; b < 10; ++b) {
+      EXPECT_NE(uf.Find(a), uf.Find(b)) << a << " " << b;
+      EXPECT_LT(templates.Compare(s.Of(a), s.Of(b), 84).similarity(), 0.2);
+    }
+  }
+  EXPECT_EQ(uf.Find(0), uf.Find(10));
+  EXPECT_GE(templates.Compare(s.Of(0), s.Of(10), 84).similarity(), 0.5);
+  // Without template knowledge (a site of fewer than template_min_pages
+  // pages) the same pair of template pages would look alike.
+  SiteTemplates none;
+  EXPECT_GT(none.Compare(s.Of(1), s.Of(2), 84).similarity(), 0.5);
+}
+
+TEST(RobustTemplateTest, BoilerplateLearnedOnOneSiteAppliesToItsMirror) {
+  std::mt19937_64 rng(11);
+  const auto site_template = Terms(rng, 500);
+  Sketches s;
+  std::vector<std::vector<uint64_t>> pages;
+  for (int p = 0; p < 5; ++p) {
+    auto page = site_template;
+    const auto item = Terms(rng, 30);
+    page.insert(page.end(), item.begin(), item.end());
+    pages.push_back(page);
+    s.Add(page, 1);
+  }
+  // Two pages of the site mirrored on a host of their own.
+  s.Add(pages[0], 2);
+  s.Add(pages[1], 2);
+  std::vector<uint8_t> candidate(s.sites.size(), 1);
+  UnionFind uf(static_cast<uint32_t>(s.sites.size()));
+  SiteTemplates templates;
+  RunRobustStage(s.mins, s.sites, candidate, s.options, 1000, false, &templates, &uf);
+  EXPECT_EQ(uf.Find(0), uf.Find(5));
+  EXPECT_EQ(uf.Find(1), uf.Find(6));
+  EXPECT_NE(uf.Find(5), uf.Find(6));  // the mirror's two pages differ in their items
+}
+
+TEST(RobustTemplateTest, AllBoilerplatePagesAreDuplicates) {
+  std::mt19937_64 rng(3);
+  const auto page = Terms(rng, 200);
+  Sketches s;
+  for (int p = 0; p < 4; ++p) s.Add(page, 1);
+  SiteTemplates templates(s.mins, s.sites, std::vector<uint8_t>(4, 1), 84, 3);
+  const auto m = templates.Compare(s.Of(0), s.Of(1), 84);
+  EXPECT_EQ(m.positions, 0u);
+  EXPECT_EQ(m.template_shared, 84u);
+  EXPECT_EQ(m.similarity(), 1.0);
+}
+
+}  // namespace
+}  // namespace neardup
