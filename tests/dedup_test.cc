@@ -261,6 +261,25 @@ TEST(DedupTest, KeeperRulesChooseTheKeptPage) {
   ASSERT_TRUE(r2.ok());
   rows = testing::ReadTsvRows(dir + "/out2/clusters.tsv");
   EXPECT_EQ(rows[3][1], "0");
+  // in-links: of two static URLs of the same length, the one that more
+  // pages of the crawl link to (a page's links to itself do not count).
+  const std::string linked = "http://example.org/b.html";
+  std::string jsonl2 = testing::JsonLine("http://example.org/a.html", "html", body + "<a href=a.html></a>") +
+                       testing::JsonLine(linked, "html", body);
+  for (int i = 0; i < 3; ++i) {
+    jsonl2 += testing::JsonLine("http://other" + std::to_string(i) + ".example/", "html",
+                                "<p>Page " + std::string(1, static_cast<char>('x' + i)) +
+                                " links <a href=\"" + linked + "\">b</a> <a href=\"" + linked + "#top\">again</a></p>");
+  }
+  testing::WriteFileOrDie(dir + "/links.jsonl", jsonl2);
+  auto r3 = RunDedup({dir + "/links.jsonl"}, dir + "/out4", DedupOptions(), nullptr, nullptr, nullptr, nullptr);
+  ASSERT_TRUE(r3.ok()) << r3.status().ToString();
+  rows = testing::ReadTsvRows(dir + "/out4/clusters.tsv");
+  ASSERT_EQ(rows.size(), 6u);
+  EXPECT_EQ(rows[1][1], "1");
+  EXPECT_EQ(rows[2][2], "keep");
+  EXPECT_EQ(rows[2][7], "in-links");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out4/.links.spill"));
   o.keeper = "largest";
   EXPECT_TRUE(RunDedup({dir + "/in.jsonl"}, dir + "/out3", o, nullptr, nullptr, nullptr, nullptr)
                   .status()

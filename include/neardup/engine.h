@@ -127,11 +127,13 @@ struct DedupOptions {
   bool write_pairs = false;
   // Rules that choose each cluster's kept page, in order (Zhu et al. §5):
   // any of status (success over redirect over error), static-url (no query
-  // string or session id), shorter-url, earlier-fetch, url-hash (a fixed
+  // string or session id), in-links (more distinct pages of the crawl link
+  // to it; costs link extraction and 8 bytes of temporary disk per link),
+  // shorter-url, earlier-fetch, url-hash (a fixed
   // pseudo-random order of URLs, so the choice does not depend on input
   // order), input-order; ties always end in input order. The deciding rule
   // is the `reason` column.
-  std::string keeper = "status,static-url,shorter-url,earlier-fetch,url-hash,input-order";
+  std::string keeper = "status,static-url,in-links,shorter-url,earlier-fetch,url-hash,input-order";
   // Check every near-duplicate member against its cluster's kept page with
   // the method's rule and split off the members that fail (Zhu et al. §5.2).
   bool verify = true;

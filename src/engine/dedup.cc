@@ -2,8 +2,10 @@
 #include <sys/resource.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <condition_variable>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -28,6 +30,7 @@
 #include "sketch/broder.h"
 #include "sketch/simhash.h"
 #include "text/tokenizer.h"
+#include "text/url.h"
 
 #ifndef NEARDUP_VERSION
 #define NEARDUP_VERSION "0.0.0"
@@ -125,6 +128,8 @@ struct DocResult {
   bool has_signature = false;
   bool has_simhash = false;
   RobustSignature robust;
+  uint64_t url_key = 0;      // in-links: key of the page's normalized URL
+  uint32_t link_count = 0;   // in-links: distinct link keys in Batch::link_keys
 };
 
 // A batch of documents travelling through the pipeline. Slots are reused
@@ -135,6 +140,7 @@ struct Batch {
   std::vector<uint64_t> signatures;  // supershingles, m' per document
   std::vector<uint64_t> simhashes;   // b/64 words per document
   std::vector<uint32_t> robust_mins; // m per document (robust)
+  std::vector<uint64_t> link_keys;   // in-links: every document's distinct link keys, in order
   size_t count = 0;
   double work_seconds = 0;
   std::mutex mu;
@@ -144,13 +150,15 @@ struct Batch {
 
 // Per-thread work context: tokenizer and scratch, reused across batches.
 struct WorkContext {
-  explicit WorkContext(bool keep_term_text) : tokenizer(MakeTokenizeOptions(keep_term_text)) {}
+  WorkContext(bool keep_term_text, bool collect_links)
+      : tokenizer(MakeTokenizeOptions(keep_term_text, collect_links)) {}
   SketchScratch sketch_scratch;
   SimhashScratch simhash_scratch;
   std::vector<uint64_t> normalized;  // robust: the normalized term sequence
-  static TokenizeOptions MakeTokenizeOptions(bool keep_term_text) {
+  std::vector<uint64_t> links;       // in-links: this page's link keys
+  static TokenizeOptions MakeTokenizeOptions(bool keep_term_text, bool collect_links) {
     TokenizeOptions o;
-    o.collect_links = false;   // the methods need terms only
+    o.collect_links = collect_links;  // only the in-links keeper rule needs links
     o.keep_term_text = keep_term_text;  // robust looks at digits in terms
     return o;
   }
@@ -161,15 +169,18 @@ struct WorkContext {
 class ContextPool {
  public:
   ContextPool(const BroderSketcher* sketcher, const SimhashSketcher* simhasher,
-              const BroderSketcher* robust_sketcher, const RobustMethodOptions* robust)
-      : sketcher_(sketcher), simhasher_(simhasher), robust_sketcher_(robust_sketcher), robust_(robust) {}
+              const BroderSketcher* robust_sketcher, const RobustMethodOptions* robust,
+              bool count_in_links)
+      : sketcher_(sketcher), simhasher_(simhasher), robust_sketcher_(robust_sketcher), robust_(robust),
+        count_in_links_(count_in_links) {}
+  bool count_in_links() const { return count_in_links_; }
   const BroderSketcher* sketcher() const { return sketcher_; }
   const SimhashSketcher* simhasher() const { return simhasher_; }
   const BroderSketcher* robust_sketcher() const { return robust_sketcher_; }
   const RobustMethodOptions& robust() const { return *robust_; }
   std::unique_ptr<WorkContext> Acquire() {
     std::lock_guard<std::mutex> lock(mu_);
-    if (free_.empty()) return std::make_unique<WorkContext>(robust_sketcher_ != nullptr);
+    if (free_.empty()) return std::make_unique<WorkContext>(robust_sketcher_ != nullptr, count_in_links_);
     auto c = std::move(free_.back());
     free_.pop_back();
     return c;
@@ -184,6 +195,7 @@ class ContextPool {
   const SimhashSketcher* simhasher_;
   const BroderSketcher* robust_sketcher_;
   const RobustMethodOptions* robust_;
+  bool count_in_links_;
   std::mutex mu_;
   std::vector<std::unique_ptr<WorkContext>> free_;
 };
@@ -196,10 +208,17 @@ const RabinFingerprinter& TokenSequenceFingerprinter() {
   return fp;
 }
 
+// The key under which links and pages meet for the in-links rule.
+uint64_t UrlKey(std::string_view url) {
+  const std::string normalized = NormalizeUrl(url);
+  return XXH3_64bits(normalized.data(), normalized.size());
+}
+
 void ProcessBatch(Batch* batch, ContextPool* pool) {
   const auto t0 = Clock::now();
   auto ctx = pool->Acquire();
   const RabinFingerprinter& rabin = TokenSequenceFingerprinter();
+  batch->link_keys.clear();
   for (size_t i = 0; i < batch->count; ++i) {
     const Document& doc = batch->docs[i];
     ctx->tokenizer.Tokenize(doc, &ctx->tokens);
@@ -217,6 +236,20 @@ void ProcessBatch(Batch* batch, ContextPool* pool) {
       const size_t words = sh->options().words();
       r.has_simhash = sh->Sketch(ctx->tokens.term_hashes, &ctx->simhash_scratch,
                                  batch->simhashes.data() + i * words);
+    }
+    if (pool->count_in_links()) {
+      // Each page counts once per target; links to itself do not count.
+      r.url_key = UrlKey(doc.url);
+      ctx->links.clear();
+      for (const std::string& link : ctx->tokens.links) ctx->links.push_back(UrlKey(link));
+      std::sort(ctx->links.begin(), ctx->links.end());
+      ctx->links.erase(std::unique(ctx->links.begin(), ctx->links.end()), ctx->links.end());
+      r.link_count = 0;
+      for (uint64_t k : ctx->links) {
+        if (k == r.url_key) continue;
+        batch->link_keys.push_back(k);
+        ++r.link_count;
+      }
     }
     if (const BroderSketcher* rk = pool->robust_sketcher()) {
       const size_t m = pool->robust().num_minhashes;
@@ -477,7 +510,20 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
     summary.kernel = BroderSketcher::KernelName();
     for (auto& b : ring) b->robust_mins.resize(static_cast<size_t>(options.batch_documents) * robust_m);
   }
-  ContextPool contexts(sketcher.get(), simhasher.get(), robust_sketcher.get(), &options.robust);
+  const KeeperOptions keeper_options = KeeperOptions::Parse(options.keeper).value();
+  const bool count_in_links = keeper_options.uses(KeeperRule::kInLinks);
+  ContextPool contexts(sketcher.get(), simhasher.get(), robust_sketcher.get(), &options.robust,
+                       count_in_links);
+  // in-links: every page's distinct link keys go to a spill file (8 bytes a
+  // link), read back once when the keepers are chosen.
+  const std::string links_spill_path = JoinPath(out_dir, ".links.spill");
+  std::unique_ptr<BufferedWriter> links_spill;
+  if (count_in_links) {
+    auto f = env->NewWritableFile(links_spill_path);
+    if (!f.ok()) return Status::IOError("cannot write " + links_spill_path + ": " + f.status().message());
+    links_spill = std::make_unique<BufferedWriter>(std::move(f).value());
+  }
+  ChunkedVector<uint64_t> page_url_keys;  // in-links
   ExactGrouper grouper;
   ChunkedVector<uint64_t> signatures;   // m' per document (broder)
   ChunkedVector<uint8_t> has_signature;
@@ -488,7 +534,6 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   ChunkedVector<uint32_t> robust_mins;            // robust: m per document
   ChunkedVector<uint64_t> robust_identity;        // robust: normalized sequence key
   ChunkedVector<uint8_t> has_robust;
-  const KeeperOptions keeper_options = KeeperOptions::Parse(options.keeper).value();
   double read_seconds = 0, work_seconds = 0;
   uint64_t empty_docs = 0, terms = 0;
   bool cancelled = false;
@@ -515,6 +560,12 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
       b->cv.wait(lock, [b] { return b->done; });
     }
     work_seconds += b->work_seconds;
+    if (links_spill) {
+      links_spill->buffer()->append(reinterpret_cast<const char*>(b->link_keys.data()),
+                                    b->link_keys.size() * sizeof(uint64_t));
+      for (size_t i = 0; i < b->count; ++i) page_url_keys.push_back(b->results[i].url_key);
+      if (spill_status.ok()) spill_status = links_spill->MaybeFlush();
+    }
     std::string* out = spill.buffer();
     for (size_t i = 0; i < b->count; ++i) {
       const DocResult& r = b->results[i];
@@ -602,12 +653,14 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
     if (b->count > 0 || !b->done) commit(b);
   }
   ring.clear();
+  if (cancelled || !spill_status.ok()) (void)env->RemoveFile(links_spill_path);
   if (cancelled) {
     (void)spill.Close();
     (void)env->RemoveFile(spill_path);
     return Status::IOError("cancelled");
   }
   if (spill_status.ok()) spill_status = spill.Close();
+  if (spill_status.ok() && links_spill) spill_status = links_spill->Close();
   if (!spill_status.ok()) {
     (void)env->RemoveFile(spill_path);
     return Status::IOError("cannot write " + spill_path + ": " + spill_status.message());
@@ -776,7 +829,42 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
     keeper[i] = i;
   }
   components = ClusterMap();
-  ChooseKeepers(group, features, keeper_options, &keeper, &reason);
+  std::vector<uint32_t> in_links;
+  if (count_in_links) {
+    // Count, for the pages in clusters only, the distinct pages linking to them.
+    const std::vector<uint64_t> url_keys = page_url_keys.MoveToVector();
+    std::unordered_map<uint64_t, uint32_t> count;
+    for (uint32_t i = 0; i < n; ++i) {
+      if (group[i] != kNoGroup) count.emplace(url_keys[i], 0);
+    }
+    auto in = env->NewSequentialFile(links_spill_path);
+    if (!in.ok()) return Status::IOError("cannot reopen " + links_spill_path + ": " + in.status().message());
+    std::string buf(1 << 20, '\0');
+    std::string carry;
+    for (;;) {
+      size_t got = 0;
+      if (Status st = in.value()->Read(buf.size(), &buf[0], &got); !st.ok()) {
+        return Status::IOError("cannot read " + links_spill_path + ": " + st.message());
+      }
+      if (got == 0) break;
+      carry.append(buf.data(), got);
+      const size_t whole = carry.size() / sizeof(uint64_t);
+      for (size_t k = 0; k < whole; ++k) {
+        uint64_t key;
+        std::memcpy(&key, carry.data() + k * sizeof(uint64_t), sizeof key);
+        if (auto it = count.find(key); it != count.end()) ++it->second;
+      }
+      carry.erase(0, whole * sizeof(uint64_t));
+    }
+    in.value().reset();
+    (void)env->RemoveFile(links_spill_path);
+    in_links.assign(n, 0);
+    for (uint32_t i = 0; i < n; ++i) {
+      if (group[i] != kNoGroup) in_links[i] = count[url_keys[i]];
+    }
+  }
+  const std::vector<uint32_t>* in_links_ptr = count_in_links ? &in_links : nullptr;
+  ChooseKeepers(group, features, keeper_options, &keeper, &reason, in_links_ptr);
   // The method's own rule for a member `i` and its kept page `k`.
   const uint32_t need = options.broder.level == NearLevel::kVirtuallyIdentical ? m_prime : 2;
   auto bsim = [&](uint32_t a, uint32_t b) {
@@ -813,7 +901,7 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
       ++summary.verification_split_off;
       any_failed = true;
     }
-    if (any_failed) ChooseKeepers(group, features, keeper_options, &keeper, &reason);
+    if (any_failed) ChooseKeepers(group, features, keeper_options, &keeper, &reason, in_links_ptr);
   }
   // Final cluster sizes; a cluster is "near" when one of its pages is not an
   // exact copy of its kept page.

@@ -41,7 +41,7 @@ int StatusRank(uint16_t status) {
 // <0: a is the better keeper; sets *rule to the deciding rule index (or
 // kReasonInputOrder when only input order separates them).
 int Compare(const KeeperFeatures& a, uint32_t ia, const KeeperFeatures& b, uint32_t ib,
-            const KeeperOptions& o, uint8_t* rule) {
+            const KeeperOptions& o, const std::vector<uint32_t>* in_links, uint8_t* rule) {
   for (size_t r = 0; r < o.rules.size(); ++r) {
     int64_t x = 0, y = 0;
     switch (o.rules[r]) {
@@ -49,6 +49,11 @@ int Compare(const KeeperFeatures& a, uint32_t ia, const KeeperFeatures& b, uint3
       case KeeperRule::kStaticUrl: x = a.dynamic_url; y = b.dynamic_url; break;
       case KeeperRule::kShorterUrl: x = a.url_length; y = b.url_length; break;
       case KeeperRule::kEarlierFetch: x = a.fetch_time; y = b.fetch_time; break;
+      case KeeperRule::kInLinks:
+        if (in_links == nullptr) continue;
+        x = -int64_t{(*in_links)[ia]};
+        y = -int64_t{(*in_links)[ib]};
+        break;
       case KeeperRule::kUrlHash:
         if (a.url_hash != b.url_hash) {
           *rule = static_cast<uint8_t>(r);
@@ -119,6 +124,7 @@ const char* KeeperRuleName(KeeperRule rule) {
     case KeeperRule::kStaticUrl: return "static-url";
     case KeeperRule::kShorterUrl: return "shorter-url";
     case KeeperRule::kEarlierFetch: return "earlier-fetch";
+    case KeeperRule::kInLinks: return "in-links";
     case KeeperRule::kUrlHash: return "url-hash";
     case KeeperRule::kInputOrder: return "input-order";
   }
@@ -135,7 +141,8 @@ Result<KeeperOptions> KeeperOptions::Parse(std::string_view spec) {
     const std::string_view name = spec.substr(start, comma - start);
     bool found = false;
     for (KeeperRule r : {KeeperRule::kStatus, KeeperRule::kStaticUrl, KeeperRule::kShorterUrl,
-                         KeeperRule::kEarlierFetch, KeeperRule::kUrlHash, KeeperRule::kInputOrder}) {
+                         KeeperRule::kEarlierFetch, KeeperRule::kInLinks, KeeperRule::kUrlHash,
+                         KeeperRule::kInputOrder}) {
       if (name == KeeperRuleName(r)) {
         if (std::find(o.rules.begin(), o.rules.end(), r) != o.rules.end()) {
           return Status::InvalidArgument("keeper rule '" + std::string(name) + "' given twice");
@@ -146,12 +153,16 @@ Result<KeeperOptions> KeeperOptions::Parse(std::string_view spec) {
     }
     if (!found) {
       return Status::InvalidArgument("unknown keeper rule '" + std::string(name) +
-                                     "'; valid rules: status, static-url, shorter-url, "
-                                     "earlier-fetch, url-hash, input-order");
+                                     "'; valid rules: status, static-url, in-links, "
+                                     "shorter-url, earlier-fetch, url-hash, input-order");
     }
     start = comma + 1;
   }
   return o;
+}
+
+bool KeeperOptions::uses(KeeperRule rule) const {
+  return std::find(rules.begin(), rules.end(), rule) != rules.end();
 }
 
 std::string KeeperOptions::Spec() const {
@@ -168,7 +179,7 @@ std::string ReasonName(uint8_t reason, const KeeperOptions& options) {
 
 void ChooseKeepers(const std::vector<uint32_t>& group, const std::vector<KeeperFeatures>& features,
                    const KeeperOptions& options, std::vector<uint32_t>* keeper,
-                   std::vector<uint8_t>* reason) {
+                   std::vector<uint8_t>* reason, const std::vector<uint32_t>* in_links) {
   const uint32_t n = static_cast<uint32_t>(group.size());
   // best[g] and runner-up second[g] per group id, in one pass.
   std::vector<uint32_t> best(n, kNoGroup), second(n, kNoGroup);
@@ -178,11 +189,11 @@ void ChooseKeepers(const std::vector<uint32_t>& group, const std::vector<KeeperF
     if (g == kNoGroup) continue;
     if (best[g] == kNoGroup) {
       best[g] = i;
-    } else if (Compare(features[i], i, features[best[g]], best[g], options, &unused) < 0) {
+    } else if (Compare(features[i], i, features[best[g]], best[g], options, in_links, &unused) < 0) {
       second[g] = best[g];
       best[g] = i;
     } else if (second[g] == kNoGroup ||
-               Compare(features[i], i, features[second[g]], second[g], options, &unused) < 0) {
+               Compare(features[i], i, features[second[g]], second[g], options, in_links, &unused) < 0) {
       second[g] = i;
     }
   }
@@ -194,7 +205,7 @@ void ChooseKeepers(const std::vector<uint32_t>& group, const std::vector<KeeperF
       (*reason)[i] = kReasonSingle;
     } else {
       uint8_t rule = kReasonInputOrder;
-      Compare(features[best[g]], best[g], features[second[g]], second[g], options, &rule);
+      Compare(features[best[g]], best[g], features[second[g]], second[g], options, in_links, &rule);
       (*reason)[i] = rule;
     }
   }

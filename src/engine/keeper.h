@@ -4,8 +4,9 @@
 // ("Clustering and Load Balancing Optimization for Redundant Content
 // Removal", §5: winner selection): a page served with a success status over
 // an error or redirect page, a static URL over a dynamic one (query string or
-// session id), a shorter URL over a longer one, an earlier fetch over a later
-// one, and at last the earlier page in input order. The rules are applied in
+// session id), a page more pages of the crawl link to over one fewer link
+// to, a shorter URL over a longer one, an earlier fetch over a later one, and
+// at last the earlier page in input order. The rules are applied in
 // a configurable order; the rule that decided is reported with the cluster.
 // Before input order, a fixed pseudo-random order of URLs (url-hash) breaks
 // ties, so the kept page, and the clusters verified against it, are the same
@@ -40,6 +41,7 @@ enum class KeeperRule : uint8_t {
   kStaticUrl,
   kShorterUrl,
   kEarlierFetch,
+  kInLinks,  // more distinct pages of the crawl link to it (self-links not counted)
   kUrlHash,  // a fixed pseudo-random order of URLs: the same choice whatever the input order
   kInputOrder
 };
@@ -48,13 +50,16 @@ enum class KeeperRule : uint8_t {
 const char* KeeperRuleName(KeeperRule rule);
 
 struct KeeperOptions {
-  std::vector<KeeperRule> rules = {KeeperRule::kStatus, KeeperRule::kStaticUrl,
-                                   KeeperRule::kShorterUrl, KeeperRule::kEarlierFetch,
-                                   KeeperRule::kUrlHash, KeeperRule::kInputOrder};
-  // "status,static-url,shorter-url,earlier-fetch,url-hash,input-order" (any
-  // order and subset; input order always breaks the last ties). The default
-  // ends in url-hash so that clusters do not depend on the order of inputs.
+  std::vector<KeeperRule> rules = {KeeperRule::kStatus,     KeeperRule::kStaticUrl,
+                                   KeeperRule::kInLinks,    KeeperRule::kShorterUrl,
+                                   KeeperRule::kEarlierFetch, KeeperRule::kUrlHash,
+                                   KeeperRule::kInputOrder};
+  // "status,static-url,in-links,shorter-url,earlier-fetch,url-hash,input-order"
+  // (any order and subset; input order always breaks the last ties). The
+  // default ends in url-hash so that clusters do not depend on the order of
+  // inputs.
   static Result<KeeperOptions> Parse(std::string_view spec);
+  bool uses(KeeperRule rule) const;
   std::string Spec() const;
 };
 
@@ -66,10 +71,12 @@ constexpr uint8_t kReasonInputOrder = 0xfe;  // every rule tied
 // members of i's group (an element index < n); pages with `group[i] ==
 // kNoGroup` are left alone. On return keeper[i] is the chosen page of i's
 // group and reason[i] the rule that set it apart from the runner-up.
+// `in_links[i]` is page i's in-link count for the in-links rule (nullptr:
+// every page counts 0).
 constexpr uint32_t kNoGroup = UINT32_MAX;
 void ChooseKeepers(const std::vector<uint32_t>& group, const std::vector<KeeperFeatures>& features,
                    const KeeperOptions& options, std::vector<uint32_t>* keeper,
-                   std::vector<uint8_t>* reason);
+                   std::vector<uint8_t>* reason, const std::vector<uint32_t>* in_links = nullptr);
 
 // The reason code's text for the `reason` column.
 std::string ReasonName(uint8_t reason, const KeeperOptions& options);

@@ -102,7 +102,25 @@ TEST(KeeperTest, ParseRejectsUnknownRules) {
   EXPECT_NE(r.status().message().find("shorter-url"), std::string::npos);
   EXPECT_FALSE(KeeperOptions::Parse("status,status").ok());
   EXPECT_EQ(KeeperOptions().Spec(),
-            "status,static-url,shorter-url,earlier-fetch,url-hash,input-order");
+            "status,static-url,in-links,shorter-url,earlier-fetch,url-hash,input-order");
+  EXPECT_TRUE(KeeperOptions().uses(KeeperRule::kInLinks));
+  EXPECT_FALSE(KeeperOptions::Parse("status,shorter-url").value().uses(KeeperRule::kInLinks));
+}
+
+TEST(KeeperTest, MoreInLinksWinAndNameTheRule) {
+  // Three pages, one group; same status, all static, the same URL length.
+  std::vector<KeeperFeatures> f(3);
+  for (auto& x : f) x.url_length = 20;
+  std::vector<uint32_t> group = {0, 0, 0}, keeper(3), in_links = {1, 4, 2};
+  std::vector<uint8_t> reason(3);
+  const KeeperOptions o = KeeperOptions::Parse("status,static-url,in-links,shorter-url,input-order").value();
+  ChooseKeepers(group, f, o, &keeper, &reason, &in_links);
+  EXPECT_EQ(keeper, (std::vector<uint32_t>{1, 1, 1}));
+  EXPECT_EQ(ReasonName(reason[0], o), "in-links");
+  // Without counts the rule is skipped: input order decides.
+  ChooseKeepers(group, f, o, &keeper, &reason, nullptr);
+  EXPECT_EQ(keeper[0], 0u);
+  EXPECT_EQ(ReasonName(reason[0], o), "input-order");
 }
 
 }  // namespace
