@@ -54,8 +54,8 @@ struct EvaluationResult {
   uint64_t wrong_same_site_merges = 0;
 };
 
-// Reads a truth file (`url<TAB>group` per line; optional header line
-// `url<TAB>group`; blank and '#' lines skipped) and the clusters.tsv of a
+// Reads a truth file (`url<TAB>group` per line, further columns ignored;
+// optional header line `url<TAB>group[<TAB>...]`; blank and '#' lines skipped) and the clusters.tsv of a
 // `neardup dedup` output folder, joins them by url, and evaluates. Urls of
 // clusters.tsv without truth are ignored and counted in *urls_not_in_truth.
 // `env` is the file system to read through (Env::Default() for the real one).

@@ -241,7 +241,10 @@ void ProcessBatch(Batch* batch, ContextPool* pool) {
       // Each page counts once per target; links to itself do not count.
       r.url_key = UrlKey(doc.url);
       ctx->links.clear();
-      for (const std::string& link : ctx->tokens.links) ctx->links.push_back(UrlKey(link));
+      // The tokenizer's links are already normalized (NormalizeUrl).
+      for (const std::string& link : ctx->tokens.links) {
+        ctx->links.push_back(XXH3_64bits(link.data(), link.size()));
+      }
       std::sort(ctx->links.begin(), ctx->links.end());
       ctx->links.erase(std::unique(ctx->links.begin(), ctx->links.end()), ctx->links.end());
       r.link_count = 0;

@@ -125,7 +125,8 @@ Result<std::unordered_map<std::string, TruthEntry>> ReadTruth(const std::string&
     if (line.empty() || line.front() == '#') continue;
     if (first_content_line) {
       first_content_line = false;
-      if (line == "url\tgroup") continue;
+      // A header: "url<TAB>group", optionally with more columns.
+      if (line == "url\tgroup" || line.starts_with("url\tgroup\t")) continue;
     }
     SplitTsvLine(line, &fields);
     if (fields.size() < 2) {

@@ -265,7 +265,7 @@ constexpr char kClustersHeader[] = "url\tcluster\trole\tmethod\tsimilarity\tsour
 TEST_F(EvaluateFilesTest, JoinsByUrl) {
   testing::WriteFileOrDie(dir_ + "/truth.tsv",
                           "# hand-made truth\n"
-                          "url\tgroup\n"
+                          "url\tgroup\tkind\n"  // a header with more columns
                           "http://www.a.com/1\tA\r\n"
                           "http://www.a.com/2\tA\n"
                           "\n"
