@@ -98,11 +98,15 @@ struct RobustMethodOptions {
   uint32_t num_minhashes = 84;    // m: min-hash values per page (Fetterly et al.)
   uint32_t band_rows = 3;         // r: candidates share r consecutive values
   // A min-hash value is a site's boilerplate when at least this many
-  // distinct pages of the site hold it at the same position.
-  uint32_t template_min_pages = 3;
+  // distinct pages of the site hold it at the same position (2: whatever two
+  // different pages of one site share is the site's, not either page's).
+  uint32_t template_min_pages = 2;
   // Similar when at least this fraction of the positions not shared as
-  // boilerplate agree (estimated resemblance of the pages' own content).
-  double min_content_similarity = 0.5;
+  // boilerplate agree (estimated resemblance of the pages' own content; a
+  // page with a short main item has few such positions, and one edited word
+  // of it changes k shingles, so the bar is low: different items agree on
+  // none of them).
+  double min_content_similarity = 0.2;
   bool normalize_numbers = true;  // terms with digits (and dates) -> one class
   bool normalize_own_url = true;  // the page's URL or host in its text -> one class
   uint64_t seed = 1234;           // draws the min-hash functions

@@ -533,7 +533,7 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   ChunkedVector<KeeperFeatures> keeper_features;  // 24 bytes per document
   ChunkedVector<uint64_t> simhash_sketches;       // b/64 words per document
   ChunkedVector<uint8_t> has_simhash;
-  ChunkedVector<uint64_t> site_hashes;            // combined, robust: Henzinger's site, hashed
+  ChunkedVector<uint64_t> site_hashes;            // combined: Henzinger's site; robust: host; hashed
   ChunkedVector<uint32_t> robust_mins;            // robust: m per document
   ChunkedVector<uint64_t> robust_identity;        // robust: normalized sequence key
   ChunkedVector<uint8_t> has_robust;
@@ -587,7 +587,9 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
         for (uint32_t t = 0; t < robust_m; ++t) robust_mins.push_back(r.robust.has_sketch ? mv[t] : 0);
       }
       if (combined || robust) {
-        const std::string site = SiteOfUrl(d.url);
+        // combined: Henzinger's site; robust: the host, the unit a template
+        // belongs to (blogs on one hosting domain each have their own).
+        const std::string site = robust ? UrlHost(d.url) : SiteOfUrl(d.url);
         site_hashes.push_back(XXH3_64bits(site.data(), site.size()));
       }
       if (broder) {
@@ -693,6 +695,7 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   UnionFind uf(n);
   std::vector<uint64_t> sigs, sims, sites, robust_ids;
   std::vector<uint32_t> rmins;
+  std::vector<uint32_t> normalized_root;  // robust: first page equal after normalization
   SiteTemplates templates;
   std::vector<NearPair> listed_pairs;  // for pairs.tsv, sorted by (a, b)
   const uint32_t sim_bits = options.simhash.bits;
@@ -724,14 +727,29 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
       // Pages equal after normalization are correct near duplicates by
       // Henzinger's definition: joined directly; one page per such set goes on.
       std::unordered_map<uint64_t, uint32_t> first_with_identity;
+      // Sites holding pages equal after normalization become one site.
+      std::unordered_map<uint64_t, uint32_t> site_index;
+      for (uint32_t i = 0; i < n; ++i) site_index.try_emplace(sites[i], static_cast<uint32_t>(site_index.size()));
+      UnionFind site_groups(static_cast<uint32_t>(site_index.size()));
+      normalized_root.resize(n);
       for (uint32_t i = 0; i < n; ++i) {
-        if (!candidate[i]) continue;
+        normalized_root[i] = grouper.Root(i);
+        if (!has[i]) continue;
         auto [it, inserted] = first_with_identity.try_emplace(robust_ids[i], i);
+        normalized_root[i] = it->second;
         if (inserted) continue;
+        // Every page equal to another (exact copies too) links the sites.
+        site_groups.Union(site_index[sites[it->second]], site_index[sites[i]]);
+        if (!candidate[i]) continue;
+        if (!candidate[it->second]) {  // the first page was an exact copy: i goes on
+          it->second = i;
+          continue;
+        }
         uf.Union(it->second, i);
         candidate[i] = 0;
         ++summary.normalized_identity_members;
       }
+      for (uint32_t i = 0; i < n; ++i) sites[i] = site_groups.Find(site_index[sites[i]]);
       RobustStageResult found =
           RunRobustStage(rmins, sites, candidate, options.robust, options.broder.max_bucket_pages,
                          options.write_pairs, &templates, &uf);
@@ -880,8 +898,10 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   };
   auto passes = [&](uint32_t i, uint32_t k) {
     if (robust) {
-      if (robust_ids[i] == robust_ids[k]) return true;  // equal after normalization
-      return robust_match(i, k).similarity() >= options.robust.min_content_similarity;
+      if (robust_ids[i] != 0 && robust_ids[i] == robust_ids[k]) return true;  // equal after normalization
+      return templates.Similar(rmins.data() + static_cast<size_t>(i) * robust_m,
+                               rmins.data() + static_cast<size_t>(k) * robust_m, robust_m, sites[i], sites[k],
+                               options.robust.min_content_similarity);
     }
     if (combined) {
       return sites[i] == sites[k]
@@ -898,7 +918,9 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
       group[i] = kNoGroup;
       if (k == i || grouper.Root(i) == grouper.Root(k)) continue;
       if (passes(i, k)) continue;
-      group[i] = grouper.Root(i);  // leaves with its exact copies
+      // Leaves with its exact copies (robust: with the pages equal to it
+      // after normalization).
+      group[i] = robust ? normalized_root[i] : grouper.Root(i);
       keeper[i] = i;
       reason[i] = kReasonSingle;
       ++summary.verification_split_off;

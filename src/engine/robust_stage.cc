@@ -38,6 +38,14 @@ bool IsDateWord(std::string_view t) {
   return false;
 }
 
+bool IsHexWord(std::string_view t) {
+  if (t.empty()) return false;
+  for (char c : t) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
 uint64_t AsciiTermHash(std::string_view term) { return XXH3_64bits(term.data(), term.size()); }
 
 // Terms of an ASCII string as the tokenizer makes them from a URL in text:
@@ -81,16 +89,25 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
   uint32_t n_volatile = 0, n_own = 0;
   const bool have_text = doc.term_offsets.size() == n + 1;
   if (options.normalize_numbers && have_text) {
-    for (size_t i = 0; i < n; ++i) cls[i] = HasDigit(doc.term(i)) ? 1 : 0;
+    std::vector<uint8_t> hex(n, 0);  // only 0-9a-f: a chunk of an id or hash
     for (size_t i = 0; i < n; ++i) {
-      if (cls[i] != 0) continue;
-      const bool next_to_number = (i > 0 && cls[i - 1] == 1) || (i + 1 < n && cls[i + 1] == 1);
-      if (next_to_number && IsDateWord(doc.term(i))) cls[i] = 3;  // marked after the scan
+      const std::string_view t = doc.term(i);
+      cls[i] = HasDigit(t) ? 1 : 0;
+      hex[i] = IsHexWord(t);
     }
-    for (size_t i = 0; i < n; ++i) {
-      if (cls[i] == 3) cls[i] = 1;
-      n_volatile += cls[i] == 1;
+    // Volatility spreads from numbers along date words ("Monday, November
+    // 9") and along hex chunks of an id ("1d89e540 8ffb bfac").
+    auto spreads = [&](size_t i, size_t from) {
+      if (IsDateWord(doc.term(i))) return true;
+      return hex[i] && hex[from] && doc.term(i).size() >= 4;
+    };
+    for (size_t i = 1; i < n; ++i) {  // forward
+      if (cls[i] == 0 && cls[i - 1] == 1 && spreads(i, i - 1)) cls[i] = 1;
     }
+    for (size_t i = n; i-- > 1;) {  // backward
+      if (cls[i - 1] == 0 && cls[i] == 1 && spreads(i - 1, i)) cls[i - 1] = 1;
+    }
+    for (size_t i = 0; i < n; ++i) n_volatile += cls[i] == 1;
   }
   if (options.normalize_own_url && !page_url.empty()) {
     // The host without a leading "www.", and the whole URL after it (path
@@ -196,6 +213,7 @@ SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uin
     size_t e = s;
     while (e < by_site.size() && by_site[e].first == by_site[s].first) ++e;
     if (e - s >= min_pages) {
+      known_sites_.insert(by_site[s].first);
       for (uint32_t j = 0; j < m; ++j) {
         column.clear();
         for (size_t p = s; p < e; ++p) column.push_back(mins[static_cast<size_t>(by_site[p].second) * m + j]);
@@ -284,9 +302,11 @@ RobustStageResult RunRobustStage(std::span<const uint32_t> mins, std::span<const
   std::vector<uint8_t> has_pair(candidate.size(), 0);
   for (uint64_t p : pairs) {
     const uint32_t a = static_cast<uint32_t>(p >> 32), b = static_cast<uint32_t>(p);
-    const SiteTemplates::Match match =
-        templates->Compare(mins.data() + static_cast<size_t>(a) * m, mins.data() + static_cast<size_t>(b) * m, m);
-    if (match.similarity() < options.min_content_similarity) continue;
+    SiteTemplates::Match match;
+    if (!templates->Similar(mins.data() + static_cast<size_t>(a) * m, mins.data() + static_cast<size_t>(b) * m, m,
+                            site[a], site[b], options.min_content_similarity, &match)) {
+      continue;
+    }
     uf->Union(a, b);
     ++result.pairs;
     has_pair[a] = has_pair[b] = 1;

@@ -17,11 +17,13 @@
 // 2. The normalized sequence gets an identity key (pages equal after step 1
 //    are correct near duplicates by Henzinger's definition and are joined
 //    directly) and m min-hash pre-images of its k-term shingles (Broder).
-// 3. Site templates (one page per normalized identity set): a min-hash value
-//    that `template_min_pages` or more distinct pages of one site (Henzinger
-//    §1's site) share at the same position is that site's boilerplate. The
-//    set of such values is global, so a mirror of the site carries its
-//    template's marks too.
+// 3. Sites and their templates. Sites (Henzinger §1) that hold pages equal
+//    after normalization (a mirror, a site served under two names) are one
+//    site here. Over one page per normalized identity set, a min-hash value
+//    that `template_min_pages` or more distinct pages of one site share at
+//    the same position is that site's boilerplate; a site with that many
+//    distinct pages has a known template. The set of boilerplate values is
+//    global, so a page copied to another site carries its template's marks.
 // 4. Candidates: pages sharing a band of r consecutive min-hash values of
 //    which at least one is not boilerplate (bands made only of boilerplate
 //    would pair every page of a template-heavy site).
@@ -30,7 +32,12 @@
 //    same boilerplate value; the pair is similar when the pages agree on at
 //    least `min_content_similarity` of the rest (an estimate of the Jaccard
 //    resemblance of their non-boilerplate shingles), or when nothing is left
-//    (both pages are just the template).
+//    (both pages are just the template). Two pages of one site that are not
+//    equal after normalization must moreover be on a site with a known
+//    template: by Henzinger's definition pages of one site that differ in
+//    more than volatile terms are not correct near duplicates unless what
+//    differs is shown to be outside their shared boilerplate, and without
+//    the template that cannot be told.
 #ifndef NEARDUP_ENGINE_ROBUST_STAGE_H_
 #define NEARDUP_ENGINE_ROBUST_STAGE_H_
 
@@ -85,6 +92,9 @@ class SiteTemplates {
   SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,
                 std::span<const uint8_t> candidate, uint32_t m, uint32_t min_pages);
 
+  // Whether the site has at least min_pages distinct candidate pages.
+  bool KnowsTemplateOf(uint64_t site) const { return known_sites_.count(site) != 0; }
+
   bool IsTemplate(uint32_t position, uint32_t value) const {
     return values_.count((uint64_t{position} << 32) | value) != 0;
   }
@@ -100,8 +110,18 @@ class SiteTemplates {
   };
   Match Compare(const uint32_t* a, const uint32_t* b, uint32_t m) const;
 
+  // Step 5's rule for two pages not equal after normalization.
+  bool Similar(const uint32_t* a, const uint32_t* b, uint32_t m, uint64_t site_a, uint64_t site_b,
+               double min_content_similarity, Match* match = nullptr) const {
+    const Match r = Compare(a, b, m);
+    if (match) *match = r;
+    if (site_a == site_b && !KnowsTemplateOf(site_a)) return false;
+    return r.similarity() >= min_content_similarity;
+  }
+
  private:
   std::unordered_set<uint64_t> values_;
+  std::unordered_set<uint64_t> known_sites_;
 };
 
 struct RobustPair {

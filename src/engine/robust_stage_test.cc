@@ -45,6 +45,15 @@ TEST(RobustNormalizeTest, MonthNamesAreVolatileOnlyNextToNumbers) {
   const auto d1 = Normalized("<p>Posted 21 May 2026 by Ann.</p>", "http://x.example.org/");
   const auto d2 = Normalized("<p>Posted 3 June 2025 by Ann.</p>", "http://x.example.org/");
   EXPECT_EQ(d1, d2);
+  // Along a chain of date words: "Monday, November 9" and "Friday, June 27".
+  EXPECT_EQ(Normalized("<p>Today is Monday, November 9 at 8:06 am. Hello.</p>", "http://x.example.org/"),
+            Normalized("<p>Today is Friday, June 27 at 3:00 pm. Hello.</p>", "http://x.example.org/"));
+  // Hex chunks of an id, a chunk without digits included.
+  EXPECT_EQ(Normalized("<p>Request 1d89e540-8ffb-bfac done.</p>", "http://x.example.org/"),
+            Normalized("<p>Request 6b644d72-9ec1-03e8 done.</p>", "http://x.example.org/"));
+  // ...but a word that happens to be hex is content away from an id.
+  EXPECT_NE(Normalized("<p>A cafe here.</p>", "http://x.example.org/"),
+            Normalized("<p>A shop here.</p>", "http://x.example.org/"));
 }
 
 TEST(RobustNormalizeTest, OwnUrlInTextIsOneClassTerm) {
