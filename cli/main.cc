@@ -18,6 +18,7 @@
 #include "neardup/env.h"
 #include "neardup/evaluation.h"
 #include "neardup/executor.h"
+#include "neardup/synth.h"
 
 namespace {
 
@@ -280,6 +281,41 @@ int RunEvalCommand(const std::string& truth_path, const std::string& dir, bool j
   return kExitOk;
 }
 
+int RunSynthCommand(const neardup::SynthOptions& options) {
+  auto r = neardup::BuildSyntheticCrawl(options, neardup::Env::Default());
+  if (!r.ok()) {
+    std::fprintf(stderr, "neardup: error: %s\n", r.status().message().c_str());
+    return r.status().IsInvalidArgument() ? kExitUsage : kExitNoData;
+  }
+  const neardup::SynthSummary& s = r.value();
+  std::string kinds;
+  for (const auto& [kind, n] : s.pages_by_kind) {
+    kinds += (kinds.empty() ? "" : ", ") + kind + " " + WithCommas(n);
+  }
+  std::string short_pool;
+  if (s.sites_not_built || s.pages_not_built) {
+    short_pool = "; the pool was short: " + WithCommas(s.sites_not_built) + " sites and " +
+                 WithCommas(s.pages_not_built) + " planned pages not built";
+  }
+  std::fprintf(stderr,
+               "neardup synth: wrote %s pages (%s of HTML) in %s truth groups to %s and %s. Pool: %s "
+               "HTML pages of %s documents read, %s templates, %s paragraphs (%s used, none twice). "
+               "Sites: %s (%s dynamic, %s database, %s mirrored on %s hosts) with %s distinct pages, "
+               "%s of them hard negatives (sharing a template with pages of other groups); %s "
+               "scraper hosts; %s parked domains of %s registrars. Pages by kind: %s%s.\n",
+               WithCommas(s.pages).c_str(), HumanBytes(static_cast<double>(s.bytes)).c_str(),
+               WithCommas(s.groups).c_str(), options.out_warc.c_str(), options.out_truth.c_str(),
+               WithCommas(s.pool_pages).c_str(), WithCommas(s.documents_read).c_str(),
+               WithCommas(s.pool_templates).c_str(), WithCommas(s.pool_paragraphs).c_str(),
+               WithCommas(s.paragraphs_used).c_str(), WithCommas(s.sites).c_str(),
+               WithCommas(s.dynamic_sites).c_str(), WithCommas(s.database_sites).c_str(),
+               WithCommas(s.mirrored_sites).c_str(), WithCommas(s.mirror_hosts).c_str(),
+               WithCommas(s.distinct_pages).c_str(), WithCommas(s.hard_negative_pages).c_str(),
+               WithCommas(s.scraper_hosts).c_str(), WithCommas(s.parked_domains).c_str(),
+               WithCommas(s.parked_registrars).c_str(), kinds.c_str(), short_pool.c_str());
+  return kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -300,7 +336,7 @@ int main(int argc, char** argv) {
   std::string out_dir;
   int threads = 0;
   bool quiet = false;
-  std::string method = "exact";
+  std::string method = neardup::DedupOptions().method;
   std::string max_record = "64M";
   bool skip_non_2xx = false;
   uint64_t warning_limit = 100;
@@ -320,8 +356,38 @@ int main(int argc, char** argv) {
                     "(Broder shingling: min-hash, supershingles, megashingles), simhash "
                     "(Charikar's simhash, Henzinger's Algorithm C), combined (Henzinger's combined "
                     "algorithm: same-site pairs B-similar with C-similarity >= 355, pairs on "
-                    "different sites C-similar)")
-      ->check(CLI::IsMember({"exact", "broder", "simhash", "combined"}));
+                    "different sites C-similar), robust (Henzinger's correct near duplicates: "
+                    "volatile terms and the page's own URL normalized, each site's boilerplate "
+                    "learned and left out of the comparison; the default: the best F1 at "
+                    "precision >= 0.99 on the synth benchmark)")
+      ->check(CLI::IsMember({"exact", "broder", "simhash", "combined", "robust"}));
+  neardup::RobustMethodOptions robust_defaults;
+  double min_content = robust_defaults.min_content_similarity;
+  uint32_t template_pages = robust_defaults.template_min_pages;
+  bool keep_numbers = false, keep_own_url = false;
+  uint32_t edit_shingles = robust_defaults.max_edit_shingles;
+  dedup->add_option("--edit-shingles", edit_shingles,
+                    "robust: pages on different sites whose shingle sets differ in at most this many "
+                    "shingles (about three edited words) are near duplicates; 0 turns it off")
+      ->check(CLI::Range(0, 40));
+  uint32_t same_site_edit_shingles = robust_defaults.max_same_site_edit_shingles;
+  dedup->add_option("--same-site-edit-shingles", same_site_edit_shingles,
+                    "robust: the same for two pages of one site (an inserted label and value, or "
+                    "two words changed); 0 turns it off")
+      ->check(CLI::Range(0, 40));
+  dedup->add_option("--min-content", min_content,
+                    "robust: similar when at least this fraction of the min-hash positions not "
+                    "shared as site boilerplate agree")
+      ->check(CLI::Range(0.0, 1.0));
+  dedup->add_option("--template-pages", template_pages,
+                    "robust: a min-hash value held by this many distinct pages of one site at the "
+                    "same position is the site's boilerplate")
+      ->check(CLI::Range(2, 1000000));
+  dedup->add_flag("--keep-numbers", keep_numbers,
+                  "robust: compare terms with digits as they are (by default they and the dates "
+                  "around them are one volatile class, as Henzinger's timestamps, counters and ids)");
+  dedup->add_flag("--keep-own-url", keep_own_url,
+                  "robust: compare the page's own URL or host shown in its text as it is");
   uint32_t sim_bits = 384, sim_threshold = 372, combined_threshold = 355;
   dedup->add_option("--bits", sim_bits, "simhash, combined: sketch bits b (multiple of 64, 64..512)")
       ->check(CLI::Range(64, 512));
@@ -400,6 +466,38 @@ int main(int argc, char** argv) {
       ->required();
   eval->add_flag("--json", eval_json, "Print the figures as one JSON object");
 
+  // ---- synth ----
+  CLI::App* synth = app.add_subcommand(
+      "synth",
+      "Build a labelled near-duplicate benchmark from real HTML pages: template sites whose "
+      "distinct pages share boilerplate but not their main item (hard negatives, Henzinger's "
+      "incorrect near duplicates), copies of pages that differ only as Henzinger's correct near "
+      "duplicates do (session ids, other URLs, invisible markup, timestamps, counters, execution "
+      "times, server names, message ids, the page's own URL; whole mirrored subtrees; scraped "
+      "copies with 1-3 words of one sentence edited), and parked domains (one group per "
+      "registrar). Writes CRAWL.warc.gz and TRUTH.tsv (url, group, kind: original, session-id, "
+      "alias, markup, mirror, sentence-edit or parked). Same inputs and seed: same bytes.");
+  neardup::SynthOptions synth_options;
+  synth->add_option("INPUT", synth_options.inputs,
+                    "Pool of real pages: anything dedup reads (WARC/ARC files, folders of "
+                    ".html/.html.gz files, JSON Lines); HTML pages with a 2xx status are used")
+      ->required();
+  synth->add_option("--out,-o", synth_options.out_warc, "The crawl to write (.warc.gz)")->required();
+  synth->add_option("--truth", synth_options.out_truth, "The truth file to write (.tsv)")->required();
+  synth->add_option("--sites", synth_options.sites,
+                    "Template sites to build (pages per site heavy-tailed: half have 1, a few 100+)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  synth->add_option("--parked-registrars", synth_options.parked_registrars,
+                    "Organizations selling parked domains (2-100 domains each); 0 for none")
+      ->check(CLI::Range(0, 49))
+      ->capture_default_str();
+  synth->add_option("--seed", synth_options.seed, "Seed of every random choice")->capture_default_str();
+  synth->add_option("--max-copies", synth_options.max_copies,
+                    "Cap of the heavy-tailed number of copies of one page (0: no copies)")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -420,10 +518,17 @@ int main(int argc, char** argv) {
     options.simhash.bits = sim_bits;
     options.simhash.threshold = sim_threshold;
     options.simhash.combined_threshold = combined_threshold;
+    options.robust.min_content_similarity = min_content;
+    options.robust.template_min_pages = template_pages;
+    options.robust.max_edit_shingles = edit_shingles;
+    options.robust.max_same_site_edit_shingles = same_site_edit_shingles;
+    options.robust.normalize_numbers = !keep_numbers;
+    options.robust.normalize_own_url = !keep_own_url;
+    options.robust.seed = seed;
     options.keeper = keeper;
     options.verify = !no_verify;
     if (pairs && method == "exact") {
-      std::fprintf(stderr, "neardup: error: --pairs needs a near-duplicate method (--method broder, simhash or combined)\n");
+      std::fprintf(stderr, "neardup: error: --pairs needs a near-duplicate method (--method broder, simhash, combined or robust)\n");
       return kExitUsage;
     }
     options.source.keep_non_2xx = !skip_non_2xx;
@@ -435,6 +540,7 @@ int main(int argc, char** argv) {
     return RunDedupCommand(inputs, out_dir, options, threads, quiet, warning_limit);
   }
   if (eval->parsed()) return RunEvalCommand(truth_path, eval_dir, eval_json);
+  if (synth->parsed()) return RunSynthCommand(synth_options);
   if (compare->parsed()) {
     neardup::DedupOptions o;
     o.broder.shingle_size = cmp_shingle;

@@ -14,6 +14,7 @@ declare -A allowed=(
   [report]="base text"
   [index]="base sketch"
   [engine]="base io text fingerprint sketch cluster index report"
+  [synth]="base io text"
 )
 fail=0
 for module in "${!allowed[@]}"; do

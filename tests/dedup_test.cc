@@ -49,6 +49,7 @@ TEST(DedupTest, ExactClustersColumnsAndSummary) {
   WriteFileOrDie(dir + "/in.jsonl", jsonl);
 
   DedupOptions options;
+  options.method = "exact";
   options.keeper = "status,static-url,shorter-url,earlier-fetch,input-order";
   auto result = RunDedup({dir + "/in.jsonl"}, dir + "/out", options, nullptr, nullptr, nullptr,
                          nullptr);

@@ -107,10 +107,30 @@ struct RobustMethodOptions {
   // of it changes k shingles, so the bar is low: different items agree on
   // none of them).
   double min_content_similarity = 0.2;
+  // The bar when no position was left out as boilerplate (neither page's
+  // site shows a template): then the whole pages are compared, and two
+  // pages of one template with different items (say two articles of one
+  // news site found on two hosts) must not pass.
+  double min_similarity_without_template = 0.8;
+  // Pages on different sites whose shingle sets differ in at most this many
+  // shingles are near duplicates whatever their resemblance: about three
+  // words edited on each side (k shingles per word), told exactly by a
+  // difference digest (Eppstein et al.) of 72 cells (576 bytes a page; a
+  // difference of 30 fails to decode about 3% of the time, and the pair is
+  // then judged by the min-hash rule alone).
+  // This is what finds an edited copy of a page whose main item is a small
+  // part of it. 0 turns it off (and the digests are not kept).
+  uint32_t max_edit_shingles = 30;
+  // The same for two pages of one site: 20 shingles, an inserted label and
+  // value of up to 12 terms ("Last updated ...": w terms inserted change
+  // w + 2(k-1) shingles) or two words changed in place, but not the 10-30
+  // consecutive tokens in which Henzinger's NIH database pages differ
+  // (t consecutive tokens replaced change 2(t + k - 1) shingles).
+  uint32_t max_same_site_edit_shingles = 20;
   bool normalize_numbers = true;  // terms with digits (and dates) -> one class
   bool normalize_own_url = true;  // the page's URL or host in its text -> one class
   uint64_t seed = 1234;           // draws the min-hash functions
-  // e.g. "robust:k=5,m=84,r=3,template=3,content=0.5,numbers,own-url,seed=1234"
+  // e.g. "robust:k=5,m=84,r=3,template=2,content=0.2,edit=30,numbers,own-url,seed=1234"
   std::string Spec() const;
 };
 
@@ -121,8 +141,11 @@ struct DedupOptions {
   // (Broder shingling), "simhash" (Charikar's simhash), "combined"
   // (Henzinger's combined algorithm with her proposed refinement: pairs on
   // one site must be B-similar with C-similarity >= combined_threshold,
-  // pairs on different sites C-similar).
-  std::string method = "exact";
+  // pairs on different sites C-similar), "robust" (RobustMethodOptions:
+  // volatile terms normalized, site boilerplate left out of the comparison).
+  // The default is the method with the best F1 at precision >= 0.99 on the
+  // `neardup synth` benchmark (README "Choosing a method").
+  std::string method = "robust";
   BroderMethodOptions broder;
   SimhashMethodOptions simhash;
   RobustMethodOptions robust;

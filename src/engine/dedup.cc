@@ -66,10 +66,14 @@ Status DedupOptions::Validate() const {
     if (robust.band_rows < 1 || robust.band_rows > robust.num_minhashes) {
       return Status::InvalidArgument("robust: band_rows must be in 1..num_minhashes");
     }
+    if (robust.max_edit_shingles > 40 || robust.max_same_site_edit_shingles > 40) {
+      return Status::InvalidArgument("robust: max_edit_shingles and max_same_site_edit_shingles must be at most 40 (what 72 digest cells decode)");
+    }
     if (robust.template_min_pages < 2) {
       return Status::InvalidArgument("robust: template_min_pages must be at least 2");
     }
-    if (!(robust.min_content_similarity >= 0 && robust.min_content_similarity <= 1)) {
+    if (!(robust.min_content_similarity >= 0 && robust.min_content_similarity <= 1) ||
+        !(robust.min_similarity_without_template >= 0 && robust.min_similarity_without_template <= 1)) {
       return Status::InvalidArgument("robust: min_content_similarity must be in [0, 1]");
     }
     if (broder.max_bucket_pages < 2) {
@@ -140,6 +144,7 @@ struct Batch {
   std::vector<uint64_t> signatures;  // supershingles, m' per document
   std::vector<uint64_t> simhashes;   // b/64 words per document
   std::vector<uint32_t> robust_mins; // m per document (robust)
+  std::vector<uint64_t> robust_digests;  // kRobustDigestCells per document (robust)
   std::vector<uint64_t> link_keys;   // in-links: every document's distinct link keys, in order
   size_t count = 0;
   double work_seconds = 0;
@@ -256,8 +261,10 @@ void ProcessBatch(Batch* batch, ContextPool* pool) {
     }
     if (const BroderSketcher* rk = pool->robust_sketcher()) {
       const size_t m = pool->robust().num_minhashes;
-      r.robust = ComputeRobustSignature(ctx->tokens, doc.url, pool->robust(), *rk, &ctx->sketch_scratch,
-                                        &ctx->normalized, batch->robust_mins.data() + i * m);
+      r.robust = ComputeRobustSignature(
+          ctx->tokens, doc.url, pool->robust(), *rk, &ctx->sketch_scratch, &ctx->normalized,
+          batch->robust_mins.data() + i * m,
+          batch->robust_digests.empty() ? nullptr : batch->robust_digests.data() + i * kRobustDigestCells);
     }
   }
   pool->Release(std::move(ctx));
@@ -511,7 +518,12 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
     robust_sketcher = std::make_unique<BroderSketcher>(RobustSketchOptions(options.robust));
     summary.method_spec = options.robust.Spec();
     summary.kernel = BroderSketcher::KernelName();
-    for (auto& b : ring) b->robust_mins.resize(static_cast<size_t>(options.batch_documents) * robust_m);
+    for (auto& b : ring) {
+      b->robust_mins.resize(static_cast<size_t>(options.batch_documents) * robust_m);
+      if (options.robust.max_edit_shingles > 0 || options.robust.max_same_site_edit_shingles > 0) {
+        b->robust_digests.resize(static_cast<size_t>(options.batch_documents) * kRobustDigestCells);
+      }
+    }
   }
   const KeeperOptions keeper_options = KeeperOptions::Parse(options.keeper).value();
   const bool count_in_links = keeper_options.uses(KeeperRule::kInLinks);
@@ -537,6 +549,7 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   ChunkedVector<uint32_t> robust_mins;            // robust: m per document
   ChunkedVector<uint64_t> robust_identity;        // robust: normalized sequence key
   ChunkedVector<uint8_t> has_robust;
+  ChunkedVector<uint64_t> robust_digests;         // robust: kRobustDigestCells per document
   double read_seconds = 0, work_seconds = 0;
   uint64_t empty_docs = 0, terms = 0;
   bool cancelled = false;
@@ -585,6 +598,10 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
         robust_identity.push_back(r.robust.identity);
         const uint32_t* mv = b->robust_mins.data() + i * robust_m;
         for (uint32_t t = 0; t < robust_m; ++t) robust_mins.push_back(r.robust.has_sketch ? mv[t] : 0);
+        if (!b->robust_digests.empty()) {
+          const uint64_t* dv = b->robust_digests.data() + i * kRobustDigestCells;
+          for (uint32_t t = 0; t < kRobustDigestCells; ++t) robust_digests.push_back(r.robust.has_sketch ? dv[t] : 0);
+        }
       }
       if (combined || robust) {
         // combined: Henzinger's site; robust: the host, the unit a template
@@ -695,6 +712,7 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   UnionFind uf(n);
   std::vector<uint64_t> sigs, sims, sites, robust_ids;
   std::vector<uint32_t> rmins;
+  std::vector<uint64_t> rdigests;
   std::vector<uint32_t> normalized_root;  // robust: first page equal after normalization
   SiteTemplates templates;
   std::vector<NearPair> listed_pairs;  // for pairs.tsv, sorted by (a, b)
@@ -721,6 +739,7 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
     if (combined || robust) sites = site_hashes.MoveToVector();
     if (robust) {
       rmins = robust_mins.MoveToVector();
+      rdigests = robust_digests.MoveToVector();
       robust_ids = robust_identity.MoveToVector();
       const std::vector<uint8_t> has = has_robust.MoveToVector();
       for (uint32_t i = 0; i < n; ++i) candidate[i] &= has[i];
@@ -751,7 +770,7 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
       }
       for (uint32_t i = 0; i < n; ++i) sites[i] = site_groups.Find(site_index[sites[i]]);
       RobustStageResult found =
-          RunRobustStage(rmins, sites, candidate, options.robust, options.broder.max_bucket_pages,
+          RunRobustStage(rmins, sites, rdigests, candidate, options.robust, options.broder.max_bucket_pages,
                          options.write_pairs, &templates, &uf);
       summary.near_candidates = found.candidates;
       summary.near_candidate_pairs = found.candidate_pairs;
@@ -899,9 +918,14 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   auto passes = [&](uint32_t i, uint32_t k) {
     if (robust) {
       if (robust_ids[i] != 0 && robust_ids[i] == robust_ids[k]) return true;  // equal after normalization
-      return templates.Similar(rmins.data() + static_cast<size_t>(i) * robust_m,
-                               rmins.data() + static_cast<size_t>(k) * robust_m, robust_m, sites[i], sites[k],
-                               options.robust.min_content_similarity);
+      const bool with_digests = !rdigests.empty();
+      return templates.Similar(
+          rmins.data() + static_cast<size_t>(i) * robust_m, rmins.data() + static_cast<size_t>(k) * robust_m,
+          robust_m, sites[i], sites[k], options.robust.min_content_similarity, nullptr,
+          with_digests ? rdigests.data() + static_cast<size_t>(i) * kRobustDigestCells : nullptr,
+          with_digests ? rdigests.data() + static_cast<size_t>(k) * kRobustDigestCells : nullptr,
+          options.robust.max_edit_shingles, options.robust.max_same_site_edit_shingles,
+          options.robust.min_similarity_without_template);
     }
     if (combined) {
       return sites[i] == sites[k]

@@ -73,9 +73,13 @@ bool MatchAt(const std::vector<uint64_t>& hashes, size_t i, const std::vector<ui
 std::string RobustMethodOptions::Spec() const {
   char content[32];
   std::snprintf(content, sizeof content, "%g", min_content_similarity);
+  char no_template[32];
+  std::snprintf(no_template, sizeof no_template, "%g", min_similarity_without_template);
   return "robust:k=" + std::to_string(shingle_size) + ",m=" + std::to_string(num_minhashes) +
          ",r=" + std::to_string(band_rows) + ",template=" + std::to_string(template_min_pages) +
-         ",content=" + content + (normalize_numbers ? ",numbers" : ",no-numbers") +
+         ",content=" + content + ",no-template=" + no_template + ",edit=" + std::to_string(max_edit_shingles) +
+         ",same-site-edit=" + std::to_string(max_same_site_edit_shingles) +
+         (normalize_numbers ? ",numbers" : ",no-numbers") +
          (normalize_own_url ? ",own-url" : ",no-own-url") + ",seed=" + std::to_string(seed);
 }
 
@@ -157,6 +161,18 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
   out->reserve(n);
   for (size_t i = 0; i < n; ++i) {
     if (cls[i] == 0) {
+      // An image on another host is one whole-URL term (Henzinger §2); as
+      // for an image on the page's own host, its file name is what counts,
+      // so a copy that links the original's images matches it.
+      if (have_text) {
+        const std::string_view t = doc.term(i);
+        const size_t slash = t.rfind('/');
+        if (slash != std::string_view::npos && slash + 1 < t.size()) {
+          const std::string_view file = t.substr(slash + 1);
+          out->push_back(XXH3_64bits(file.data(), file.size()));
+          continue;
+        }
+      }
       out->push_back(h[i]);
       continue;
     }
@@ -180,7 +196,8 @@ BroderOptions RobustSketchOptions(const RobustMethodOptions& options) {
 RobustSignature ComputeRobustSignature(const TokenizedDocument& doc, std::string_view page_url,
                                        const RobustMethodOptions& options,
                                        const BroderSketcher& sketcher, SketchScratch* scratch,
-                                       std::vector<uint64_t>* normalized, uint32_t* mins_out) {
+                                       std::vector<uint64_t>* normalized, uint32_t* mins_out,
+                                       uint64_t* digest_out) {
   RobustSignature sig;
   NormalizeVolatileTerms(doc, page_url, options, normalized);
   bool has_content = false;
@@ -197,6 +214,15 @@ RobustSignature ComputeRobustSignature(const TokenizedDocument& doc, std::string
   scratch->minhashes.resize(m);
   if (!sketcher.MinHashes(scratch->shingles, scratch->minhashes.data())) return sig;
   for (uint32_t j = 0; j < m; ++j) mins_out[j] = static_cast<uint32_t>(scratch->minhashes[j]);
+  if (digest_out) {
+    // The distinct shingles (low 32 bits) as a set.
+    std::vector<uint32_t>& keys = scratch->keys;
+    keys.clear();
+    for (uint64_t sh : scratch->shingles) keys.push_back(static_cast<uint32_t>(sh));
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    DifferenceDigest::Build(keys, kRobustDigestCells, digest_out);
+  }
   sig.has_sketch = true;
   return sig;
 }
@@ -246,7 +272,7 @@ SiteTemplates::Match SiteTemplates::Compare(const uint32_t* a, const uint32_t* b
 }
 
 RobustStageResult RunRobustStage(std::span<const uint32_t> mins, std::span<const uint64_t> site,
-                                 std::span<const uint8_t> candidate,
+                                 std::span<const uint64_t> digests, std::span<const uint8_t> candidate,
                                  const RobustMethodOptions& options, uint32_t max_bucket_pages,
                                  bool collect_pairs, SiteTemplates* templates, UnionFind* uf) {
   RobustStageResult result;
@@ -275,8 +301,38 @@ RobustStageResult RunRobustStage(std::span<const uint32_t> mins, std::span<const
       entries.emplace_back(key, i);
     }
   }
+  // Whole-page bands: pages almost equal everywhere (an inserted line, a
+  // word changed) share one of m / kWholeBandRows bands of consecutive
+  // values even where every value is boilerplate (as happens when a few
+  // near copies of a page are all a site holds of it). Big buckets (a
+  // template-heavy site whose items are tiny) are checked against their
+  // first page only.
+  constexpr uint32_t kWholeBandRows = 14;
+  constexpr uint32_t kWholeBandBucket = 64;
+  std::vector<std::pair<uint64_t, uint32_t>> whole;
+  if (options.max_edit_shingles > 0 || options.max_same_site_edit_shingles > 0) {
+    for (uint32_t i = 0; i < candidate.size(); ++i) {
+      if (!candidate[i]) continue;
+      const uint32_t* v = mins.data() + static_cast<size_t>(i) * m;
+      for (uint32_t band = 0; band + kWholeBandRows <= m; band += kWholeBandRows) {
+        whole.emplace_back(XXH3_64bits_withSeed(v + band, kWholeBandRows * sizeof(uint32_t), 1000 + band), i);
+      }
+    }
+  }
   std::sort(entries.begin(), entries.end());
+  std::sort(whole.begin(), whole.end());
   std::vector<uint64_t> pairs;  // (a << 32) | b, a < b
+  for (size_t s = 0; s < whole.size();) {
+    size_t e = s;
+    while (e < whole.size() && whole[e].first == whole[s].first) ++e;
+    for (size_t x = s; x < e; ++x) {
+      for (size_t y = x + 1; y < (e - s <= kWholeBandBucket ? e : (x == s ? e : x + 1)); ++y) {
+        pairs.push_back((uint64_t{whole[x].second} << 32) | whole[y].second);
+      }
+    }
+    s = e;
+  }
+  whole = {};
   for (size_t s = 0; s < entries.size();) {
     size_t e = s;
     while (e < entries.size() && entries[e].first == entries[s].first) ++e;
@@ -303,8 +359,13 @@ RobustStageResult RunRobustStage(std::span<const uint32_t> mins, std::span<const
   for (uint64_t p : pairs) {
     const uint32_t a = static_cast<uint32_t>(p >> 32), b = static_cast<uint32_t>(p);
     SiteTemplates::Match match;
+    const bool with_digests = !digests.empty();
     if (!templates->Similar(mins.data() + static_cast<size_t>(a) * m, mins.data() + static_cast<size_t>(b) * m, m,
-                            site[a], site[b], options.min_content_similarity, &match)) {
+                            site[a], site[b], options.min_content_similarity, &match,
+                            with_digests ? digests.data() + static_cast<size_t>(a) * kRobustDigestCells : nullptr,
+                            with_digests ? digests.data() + static_cast<size_t>(b) * kRobustDigestCells : nullptr,
+                            options.max_edit_shingles, options.max_same_site_edit_shingles,
+                            options.min_similarity_without_template)) {
       continue;
     }
     uf->Union(a, b);

@@ -50,9 +50,13 @@
 #include "cluster/union_find.h"
 #include "neardup/engine.h"
 #include "sketch/broder.h"
+#include "sketch/difference_digest.h"
 #include "text/tokenizer.h"
 
 namespace neardup {
+
+// Cells of a page's difference digest (max_edit_shingles > 0).
+inline constexpr uint32_t kRobustDigestCells = 72;
 
 // Class terms standing for volatile terms and for the page's own URL.
 inline constexpr uint64_t kVolatileTermHash = 0x766f6c6174696c65ULL;  // "volatile"
@@ -76,12 +80,15 @@ struct RobustSignature {
 };
 
 // Steps 1-2 for one tokenized page: writes m 32-bit min-hash values (the
-// low bits of the pre-images) into mins_out and returns the signature.
-// Pages with no term other than class terms get no sketch.
+// low bits of the pre-images) into mins_out, and when digest_out is not null
+// the difference digest of its distinct shingles (kRobustDigestCells cells),
+// and returns the signature. Pages with no term other than class terms get
+// no sketch.
 RobustSignature ComputeRobustSignature(const TokenizedDocument& doc, std::string_view page_url,
                                        const RobustMethodOptions& options,
                                        const BroderSketcher& sketcher, SketchScratch* scratch,
-                                       std::vector<uint64_t>* normalized, uint32_t* mins_out);
+                                       std::vector<uint64_t>* normalized, uint32_t* mins_out,
+                                       uint64_t* digest_out);
 
 // Step 3's result and step 5's rule.
 class SiteTemplates {
@@ -110,13 +117,31 @@ class SiteTemplates {
   };
   Match Compare(const uint32_t* a, const uint32_t* b, uint32_t m) const;
 
-  // Step 5's rule for two pages not equal after normalization.
+  // Step 5's rule for two pages not equal after normalization. With
+  // digests (kRobustDigestCells cells each, or null), pages on different
+  // sites whose shingle sets differ in at most max_edit_shingles are similar
+  // too.
   bool Similar(const uint32_t* a, const uint32_t* b, uint32_t m, uint64_t site_a, uint64_t site_b,
-               double min_content_similarity, Match* match = nullptr) const {
+               double min_content_similarity, Match* match = nullptr, const uint64_t* digest_a = nullptr,
+               const uint64_t* digest_b = nullptr, uint32_t max_edit_shingles = 0,
+               uint32_t max_same_site_edit_shingles = 0, double min_similarity_without_template = 0.8) const {
     const Match r = Compare(a, b, m);
     if (match) *match = r;
+    const uint32_t limit = site_a == site_b ? max_same_site_edit_shingles : max_edit_shingles;
+    const bool digests = digest_a && digest_b && limit > 0;
+    if (digests &&
+        DifferenceDigest::DifferenceSize(digest_a, digest_b, kRobustDigestCells, static_cast<int>(limit)) >= 0) {
+      return true;
+    }
     if (site_a == site_b && !KnowsTemplateOf(site_a)) return false;
-    return r.similarity() >= min_content_similarity;
+    // Sketches that agree only on boilerplate: without digests the pages are
+    // taken as both being the template; with them, the digests said the
+    // pages differ in more than an edit (a main item too small to win a
+    // min-hash position), so they are not near duplicates.
+    if (r.positions == 0) return !digests;
+    // No boilerplate known on either page: the whole pages are compared,
+    // and two pages of one template with different items must not pass.
+    return r.similarity() >= (r.template_shared > 0 ? min_content_similarity : min_similarity_without_template);
   }
 
  private:
@@ -141,8 +166,9 @@ struct RobustStageResult {
 
 // Steps 3-5 over the pages with candidate[i] set; similar pairs are joined
 // in *uf. `templates` receives the learned boilerplate.
+// digests: n * kRobustDigestCells cells, or empty.
 RobustStageResult RunRobustStage(std::span<const uint32_t> mins, std::span<const uint64_t> site,
-                                 std::span<const uint8_t> candidate,
+                                 std::span<const uint64_t> digests, std::span<const uint8_t> candidate,
                                  const RobustMethodOptions& options, uint32_t max_bucket_pages,
                                  bool collect_pairs, SiteTemplates* templates, UnionFind* uf);
 

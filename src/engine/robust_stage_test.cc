@@ -138,7 +138,7 @@ TEST(RobustTemplateTest, TemplatePagesOfOneSiteAreNotSimilarButCopiesAre) {
   UnionFind uf(static_cast<uint32_t>(s.sites.size()));
   SiteTemplates templates;
   const RobustStageResult r =
-      RunRobustStage(s.mins, s.sites, candidate, s.options, 1000, true, &templates, &uf);
+      RunRobustStage(s.mins, s.sites, {}, candidate, s.options, 1000, true, &templates, &uf);
   EXPECT_GT(r.template_values, 0u);
   // Full-page resemblance of two template pages is high (Broder would merge
   // them); on what is not boilerplate they share nothing.
@@ -174,7 +174,7 @@ TEST(RobustTemplateTest, BoilerplateLearnedOnOneSiteAppliesToItsMirror) {
   std::vector<uint8_t> candidate(s.sites.size(), 1);
   UnionFind uf(static_cast<uint32_t>(s.sites.size()));
   SiteTemplates templates;
-  RunRobustStage(s.mins, s.sites, candidate, s.options, 1000, false, &templates, &uf);
+  RunRobustStage(s.mins, s.sites, {}, candidate, s.options, 1000, false, &templates, &uf);
   EXPECT_EQ(uf.Find(0), uf.Find(5));
   EXPECT_EQ(uf.Find(1), uf.Find(6));
   EXPECT_NE(uf.Find(5), uf.Find(6));  // the mirror's two pages differ in their items

@@ -120,6 +120,7 @@ struct BroderOptions {
 struct SketchScratch {
   std::vector<uint64_t> shingles;
   std::vector<uint64_t> minhashes;
+  std::vector<uint32_t> keys;  // callers' scratch (e.g. distinct shingle keys)
 };
 
 // Computes shingles, min-hash pre-images and supershingles. Immutable after

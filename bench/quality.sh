@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The methods' quality table (README "Choosing a method"): every method on the
+# benchmark `neardup synth` builds from real pages, and on the labeled pairs of
+# real pages in shared/data/labeled/stia-near-duplicates.
+#
+#   bench/quality.sh [--pool DIR] [--sites N] [--seed S] [--labeled DIR]
+#
+# --pool: real HTML pages for synth (default: shared/data/html beside the
+# repository; the repository's sample crawl when that is absent). Prints a
+# Markdown table: pairwise precision, recall and F1, B-cubed precision and
+# recall, wrongly merged same-site pairs, and the run's speed (MB/s of HTML on
+# one thread).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pool=../shared/data/html sites=300 seed=2 labeled=../shared/data/labeled/stia-near-duplicates
+while [ $# -gt 0 ]; do
+  case $1 in
+    --pool) pool=$2; shift 2 ;;
+    --sites) sites=$2; shift 2 ;;
+    --seed) seed=$2; shift 2 ;;
+    --labeled) labeled=$2; shift 2 ;;
+    *) echo "quality: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+[ -e "$pool" ] || pool=tests/data/sample/sample-crawl.warc.gz
+bash scripts/build.sh >/dev/null
+work=build/quality
+rm -rf "$work" && mkdir -p "$work"
+./build/neardup synth "$pool" --out "$work/crawl.warc.gz" --truth "$work/truth.tsv" \
+    --sites "$sites" --seed "$seed" 2>"$work/synth.log"
+echo "benchmark: neardup synth $pool --sites $sites --seed $seed"
+tail -n +1 "$work/synth.log" | sed 's/^/  /'
+table() {  # input truth label
+  local input=$1 truth=$2 label=$3
+  echo
+  echo "| $label | precision | recall | F1 | B-cubed P | B-cubed R | wrong same-site merges | MB/s (1 thread) |"
+  echo "|---|---|---|---|---|---|---|---|"
+  for method in exact broder simhash combined robust; do
+    ./build/neardup dedup $input --out "$work/$method" --method "$method" --threads 1 -q
+    ./build/neardup eval --truth "$truth" "$work/$method" --json >"$work/$method.eval.json"
+    python3 - "$method" "$work/$method.eval.json" "$work/$method/summary.json" <<'PY'
+import json, sys
+method, ev, summ = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+a = ev["pairs"]
+mbs = summ["payload_bytes"] / 1e6 / summ["seconds"]
+print(f"| {method} | {a['precision']:.4f} | {a['recall']:.4f} | {a['f1']:.4f} | "
+      f"{ev['bcubed_precision']:.4f} | {ev['bcubed_recall']:.4f} | "
+      f"{ev['wrong_same_site_merges']} | {mbs:.0f} |")
+PY
+  done
+}
+table "$work/crawl.warc.gz" "$work/truth.tsv" "synth"
+if [ -d "$labeled" ]; then
+  python3 bench/labeled_truth.py "$labeled" >"$work/labeled-truth.tsv"
+  table "$labeled/raw_html" "$work/labeled-truth.tsv" "stia labeled"
+fi
