@@ -606,7 +606,10 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
       if (combined || robust) {
         // combined: Henzinger's site; robust: the host, the unit a template
         // belongs to (blogs on one hosting domain each have their own).
-        const std::string site = robust ? UrlHost(d.url) : SiteOfUrl(d.url);
+        // A page without a host (a file, a JSON Lines record without a URL)
+        // is a site of its own for robust: files do not share a template.
+        std::string site = robust ? UrlHost(d.url) : SiteOfUrl(d.url);
+        if (robust && site.empty()) site = "\x01" + d.url;
         site_hashes.push_back(XXH3_64bits(site.data(), site.size()));
       }
       if (broder) {
