@@ -190,8 +190,8 @@ int RunDedupCommand(const std::vector<std::string>& inputs, const std::string& o
 }
 
 int RunCompareCommand(const std::string& a, const std::string& b, const neardup::DedupOptions& o,
-                      uint32_t max_runs) {
-  auto r = neardup::ComparePages(a, b, o, neardup::Env::Default());
+                      uint32_t max_runs, const std::vector<std::string>& inputs) {
+  auto r = neardup::ComparePages(a, b, o, neardup::Env::Default(), inputs);
   if (!r.ok()) {
     std::fprintf(stderr, "neardup: error: %s\n", r.status().message().c_str());
     return r.status().IsInvalidArgument() ? kExitUsage : kExitNoData;
@@ -216,6 +216,17 @@ int RunCompareCommand(const std::string& a, const std::string& b, const neardup:
   std::printf("C-similarity: %d of %u simhash bits agree  -> %s (t = %u; combined keeps same-site B-similar pairs at >= %u)\n",
               c.c_similarity, c.simhash_bits, c.c_similar ? "C-similar" : "not C-similar",
               o.simhash.threshold, o.simhash.combined_threshold);
+  const neardup::Comparison::Robust& rb = c.robust;
+  std::printf("robust: normalized %u+%u volatile terms and %u+%u own-URL terms; equal after that: %s; "
+              "%s shingles differ; same host: %s",
+              rb.volatile_terms_a, rb.volatile_terms_b, rb.own_url_terms_a, rb.own_url_terms_b,
+              rb.equal_after_normalization ? "yes" : "no", WithCommas(rb.shingles_differing).c_str(),
+              rb.same_host ? "yes" : "no");
+  if (!inputs.empty()) {
+    std::printf("; %s pages of the hosts read, template %s", WithCommas(rb.host_pages).c_str(),
+                rb.template_known ? "known" : "unknown");
+  }
+  std::printf("\n  -> %s: %s\n", rb.similar ? "near duplicates" : "not near duplicates", rb.why.c_str());
   std::printf("term difference (Henzinger: terms a diff of the token sequences returns): %s\n",
               WithCommas(c.term_difference).c_str());
   uint32_t shown = 0;
@@ -441,8 +452,11 @@ int main(int argc, char** argv) {
       "compare",
       "Explain one pair: terms of each page, B-similarity (supershingles shared), C-similarity "
       "(simhash bits agreeing), Jaccard resemblance of the shingle sets, and the term "
-      "difference with the differing runs of a diff of the two token sequences.");
+      "difference with the differing runs of a diff of the two token sequences; and the robust "
+      "method's decision with its reason. With --input, A and B are URLs of pages in those "
+      "crawls, and the robust view learns their sites' templates from them.");
   std::string cmp_a, cmp_b;
+  std::vector<std::string> cmp_inputs;
   uint32_t cmp_shingle = 5, cmp_bits = 384, cmp_threshold = 372, cmp_runs = 20;
   compare->add_option("A", cmp_a, "First page: an HTML/text file, or any input dedup reads (its first document)")
       ->required();
@@ -452,6 +466,9 @@ int main(int argc, char** argv) {
   compare->add_option("--bits", cmp_bits, "Simhash bits")->check(CLI::Range(64, 512));
   compare->add_option("--threshold", cmp_threshold, "C-similar at this many agreeing bits");
   compare->add_option("--runs", cmp_runs, "Differing runs to show");
+  compare->add_option("--input,-i", cmp_inputs,
+                      "Crawls (any input dedup reads) in which A and B are URLs; their sites' other "
+                      "pages teach the robust method the templates");
 
   // ---- eval ----
   CLI::App* eval = app.add_subcommand(
@@ -546,7 +563,7 @@ int main(int argc, char** argv) {
     o.broder.shingle_size = cmp_shingle;
     o.simhash.bits = cmp_bits;
     o.simhash.threshold = cmp_threshold;
-    return RunCompareCommand(cmp_a, cmp_b, o, cmp_runs);
+    return RunCompareCommand(cmp_a, cmp_b, o, cmp_runs, cmp_inputs);
   }
   return kExitUsage;
 }

@@ -215,5 +215,51 @@ TEST(CliTest, CompareExplainsAPair) {
   std::filesystem::remove_all(dir);
 }
 
+// Words without digits (digits are volatile to the robust method).
+std::string Words(int from, int n) {
+  std::string out;
+  for (int i = from; i < from + n; ++i) {
+    std::string w;
+    for (int v = i + 26; v > 0; v /= 26) w.push_back(static_cast<char>('a' + v % 26));
+    out += w + " ";
+  }
+  return out;
+}
+
+TEST(CliTest, CompareWithInputExplainsTheRobustDecision) {
+  const std::string dir = testing::MakeTempDir("cli-compare-robust");
+  const std::string nav = "<div class=nav>" + Words(0, 300) + "</div>";
+  std::string jsonl;
+  for (int p = 0; p < 4; ++p) {
+    std::string page_url = "http://shop.example.com/item" + Words(5000 + p, 1);
+    page_url.pop_back();  // the word's trailing space
+    jsonl += testing::JsonLine(page_url, "html",
+                               "<html><body>" + nav + "<p>" + Words(1000 + 40 * p, 40) + "</p></body></html>");
+  }
+  // Page 0 copied to another site, a line with a timestamp added.
+  jsonl += testing::JsonLine("http://copy.example.org/x", "html",
+                             "<html><body>" + nav + "<p>" + Words(1000, 40) +
+                                 "</p><p>Updated 2026-11-21 10:00</p></body></html>");
+  testing::WriteFileOrDie(dir + "/crawl.jsonl", jsonl);
+  const std::string cli = "'" + testing::CliPath() + "'";
+  const std::string in = " -i '" + dir + "/crawl.jsonl'";
+  const std::string p0 = "http://shop.example.com/item" + Words(5000, 1);
+  const std::string p1 = "http://shop.example.com/item" + Words(5001, 1);
+  auto url = [](std::string u) { return "'" + u.substr(0, u.size() - 1) + "'"; };
+  std::string out;
+  // Two items of one template: B-similar and C-similar, but robust sees the
+  // template (4 pages of the host) and that the items share nothing.
+  ASSERT_EQ(testing::RunCommand(cli + " compare " + url(p0) + " " + url(p1) + in, &out), 0) << out;
+  EXPECT_NE(out.find("template known"), std::string::npos) << out;
+  EXPECT_NE(out.find("-> not near duplicates"), std::string::npos) << out;
+  // The copy on another site: an inserted line, a few shingles.
+  ASSERT_EQ(testing::RunCommand(cli + " compare " + url(p0) + " 'http://copy.example.org/x'" + in, &out), 0)
+      << out;
+  EXPECT_NE(out.find("-> near duplicates: the pages differ in"), std::string::npos) << out;
+  // Without the crawl the template is unknown.
+  EXPECT_EQ(testing::RunCommand(cli + " compare " + url(p0) + " 'http://nowhere.example/'" + in, &out), 1);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace neardup

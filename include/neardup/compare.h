@@ -5,7 +5,10 @@
 // B-similarity (supershingles shared) and C-similarity (simhash bits that
 // agree), the Jaccard resemblance of their shingle sets (what B-similarity
 // estimates), and the term difference as Henzinger measured it (a diff of the
-// two token sequences) with the differing runs.
+// two token sequences) with the differing runs; and the `robust` method's
+// view: what normalization replaced, whether the pages are equal after it,
+// how many shingles they differ in, and, with the crawl they come from, the
+// agreement on what is not their sites' boilerplate.
 #ifndef NEARDUP_COMPARE_H_
 #define NEARDUP_COMPARE_H_
 
@@ -48,13 +51,33 @@ struct Comparison {
   double jaccard = 0;            // resemblance of the k-shingle sets
   uint64_t term_difference = 0;  // terms deleted plus inserted by the diff
   std::vector<CompareRun> runs;  // the differing runs, with equal runs between
+
+  // The robust method (RobustMethodOptions of the options given).
+  struct Robust {
+    uint32_t volatile_terms_a = 0, volatile_terms_b = 0;  // replaced by the volatile class
+    uint32_t own_url_terms_a = 0, own_url_terms_b = 0;    // replaced as the page's own URL
+    bool equal_after_normalization = false;
+    uint64_t shingles_differing = 0;  // distinct normalized shingles in one page only
+    bool same_host = false;
+    uint32_t edit_limit = 0;          // max_edit_shingles or max_same_site_edit_shingles
+    // Site templates learned from the pages of the two hosts in the inputs
+    // (none without inputs): pages read and whether a template is known.
+    uint64_t host_pages = 0;
+    bool template_known = false;
+    uint32_t content_agreeing = 0, content_positions = 0, template_shared = 0;
+    bool similar = false;
+    std::string why;                  // the rule that decided, in words
+  } robust;
 };
 
-// Reads the first document of each input (a file of any input format, as
-// `dedup` reads it) and compares them with `options`' Broder and simhash
-// parameters. NotFound when an input yields no document.
-Result<Comparison> ComparePages(const std::string& input_a, const std::string& input_b,
-                                const DedupOptions& options, Env* env);
+// Compares two pages with `options`' Broder, simhash and robust parameters.
+// Without `inputs`, reads the first document of `a` and of `b` (files of any
+// input format, as `dedup` reads them). With `inputs`, `a` and `b` are URLs of
+// documents in those inputs (the first document of each URL), and the
+// robust view learns the two hosts' templates from the inputs' pages.
+// NotFound when a page cannot be found.
+Result<Comparison> ComparePages(const std::string& a, const std::string& b, const DedupOptions& options,
+                                Env* env, const std::vector<std::string>& inputs = {});
 
 }  // namespace neardup
 

@@ -8,10 +8,12 @@
 #include <unordered_set>
 
 #include "engine/method_options.h"
+#include "engine/robust_stage.h"
 #include "neardup/source.h"
 #include "report/site.h"
 #include "report/token_diff.h"
 #include "text/tokenizer.h"
+#include "text/url.h"
 
 namespace neardup {
 
@@ -21,6 +23,35 @@ struct Loaded {
   Document doc;
   TokenizedDocument tokens;
 };
+
+// The robust method's key of a page's site: its host, or the page itself
+// when it has none (as dedup does).
+std::string RobustSite(const std::string& url) {
+  std::string host = UrlHost(url);
+  return host.empty() ? "\x01" + url : host;
+}
+
+struct RobustPage {
+  RobustSignature sig;
+  std::vector<uint32_t> mins;
+  std::vector<uint32_t> shingles;  // distinct, sorted (low 32 bits)
+};
+
+RobustPage RobustOf(const TokenizedDocument& tokens, const std::string& url, const RobustMethodOptions& o,
+                    const BroderSketcher& sketcher, uint32_t* volatile_terms, uint32_t* own_url_terms) {
+  RobustPage p;
+  p.mins.assign(o.num_minhashes, 0);
+  SketchScratch scratch;
+  std::vector<uint64_t> normalized;
+  p.sig = ComputeRobustSignature(tokens, url, o, sketcher, &scratch, &normalized, p.mins.data(), nullptr);
+  if (volatile_terms) NormalizeVolatileTerms(tokens, url, o, &normalized, volatile_terms, own_url_terms);
+  std::vector<uint64_t> sh;
+  sketcher.Shingles(normalized, &sh);
+  for (uint64_t x : sh) p.shingles.push_back(static_cast<uint32_t>(x));
+  std::sort(p.shingles.begin(), p.shingles.end());
+  p.shingles.erase(std::unique(p.shingles.begin(), p.shingles.end()), p.shingles.end());
+  return p;
+}
 
 Result<Loaded> Load(const std::string& input, Env* env) {
   SourceOptions so;
@@ -33,6 +64,60 @@ Result<Loaded> Load(const std::string& input, Env* env) {
   Tokenizer tokenizer(to);
   tokenizer.Tokenize(l.doc, &l.tokens);
   return l;
+}
+
+// One pass over `inputs`: the first documents with urls a and b, and the
+// robust sketches of every page on their sites (for the templates).
+struct FromInputs {
+  Loaded a, b;
+  bool found_a = false, found_b = false;
+  std::vector<uint32_t> mins;
+  std::vector<uint64_t> sites;
+  std::vector<uint8_t> candidate;
+  uint64_t host_pages = 0;
+};
+
+Result<FromInputs> LoadFromInputs(const std::vector<std::string>& inputs, const std::string& url_a,
+                                  const std::string& url_b, const RobustMethodOptions& o,
+                                  const BroderSketcher& sketcher, Env* env) {
+  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DocumentSource> source,
+                           OpenDocumentSource(inputs, SourceOptions(), env, nullptr));
+  FromInputs f;
+  const std::string site_a = RobustSite(url_a), site_b = RobustSite(url_b);
+  TokenizeOptions to;
+  to.collect_links = false;
+  Tokenizer tokenizer(to);
+  Document doc;
+  TokenizedDocument tokens;
+  std::unordered_set<uint64_t> identities;
+  while (source->Next(&doc)) {
+    const std::string site = RobustSite(doc.url);
+    const bool is_a = !f.found_a && doc.url == url_a, is_b = !f.found_b && doc.url == url_b;
+    if (!is_a && !is_b && site != site_a && site != site_b) continue;
+    tokenizer.Tokenize(doc, &tokens);
+    if (site == site_a || site == site_b) {
+      ++f.host_pages;
+      RobustPage p = RobustOf(tokens, doc.url, o, sketcher, nullptr, nullptr);
+      if (p.sig.has_sketch) {
+        f.mins.insert(f.mins.end(), p.mins.begin(), p.mins.end());
+        f.sites.push_back(XXH3_64bits(site.data(), site.size()));
+        f.candidate.push_back(identities.insert(p.sig.identity).second ? 1 : 0);
+      }
+    }
+    if (is_a) {
+      f.a.doc = doc;
+      f.a.tokens = tokens;
+      f.found_a = true;
+    }
+    if (is_b) {
+      f.b.doc = doc;
+      f.b.tokens = tokens;
+      f.found_b = true;
+    }
+  }
+  if (!f.found_a) return Status::NotFound("no document with url " + url_a + " in the inputs");
+  if (!f.found_b) return Status::NotFound("no document with url " + url_b + " in the inputs");
+  return f;
 }
 
 std::string RunText(const TokenizedDocument& t, uint32_t begin, uint32_t end) {
@@ -48,10 +133,20 @@ std::string RunText(const TokenizedDocument& t, uint32_t begin, uint32_t end) {
 }  // namespace
 
 Result<Comparison> ComparePages(const std::string& input_a, const std::string& input_b,
-                                const DedupOptions& options, Env* env) {
+                                const DedupOptions& options, Env* env, const std::vector<std::string>& inputs) {
   NEARDUP_RETURN_IF_ERROR(options.Validate());
-  NEARDUP_ASSIGN_OR_RETURN(Loaded a, Load(input_a, env));
-  NEARDUP_ASSIGN_OR_RETURN(Loaded b, Load(input_b, env));
+  const RobustMethodOptions& ro = options.robust;
+  const BroderSketcher robust_sketcher(RobustSketchOptions(ro));
+  Loaded a, b;
+  FromInputs from;
+  if (inputs.empty()) {
+    NEARDUP_ASSIGN_OR_RETURN(a, Load(input_a, env));
+    NEARDUP_ASSIGN_OR_RETURN(b, Load(input_b, env));
+  } else {
+    NEARDUP_ASSIGN_OR_RETURN(from, LoadFromInputs(inputs, input_a, input_b, ro, robust_sketcher, env));
+    a = std::move(from.a);
+    b = std::move(from.b);
+  }
   Comparison c;
   for (auto [page, l, in] : {std::tuple{&c.a, &a, &input_a}, std::tuple{&c.b, &b, &input_b}}) {
     page->source = *in;
@@ -117,6 +212,60 @@ Result<Comparison> ComparePages(const std::string& input_a, const std::string& i
         break;
     }
     c.runs.push_back(std::move(run));
+  }
+
+  // The robust method, as dedup's rule decides (site templates learned from
+  // the inputs' pages of the two hosts; hosts joined as mirrors are not).
+  Comparison::Robust& r = c.robust;
+  const RobustPage pa = RobustOf(a.tokens, a.doc.url, ro, robust_sketcher, &r.volatile_terms_a, &r.own_url_terms_a);
+  const RobustPage pb = RobustOf(b.tokens, b.doc.url, ro, robust_sketcher, &r.volatile_terms_b, &r.own_url_terms_b);
+  const std::string site_a = RobustSite(a.doc.url), site_b = RobustSite(b.doc.url);
+  r.same_host = site_a == site_b;
+  r.equal_after_normalization = pa.sig.has_sketch && pa.sig.identity == pb.sig.identity;
+  std::vector<uint32_t> only;
+  std::set_symmetric_difference(pa.shingles.begin(), pa.shingles.end(), pb.shingles.begin(), pb.shingles.end(),
+                                std::back_inserter(only));
+  r.shingles_differing = only.size();
+  r.edit_limit = r.same_host ? ro.max_same_site_edit_shingles : ro.max_edit_shingles;
+  r.host_pages = from.host_pages;
+  const SiteTemplates templates(from.mins, from.sites, from.candidate, ro.num_minhashes, ro.template_min_pages);
+  const uint64_t key_a = XXH3_64bits(site_a.data(), site_a.size());
+  r.template_known = templates.KnowsTemplateOf(key_a) ||
+                     templates.KnowsTemplateOf(XXH3_64bits(site_b.data(), site_b.size()));
+  char buf[256];
+  if (!pa.sig.has_sketch || !pb.sig.has_sketch) {
+    r.why = "a page has no term but volatile ones: only exact copies are matched";
+  } else if (r.equal_after_normalization) {
+    r.similar = true;
+    r.why = "equal after volatile terms and the own URL are normalized (Henzinger's correct near duplicates)";
+  } else {
+    const SiteTemplates::Match m = templates.Compare(pa.mins.data(), pb.mins.data(), ro.num_minhashes);
+    r.content_agreeing = m.agreeing;
+    r.content_positions = m.positions;
+    r.template_shared = m.template_shared;
+    const bool same_known = r.same_host && templates.KnowsTemplateOf(key_a);
+    if (r.edit_limit > 0 && r.shingles_differing <= r.edit_limit) {
+      r.similar = true;
+      std::snprintf(buf, sizeof buf, "the pages differ in %llu shingles, an edit (at most %u %s)",
+                    static_cast<unsigned long long>(r.shingles_differing), r.edit_limit,
+                    r.same_host ? "on one site" : "across sites");
+      r.why = buf;
+    } else if (r.same_host && !same_known) {
+      std::snprintf(buf, sizeof buf,
+                    "same site, %llu shingles apart, and the site's template is unknown (%s)",
+                    static_cast<unsigned long long>(r.shingles_differing),
+                    inputs.empty() ? "give the crawl with --input to learn it" : "fewer than 2 distinct pages");
+      r.why = buf;
+    } else if (m.positions == 0) {
+      r.why = "they agree only on boilerplate and differ in more than an edit: different main items";
+    } else {
+      const double need = m.template_shared > 0 ? ro.min_content_similarity : ro.min_similarity_without_template;
+      r.similar = m.similarity() >= need;
+      std::snprintf(buf, sizeof buf, "%u of %u min-hash positions outside the boilerplate agree (%.2f %s %.2f%s)",
+                    m.agreeing, m.positions, m.similarity(), r.similar ? ">=" : "<", need,
+                    m.template_shared > 0 ? "" : "; no boilerplate known, whole pages compared");
+      r.why = buf;
+    }
   }
   return c;
 }
