@@ -24,6 +24,7 @@
 
 #include "bench_util.h"
 #include "sketch/broder.h"
+#include "sketch/difference_digest.h"
 #include "text/tokenizer.h"
 
 namespace {
@@ -169,5 +170,35 @@ BENCHMARK_CAPTURE(BM_MinHashesFast, avx2, "avx2")->Unit(benchmark::kMillisecond)
 BENCHMARK_CAPTURE(BM_MinHashesFast, avx512, "avx512")->Unit(benchmark::kMillisecond);
 
 }  // namespace
+
+// Difference digests (the robust method): building one from a page's
+// distinct shingles, and decoding the difference of two (72 cells).
+void BM_DifferenceDigestBuild(benchmark::State& state) {
+  std::mt19937 rng(1);
+  std::vector<uint32_t> keys(2000);
+  for (auto& k : keys) k = rng();
+  std::vector<uint64_t> cells(72);
+  for (auto _ : state) {
+    neardup::DifferenceDigest::Build(keys, 72, cells.data());
+    benchmark::DoNotOptimize(cells.data());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(keys.size()));
+}
+BENCHMARK(BM_DifferenceDigestBuild);
+
+void BM_DifferenceDigestDecode(benchmark::State& state) {
+  std::mt19937 rng(2);
+  std::vector<uint32_t> a(2000);
+  for (auto& k : a) k = rng();
+  std::vector<uint32_t> b = a;
+  for (int i = 0; i < state.range(0); ++i) b[static_cast<size_t>(i)] = rng();
+  std::vector<uint64_t> da(72), db(72);
+  neardup::DifferenceDigest::Build(a, 72, da.data());
+  neardup::DifferenceDigest::Build(b, 72, db.data());
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(neardup::DifferenceDigest::DifferenceSize(da.data(), db.data(), 72, 40));
+  }
+}
+BENCHMARK(BM_DifferenceDigestDecode)->Arg(5)->Arg(15)->Arg(200);
 
 BENCHMARK_MAIN();

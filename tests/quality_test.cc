@@ -254,7 +254,9 @@ TEST(QualityRegressionTest, MethodsScoreAsRecordedOnSynthSample) {
   EXPECT_EQ(e.wrong_same_site_merges, 0u) << method;
   // And it has the best F1 among the methods with precision >= 0.99.
   for (const auto& [other, r] : results) {
-    if (r.all.precision() >= 0.99) EXPECT_GE(e.all.f1(), r.all.f1()) << method << " vs " << other;
+    if (r.all.precision() >= 0.99) {
+      EXPECT_GE(e.all.f1(), r.all.f1()) << method << " vs " << other;
+    }
   }
   fs::remove_all(dir);
 }

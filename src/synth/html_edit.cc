@@ -249,23 +249,29 @@ void HtmlScanner::ParseTag(HtmlToken* t, bool end_tag) {
   }
 }
 
+// Appends what token `t` of `html` shows to a reader: text, the text of a
+// visible raw-text element, a space for a block tag.
+static void AppendVisible(std::string_view html, const HtmlToken& t, std::string* text) {
+  switch (t.type) {
+    case HtmlToken::Type::kText: text->append(html.substr(t.begin, t.end - t.begin)); break;
+    case HtmlToken::Type::kRawText:
+      if (!IsHiddenElement(t.name)) text->append(html.substr(t.begin, t.end - t.begin));
+      text->push_back(' ');
+      break;
+    case HtmlToken::Type::kStartTag:
+    case HtmlToken::Type::kEndTag:
+      if (!IsInlineTag(t.name)) text->push_back(' ');
+      break;
+    default: text->push_back(' ');
+  }
+}
+
 std::string VisibleText(std::string_view html) {
   std::string text;
   HtmlScanner scanner(html);
   HtmlToken t;
   while (scanner.Next(&t)) {
-    switch (t.type) {
-      case HtmlToken::Type::kText: text.append(html.substr(t.begin, t.end - t.begin)); break;
-      case HtmlToken::Type::kRawText:
-        if (!IsHiddenElement(t.name)) text.append(html.substr(t.begin, t.end - t.begin));
-        text.push_back(' ');
-        break;
-      case HtmlToken::Type::kStartTag:
-      case HtmlToken::Type::kEndTag:
-        if (!IsInlineTag(t.name)) text.push_back(' ');
-        break;
-      default: text.push_back(' ');
-    }
+    AppendVisible(html, t, &text);
   }
   return Collapse(text);
 }
@@ -293,18 +299,7 @@ ParagraphSplit RemoveParagraphs(std::string_view html) {
         }
         finish(t.begin);  // the tag itself is read below, outside the paragraph
       } else {
-        switch (t.type) {
-          case HtmlToken::Type::kText: text.append(html.substr(t.begin, t.end - t.begin)); break;
-          case HtmlToken::Type::kRawText:
-            if (!IsHiddenElement(t.name)) text.append(html.substr(t.begin, t.end - t.begin));
-            text.push_back(' ');
-            break;
-          case HtmlToken::Type::kStartTag:
-          case HtmlToken::Type::kEndTag:
-            if (!IsInlineTag(t.name)) text.push_back(' ');
-            break;
-          default: text.push_back(' ');
-        }
+        AppendVisible(html, t, &text);
         continue;
       }
     }
