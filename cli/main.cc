@@ -434,8 +434,9 @@ int main(int argc, char** argv) {
   bool no_verify = false;
   dedup->add_option("--keeper", keeper,
                     "Rules that choose each cluster's kept page, in order: status, static-url, "
-                    "shorter-url, earlier-fetch, url-hash, input-order (the deciding rule is the reason "
-                    "column)");
+                    "in-links (more distinct pages of the crawl link to it; not in the default, it "
+                    "costs link extraction), shorter-url, earlier-fetch, url-hash, input-order (the "
+                    "deciding rule is the reason column)");
   dedup->add_flag("--no-verify", no_verify,
                   "Keep near-duplicate members that fail the method's rule against their "
                   "cluster's kept page (by default they are split off)");

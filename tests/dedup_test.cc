@@ -273,7 +273,9 @@ TEST(DedupTest, KeeperRulesChooseTheKeptPage) {
                                 " links <a href=\"" + linked + "\">b</a> <a href=\"" + linked + "#top\">again</a></p>");
   }
   testing::WriteFileOrDie(dir + "/links.jsonl", jsonl2);
-  auto r3 = RunDedup({dir + "/links.jsonl"}, dir + "/out4", DedupOptions(), nullptr, nullptr, nullptr, nullptr);
+  DedupOptions with_links;
+  with_links.keeper = "status,static-url,in-links,shorter-url,earlier-fetch,url-hash,input-order";
+  auto r3 = RunDedup({dir + "/links.jsonl"}, dir + "/out4", with_links, nullptr, nullptr, nullptr, nullptr);
   ASSERT_TRUE(r3.ok()) << r3.status().ToString();
   rows = testing::ReadTsvRows(dir + "/out4/clusters.tsv");
   ASSERT_EQ(rows.size(), 6u);

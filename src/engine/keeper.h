@@ -50,14 +50,14 @@ enum class KeeperRule : uint8_t {
 const char* KeeperRuleName(KeeperRule rule);
 
 struct KeeperOptions {
-  std::vector<KeeperRule> rules = {KeeperRule::kStatus,     KeeperRule::kStaticUrl,
-                                   KeeperRule::kInLinks,    KeeperRule::kShorterUrl,
-                                   KeeperRule::kEarlierFetch, KeeperRule::kUrlHash,
-                                   KeeperRule::kInputOrder};
-  // "status,static-url,in-links,shorter-url,earlier-fetch,url-hash,input-order"
-  // (any order and subset; input order always breaks the last ties). The
-  // default ends in url-hash so that clusters do not depend on the order of
-  // inputs.
+  std::vector<KeeperRule> rules = {KeeperRule::kStatus,       KeeperRule::kStaticUrl,
+                                   KeeperRule::kShorterUrl,   KeeperRule::kEarlierFetch,
+                                   KeeperRule::kUrlHash,      KeeperRule::kInputOrder};
+  // "status,static-url,shorter-url,earlier-fetch,url-hash,input-order" (any
+  // order and subset of those and in-links; input order always breaks the
+  // last ties). The default ends in url-hash so that clusters do not depend
+  // on the order of inputs; in-links is left out of it for speed (reading
+  // links costs about a third of the default method's throughput).
   static Result<KeeperOptions> Parse(std::string_view spec);
   bool uses(KeeperRule rule) const;
   std::string Spec() const;

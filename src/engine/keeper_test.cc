@@ -102,8 +102,9 @@ TEST(KeeperTest, ParseRejectsUnknownRules) {
   EXPECT_NE(r.status().message().find("shorter-url"), std::string::npos);
   EXPECT_FALSE(KeeperOptions::Parse("status,status").ok());
   EXPECT_EQ(KeeperOptions().Spec(),
-            "status,static-url,in-links,shorter-url,earlier-fetch,url-hash,input-order");
-  EXPECT_TRUE(KeeperOptions().uses(KeeperRule::kInLinks));
+            "status,static-url,shorter-url,earlier-fetch,url-hash,input-order");
+  EXPECT_FALSE(KeeperOptions().uses(KeeperRule::kInLinks));
+  EXPECT_TRUE(KeeperOptions::Parse("in-links,input-order").value().uses(KeeperRule::kInLinks));
   EXPECT_FALSE(KeeperOptions::Parse("status,shorter-url").value().uses(KeeperRule::kInLinks));
 }
 

@@ -215,12 +215,31 @@ RobustSignature ComputeRobustSignature(const TokenizedDocument& doc, std::string
   if (!sketcher.MinHashes(scratch->shingles, scratch->minhashes.data())) return sig;
   for (uint32_t j = 0; j < m; ++j) mins_out[j] = static_cast<uint32_t>(scratch->minhashes[j]);
   if (digest_out) {
-    // The distinct shingles (low 32 bits) as a set.
+    // The distinct shingles (low 32 bits) as a set, through a hash set that
+    // a new generation empties in O(1).
     std::vector<uint32_t>& keys = scratch->keys;
+    std::vector<uint64_t>& set = scratch->key_set;
     keys.clear();
-    for (uint64_t sh : scratch->shingles) keys.push_back(static_cast<uint32_t>(sh));
-    std::sort(keys.begin(), keys.end());
-    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    size_t capacity = 1024;
+    while (capacity < 2 * scratch->shingles.size()) capacity *= 2;
+    if (set.size() < capacity || ++scratch->key_set_generation == 0) {
+      set.assign(std::max(capacity, set.size()), 0);
+      scratch->key_set_generation = 1;
+    }
+    const uint64_t generation = uint64_t{scratch->key_set_generation} << 32;
+    const size_t mask = capacity - 1;
+    for (uint64_t sh : scratch->shingles) {
+      const uint32_t key = static_cast<uint32_t>(sh);
+      for (size_t slot = (key * 0x9e3779b1u) & mask;; slot = (slot + 1) & mask) {
+        const uint64_t v = set[slot];
+        if ((v & 0xffffffff00000000ull) != generation) {
+          set[slot] = generation | key;
+          keys.push_back(key);
+          break;
+        }
+        if (static_cast<uint32_t>(v) == key) break;
+      }
+    }
     DifferenceDigest::Build(keys, kRobustDigestCells, digest_out);
   }
   sig.has_sketch = true;

@@ -6,19 +6,24 @@ namespace neardup {
 
 namespace {
 
-uint32_t Mix32(uint32_t x) {  // the MurmurHash3 32-bit finalizer
-  x ^= x >> 16;
-  x *= 0x85ebca6bu;
-  x ^= x >> 13;
-  x *= 0xc2b2ae35u;
-  x ^= x >> 16;
+// One 64-bit mix of the key gives its cell in each sub-table (21 bits each,
+// mapped to the sub-table by multiply-shift) and, from a second multiply,
+// its 16-bit check.
+uint64_t KeyHash(uint32_t key) {
+  uint64_t x = (key + 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 31;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 29;
   return x;
 }
 
-uint16_t Check(uint32_t key) { return static_cast<uint16_t>(Mix32(key ^ 0x9e3779b9u) >> 8); }
+uint16_t Check(uint32_t key) {
+  return static_cast<uint16_t>((uint64_t{key} * 0xd6e8feb86659fd93ull) >> 48);
+}
 
-uint32_t CellOf(uint32_t key, uint32_t h, uint32_t per_table) {
-  return h * per_table + Mix32(key + 0x7f4a7c15u * (h + 1)) % per_table;
+uint32_t CellOf(uint64_t hash, uint32_t h, uint32_t per_table) {
+  const uint64_t part = (hash >> (21 * h)) & 0x1fffff;
+  return h * per_table + static_cast<uint32_t>((part * per_table) >> 21);
 }
 
 uint16_t CountOf(uint64_t cell) { return static_cast<uint16_t>(cell >> 48); }
@@ -40,9 +45,12 @@ void DifferenceDigest::Build(std::span<const uint32_t> keys, uint32_t num_cells,
   const uint32_t per_table = num_cells / kHashes;
   for (uint32_t c = 0; c < num_cells; ++c) cells[c] = 0;
   for (uint32_t key : keys) {
+    const uint64_t hash = KeyHash(key);
+    const uint64_t add = (uint64_t{1} << 48) | (uint64_t{Check(key)} << 32) | key;
     for (uint32_t h = 0; h < kHashes; ++h) {
-      uint64_t& cell = cells[CellOf(key, h, per_table)];
-      cell = Toggle(cell, key, +1);
+      uint64_t& cell = cells[CellOf(hash, h, per_table)];
+      // count + 1 (wrapping in its 16 bits), check and key xor-ed in.
+      cell = (((cell >> 48) + 1) << 48) | ((cell ^ add) & 0x0000ffffffffffffull);
     }
   }
 }
@@ -68,8 +76,9 @@ int DifferenceDigest::DifferenceSize(const uint64_t* a, const uint64_t* b, uint3
       if (!pure(d[c])) continue;
       const uint32_t key = KeyOf(d[c]);
       const int sign = CountOf(d[c]) == 1 ? 1 : -1;
+      const uint64_t hash = KeyHash(key);
       for (uint32_t h = 0; h < kHashes; ++h) {
-        uint64_t& cell = d[CellOf(key, h, per_table)];
+        uint64_t& cell = d[CellOf(hash, h, per_table)];
         cell = Toggle(cell, key, -sign);
       }
       if (++decoded > max_keys) return -1;
