@@ -18,7 +18,7 @@ using testing::ReadFileOrEmpty;
 using testing::RunCommand;
 using testing::WriteFileOrDie;
 
-std::string Q(const std::string& s) { return "'" + s + "'"; }
+using testing::Q;
 
 TEST(CliTest, HelpListsCommandAndOptions) {
   std::string out;

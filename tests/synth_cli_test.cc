@@ -19,7 +19,7 @@ using testing::ReadFileOrEmpty;
 using testing::RepoTestDataDir;
 using testing::RunCommand;
 
-std::string Q(const std::string& s) { return "'" + s + "'"; }
+using testing::Q;
 
 TEST(SynthCliTest, HelpExplainsWhatIsBuilt) {
   std::string out;

@@ -36,6 +36,10 @@ std::vector<std::vector<std::string>> ReadTsvRows(const std::string& path);
 // Path of the built `neardup` CLI binary.
 std::string CliPath();
 
+// `s` in single quotes, for a shell command line (paths of the tests hold no
+// single quote).
+inline std::string Q(const std::string& s) { return "'" + s + "'"; }
+
 // Runs a shell command; returns its exit status and captures stdout+stderr.
 int RunCommand(const std::string& command, std::string* output);
 

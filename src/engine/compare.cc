@@ -38,13 +38,12 @@ struct RobustPage {
 };
 
 RobustPage RobustOf(const TokenizedDocument& tokens, const std::string& url, const RobustMethodOptions& o,
-                    const BroderSketcher& sketcher, uint32_t* volatile_terms, uint32_t* own_url_terms) {
+                    const BroderSketcher& sketcher) {
   RobustPage p;
   p.mins.assign(o.num_minhashes, 0);
   SketchScratch scratch;
   std::vector<uint64_t> normalized;
   p.sig = ComputeRobustSignature(tokens, url, o, sketcher, &scratch, &normalized, p.mins.data(), nullptr);
-  if (volatile_terms) NormalizeVolatileTerms(tokens, url, o, &normalized, volatile_terms, own_url_terms);
   std::vector<uint64_t> sh;
   sketcher.Shingles(normalized, &sh);
   for (uint64_t x : sh) p.shingles.push_back(static_cast<uint32_t>(x));
@@ -97,7 +96,7 @@ Result<FromInputs> LoadFromInputs(const std::vector<std::string>& inputs, const 
     tokenizer.Tokenize(doc, &tokens);
     if (site == site_a || site == site_b) {
       ++f.host_pages;
-      RobustPage p = RobustOf(tokens, doc.url, o, sketcher, nullptr, nullptr);
+      RobustPage p = RobustOf(tokens, doc.url, o, sketcher);
       if (p.sig.has_sketch) {
         f.mins.insert(f.mins.end(), p.mins.begin(), p.mins.end());
         f.sites.push_back(XXH3_64bits(site.data(), site.size()));
@@ -217,8 +216,12 @@ Result<Comparison> ComparePages(const std::string& input_a, const std::string& i
   // The robust method, as dedup's rule decides (site templates learned from
   // the inputs' pages of the two hosts; hosts joined as mirrors are not).
   Comparison::Robust& r = c.robust;
-  const RobustPage pa = RobustOf(a.tokens, a.doc.url, ro, robust_sketcher, &r.volatile_terms_a, &r.own_url_terms_a);
-  const RobustPage pb = RobustOf(b.tokens, b.doc.url, ro, robust_sketcher, &r.volatile_terms_b, &r.own_url_terms_b);
+  const RobustPage pa = RobustOf(a.tokens, a.doc.url, ro, robust_sketcher);
+  const RobustPage pb = RobustOf(b.tokens, b.doc.url, ro, robust_sketcher);
+  r.volatile_terms_a = pa.sig.volatile_terms;
+  r.volatile_terms_b = pb.sig.volatile_terms;
+  r.own_url_terms_a = pa.sig.own_url_terms;
+  r.own_url_terms_b = pb.sig.own_url_terms;
   const std::string site_a = RobustSite(a.doc.url), site_b = RobustSite(b.doc.url);
   r.same_host = site_a == site_b;
   r.equal_after_normalization = pa.sig.has_sketch && pa.sig.identity == pb.sig.identity;

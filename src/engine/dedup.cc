@@ -921,14 +921,7 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   auto passes = [&](uint32_t i, uint32_t k) {
     if (robust) {
       if (robust_ids[i] != 0 && robust_ids[i] == robust_ids[k]) return true;  // equal after normalization
-      const bool with_digests = !rdigests.empty();
-      return templates.Similar(
-          rmins.data() + static_cast<size_t>(i) * robust_m, rmins.data() + static_cast<size_t>(k) * robust_m,
-          robust_m, sites[i], sites[k], options.robust.min_content_similarity, nullptr,
-          with_digests ? rdigests.data() + static_cast<size_t>(i) * kRobustDigestCells : nullptr,
-          with_digests ? rdigests.data() + static_cast<size_t>(k) * kRobustDigestCells : nullptr,
-          options.robust.max_edit_shingles, options.robust.max_same_site_edit_shingles,
-          options.robust.min_similarity_without_template);
+      return RobustSimilar(templates, rmins, sites, rdigests, i, k, options.robust);
     }
     if (combined) {
       return sites[i] == sites[k]

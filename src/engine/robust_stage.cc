@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "sketch/difference_digest.h"
 #include "text/url.h"
 
 namespace neardup {
@@ -199,7 +200,7 @@ RobustSignature ComputeRobustSignature(const TokenizedDocument& doc, std::string
                                        std::vector<uint64_t>* normalized, uint32_t* mins_out,
                                        uint64_t* digest_out) {
   RobustSignature sig;
-  NormalizeVolatileTerms(doc, page_url, options, normalized);
+  NormalizeVolatileTerms(doc, page_url, options, normalized, &sig.volatile_terms, &sig.own_url_terms);
   bool has_content = false;
   for (uint64_t t : *normalized) {
     if (t != kVolatileTermHash && t != kOwnUrlTermHash) {
@@ -290,6 +291,36 @@ SiteTemplates::Match SiteTemplates::Compare(const uint32_t* a, const uint32_t* b
   return r;
 }
 
+bool RobustSimilar(const SiteTemplates& templates, std::span<const uint32_t> mins,
+                   std::span<const uint64_t> site, std::span<const uint64_t> digests, uint32_t a,
+                   uint32_t b, const RobustMethodOptions& options, SiteTemplates::Match* match) {
+  const uint32_t m = options.num_minhashes;
+  const SiteTemplates::Match r =
+      templates.Compare(mins.data() + static_cast<size_t>(a) * m, mins.data() + static_cast<size_t>(b) * m, m);
+  if (match) *match = r;
+  const bool same_site = site[a] == site[b];
+  // With digests, pages whose shingle sets differ in an edit's worth are
+  // similar whatever else.
+  const uint32_t limit = same_site ? options.max_same_site_edit_shingles : options.max_edit_shingles;
+  const bool with_digests = !digests.empty() && limit > 0;
+  if (with_digests &&
+      DifferenceDigest::DifferenceSize(digests.data() + static_cast<size_t>(a) * kRobustDigestCells,
+                                       digests.data() + static_cast<size_t>(b) * kRobustDigestCells,
+                                       kRobustDigestCells, static_cast<int>(limit)) >= 0) {
+    return true;
+  }
+  if (same_site && !templates.KnowsTemplateOf(site[a])) return false;
+  // Sketches that agree only on boilerplate: without digests the pages are
+  // taken as both being the template; with them, the digests said the pages
+  // differ in more than an edit (a main item too small to win a min-hash
+  // position), so they are not near duplicates.
+  if (r.positions == 0) return !with_digests;
+  // No boilerplate known on either page: the whole pages are compared, and
+  // two pages of one template with different items must not pass.
+  return r.similarity() >= (r.template_shared > 0 ? options.min_content_similarity
+                                                  : options.min_similarity_without_template);
+}
+
 RobustStageResult RunRobustStage(std::span<const uint32_t> mins, std::span<const uint64_t> site,
                                  std::span<const uint64_t> digests, std::span<const uint8_t> candidate,
                                  const RobustMethodOptions& options, uint32_t max_bucket_pages,
@@ -341,35 +372,21 @@ RobustStageResult RunRobustStage(std::span<const uint32_t> mins, std::span<const
   std::sort(entries.begin(), entries.end());
   std::sort(whole.begin(), whole.end());
   std::vector<uint64_t> pairs;  // (a << 32) | b, a < b
-  for (size_t s = 0; s < whole.size();) {
-    size_t e = s;
-    while (e < whole.size() && whole[e].first == whole[s].first) ++e;
-    for (size_t x = s; x < e; ++x) {
-      for (size_t y = x + 1; y < (e - s <= kWholeBandBucket ? e : (x == s ? e : x + 1)); ++y) {
-        pairs.push_back((uint64_t{whole[x].second} << 32) | whole[y].second);
+  // Pages sharing a key are paired: all pairs in a bucket of at most `cap`
+  // pages; in a larger one, every page with the bucket's first page.
+  auto pair_buckets = [&pairs](const std::vector<std::pair<uint64_t, uint32_t>>& keyed, size_t cap) {
+    for (size_t s = 0; s < keyed.size();) {
+      size_t e = s;
+      while (e < keyed.size() && keyed[e].first == keyed[s].first) ++e;
+      for (size_t x = s; x < (e - s <= cap ? e : s + 1); ++x) {
+        for (size_t y = x + 1; y < e; ++y) pairs.push_back((uint64_t{keyed[x].second} << 32) | keyed[y].second);
       }
+      s = e;
     }
-    s = e;
-  }
+  };
+  pair_buckets(whole, kWholeBandBucket);
   whole = {};
-  for (size_t s = 0; s < entries.size();) {
-    size_t e = s;
-    while (e < entries.size() && entries[e].first == entries[s].first) ++e;
-    const size_t size = e - s;
-    if (size <= max_bucket_pages) {
-      for (size_t x = s; x < e; ++x) {
-        for (size_t y = x + 1; y < e; ++y) {
-          pairs.push_back((uint64_t{entries[x].second} << 32) | entries[y].second);
-        }
-      }
-    } else {
-      // A bucket too large to list: every page against its first page.
-      for (size_t y = s + 1; y < e; ++y) {
-        pairs.push_back((uint64_t{entries[s].second} << 32) | entries[y].second);
-      }
-    }
-    s = e;
-  }
+  pair_buckets(entries, max_bucket_pages);
   entries = {};
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
@@ -378,15 +395,7 @@ RobustStageResult RunRobustStage(std::span<const uint32_t> mins, std::span<const
   for (uint64_t p : pairs) {
     const uint32_t a = static_cast<uint32_t>(p >> 32), b = static_cast<uint32_t>(p);
     SiteTemplates::Match match;
-    const bool with_digests = !digests.empty();
-    if (!templates->Similar(mins.data() + static_cast<size_t>(a) * m, mins.data() + static_cast<size_t>(b) * m, m,
-                            site[a], site[b], options.min_content_similarity, &match,
-                            with_digests ? digests.data() + static_cast<size_t>(a) * kRobustDigestCells : nullptr,
-                            with_digests ? digests.data() + static_cast<size_t>(b) * kRobustDigestCells : nullptr,
-                            options.max_edit_shingles, options.max_same_site_edit_shingles,
-                            options.min_similarity_without_template)) {
-      continue;
-    }
+    if (!RobustSimilar(*templates, mins, site, digests, a, b, options, &match)) continue;
     uf->Union(a, b);
     ++result.pairs;
     has_pair[a] = has_pair[b] = 1;

@@ -50,7 +50,6 @@
 #include "cluster/union_find.h"
 #include "neardup/engine.h"
 #include "sketch/broder.h"
-#include "sketch/difference_digest.h"
 #include "text/tokenizer.h"
 
 namespace neardup {
@@ -77,6 +76,8 @@ BroderOptions RobustSketchOptions(const RobustMethodOptions& options);
 struct RobustSignature {
   bool has_sketch = false;       // the normalized sequence has a non-class term
   uint64_t identity = 0;         // key of the normalized sequence
+  uint32_t volatile_terms = 0;   // terms replaced by the volatile class
+  uint32_t own_url_terms = 0;    // terms replaced as the page's own URL
 };
 
 // Steps 1-2 for one tokenized page: writes m 32-bit min-hash values (the
@@ -117,37 +118,18 @@ class SiteTemplates {
   };
   Match Compare(const uint32_t* a, const uint32_t* b, uint32_t m) const;
 
-  // Step 5's rule for two pages not equal after normalization. With
-  // digests (kRobustDigestCells cells each, or null), pages on different
-  // sites whose shingle sets differ in at most max_edit_shingles are similar
-  // too.
-  bool Similar(const uint32_t* a, const uint32_t* b, uint32_t m, uint64_t site_a, uint64_t site_b,
-               double min_content_similarity, Match* match = nullptr, const uint64_t* digest_a = nullptr,
-               const uint64_t* digest_b = nullptr, uint32_t max_edit_shingles = 0,
-               uint32_t max_same_site_edit_shingles = 0, double min_similarity_without_template = 0.8) const {
-    const Match r = Compare(a, b, m);
-    if (match) *match = r;
-    const uint32_t limit = site_a == site_b ? max_same_site_edit_shingles : max_edit_shingles;
-    const bool digests = digest_a && digest_b && limit > 0;
-    if (digests &&
-        DifferenceDigest::DifferenceSize(digest_a, digest_b, kRobustDigestCells, static_cast<int>(limit)) >= 0) {
-      return true;
-    }
-    if (site_a == site_b && !KnowsTemplateOf(site_a)) return false;
-    // Sketches that agree only on boilerplate: without digests the pages are
-    // taken as both being the template; with them, the digests said the
-    // pages differ in more than an edit (a main item too small to win a
-    // min-hash position), so they are not near duplicates.
-    if (r.positions == 0) return !digests;
-    // No boilerplate known on either page: the whole pages are compared,
-    // and two pages of one template with different items must not pass.
-    return r.similarity() >= (r.template_shared > 0 ? min_content_similarity : min_similarity_without_template);
-  }
-
  private:
   std::unordered_set<uint64_t> values_;
   std::unordered_set<uint64_t> known_sites_;
 };
+
+// Step 5's rule for pages a and b, not equal after normalization, of a
+// collection: mins (m per page), site keys, and difference digests
+// (kRobustDigestCells per page, or empty). *match (if not null) receives the
+// min-hash comparison.
+bool RobustSimilar(const SiteTemplates& templates, std::span<const uint32_t> mins,
+                   std::span<const uint64_t> site, std::span<const uint64_t> digests, uint32_t a,
+                   uint32_t b, const RobustMethodOptions& options, SiteTemplates::Match* match = nullptr);
 
 struct RobustPair {
   uint32_t a = 0, b = 0;  // a < b
