@@ -1,0 +1,96 @@
+// Helpers shared by the CLI's commands: exit codes, number and size
+// formatting, size parsing, warnings on stderr.
+#ifndef NEARDUP_CLI_CLI_UTIL_H_
+#define NEARDUP_CLI_CLI_UTIL_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "neardup/source.h"
+
+namespace neardup_cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitNoData = 1;
+constexpr int kExitUsage = 2;
+
+inline std::string WithCommas(uint64_t v) {
+  std::string s = std::to_string(v);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
+inline std::string HumanBytes(double b) {
+  char buf[32];
+  if (b >= 1e9) {
+    std::snprintf(buf, sizeof buf, "%.2f GB", b / 1e9);
+  } else if (b >= 1e6) {
+    std::snprintf(buf, sizeof buf, "%.1f MB", b / 1e6);
+  } else if (b >= 1e3) {
+    std::snprintf(buf, sizeof buf, "%.1f kB", b / 1e3);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.0f B", b);
+  }
+  return buf;
+}
+
+// Parses sizes such as 64M, 2G, 512k, 1000 (bytes).
+inline bool ParseSize(const std::string& text, uint64_t* out) {
+  if (text.empty()) return false;
+  size_t pos = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(text, &pos);
+  } catch (...) {
+    return false;
+  }
+  std::string suffix = text.substr(pos);
+  uint64_t mult = 1;
+  if (suffix.empty() || suffix == "B") {
+    mult = 1;
+  } else if (suffix == "k" || suffix == "K" || suffix == "KiB" || suffix == "KB") {
+    mult = 1ull << 10;
+  } else if (suffix == "M" || suffix == "MiB" || suffix == "MB") {
+    mult = 1ull << 20;
+  } else if (suffix == "G" || suffix == "GiB" || suffix == "GB") {
+    mult = 1ull << 30;
+  } else {
+    return false;
+  }
+  *out = v * mult;
+  return true;
+}
+
+// Prints warnings to stderr, up to a limit (all are in warnings.tsv).
+class StderrObserver final : public neardup::ReadObserver {
+ public:
+  StderrObserver(bool quiet, uint64_t limit) : quiet_(quiet), limit_(limit) {}
+  void OnWarning(const neardup::ReadWarning& w) override {
+    ++seen_;
+    if (quiet_) return;
+    if (seen_ <= limit_) {
+      std::fprintf(stderr, "%sneardup: warning: %s: %s %llu: %s: %s\n", progress_line_ ? "\n" : "",
+                   w.file.c_str(),
+                   w.in_decompressed_stream ? "decompressed offset" : "offset",
+                   static_cast<unsigned long long>(w.offset), w.reason_key.c_str(),
+                   w.message.c_str());
+      progress_line_ = false;
+    } else if (seen_ == limit_ + 1) {
+      std::fprintf(stderr,
+                   "neardup: more warnings follow; they are not shown but are all in "
+                   "warnings.tsv and counted in summary.json\n");
+    }
+  }
+  void set_progress_line(bool v) { progress_line_ = v; }
+
+ private:
+  bool quiet_;
+  uint64_t limit_;
+  uint64_t seen_ = 0;
+  bool progress_line_ = false;
+};
+
+}  // namespace neardup_cli
+
+#endif  // NEARDUP_CLI_CLI_UTIL_H_

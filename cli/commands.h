@@ -1,0 +1,26 @@
+// The subcommands defined outside main.cc. Each Add*Command registers its
+// subcommand (flags, help) on `app` and returns what main calls when that
+// subcommand was chosen; the returned function gives the exit code
+// (cli_util.h: 0 done, 1 nothing usable or an output not written, 2 usage).
+#ifndef NEARDUP_CLI_COMMANDS_H_
+#define NEARDUP_CLI_COMMANDS_H_
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace neardup_cli {
+
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+Command AddOverlapCommand(CLI::App* app);    // overlap_command.cc: chunk overlap table
+Command AddReportCommand(CLI::App* app);     // report_command.cc: report.html, report.json
+Command AddMirrorsCommand(CLI::App* app);    // report_command.cc: mirrors.tsv
+Command AddEvolveCommand(CLI::App* app);     // crawls_command.cc: evolution across crawls
+Command AddConnectedCommand(CLI::App* app);  // crawls_command.cc: connected vs disconnected pages
+
+}  // namespace neardup_cli
+
+#endif  // NEARDUP_CLI_COMMANDS_H_
