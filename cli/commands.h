@@ -20,6 +20,7 @@ Command AddReportCommand(CLI::App* app);     // report_command.cc: report.html, 
 Command AddMirrorsCommand(CLI::App* app);    // report_command.cc: mirrors.tsv
 Command AddEvolveCommand(CLI::App* app);     // crawls_command.cc: evolution across crawls
 Command AddConnectedCommand(CLI::App* app);  // crawls_command.cc: connected vs disconnected pages
+Command AddSynthWebCommand(CLI::App* app);   // crawls_command.cc: successive crawls of one synthetic web
 
 }  // namespace neardup_cli
 

@@ -17,4 +17,11 @@ Command AddConnectedCommand(CLI::App* app) {
   return c;
 }
 
+
+Command AddSynthWebCommand(CLI::App* app) {
+  Command c;
+  c.app = app->add_subcommand("synth-web", "(in progress)");
+  c.run = [] { return 2; };
+  return c;
+}
 }  // namespace neardup_cli

@@ -444,7 +444,7 @@ int main(int argc, char** argv) {
   const std::vector<neardup_cli::Command> commands = {
       neardup_cli::AddOverlapCommand(&app), neardup_cli::AddReportCommand(&app),
       neardup_cli::AddMirrorsCommand(&app), neardup_cli::AddEvolveCommand(&app),
-      neardup_cli::AddConnectedCommand(&app)};
+      neardup_cli::AddConnectedCommand(&app), neardup_cli::AddSynthWebCommand(&app)};
 
   try {
     app.parse(argc, argv);
