@@ -60,6 +60,34 @@ void PrintSummary(const neardup::DedupSummary& s) {
                  s.method_spec.c_str(), s.kernel.c_str(), WithCommas(s.near_pairs).c_str(), by_b.c_str(),
                  WithCommas(s.pages_with_near_duplicate).c_str());
   }
+  if (!s.paragraph_passes.empty() || s.short_documents) {
+    std::fprintf(stderr, "  shingle paragraphs (%s): %s documents compared, %s left out as short; %s pairs\n",
+                 s.method_spec.c_str(), WithCommas(s.near_candidates).c_str(),
+                 WithCommas(s.short_documents).c_str(), WithCommas(s.near_pairs).c_str());
+    std::fprintf(stderr, "  m-pass: %zu pass%s within a %s table budget\n", s.paragraph_passes.size(),
+                 s.paragraph_passes.size() == 1 ? "" : "es",
+                 HumanBytes(static_cast<double>(s.paragraph_table_budget_bytes)).c_str());
+    for (const neardup::ParagraphPass& p : s.paragraph_passes) {
+      std::fprintf(stderr, "    pass %u: %s documents loaded, %s clusters, %s duplicates, estimated final %.0f\n",
+                   p.pass, WithCommas(p.documents_loaded).c_str(), WithCommas(p.clusters).c_str(),
+                   WithCommas(p.duplicates).c_str(), p.estimated_final_duplicates);
+    }
+  }
+  if (!s.chunk_overlap.algorithm.empty()) {
+    const neardup::ChunkOverlapStats& c = s.chunk_overlap;
+    std::fprintf(stderr,
+                 "  chunk overlap (%s): %s records (%s), %s copies removed, %s pairs generated, %s with F >= T; "
+                 "sort %.2f s, overlap %.2f s, %s sorted runs spilled, %u pass%s\n",
+                 s.method_spec.c_str(), WithCommas(c.records).c_str(),
+                 HumanBytes(static_cast<double>(c.fingerprint_bytes)).c_str(), WithCommas(c.copies_removed).c_str(),
+                 WithCommas(c.pairs_generated).c_str(), WithCommas(c.result_pairs).c_str(), c.sort_seconds,
+                 c.overlap_seconds, WithCommas(c.spill_runs).c_str(), c.passes, c.passes == 1 ? "" : "es");
+    for (const neardup::ReplicaHistogram& h : s.replica_histograms) {
+      std::string line;
+      for (const auto& [label, pages] : h.pages) line += (line.empty() ? "" : ", ") + label + ": " + WithCommas(pages);
+      std::fprintf(stderr, "    pages by replicas (%s): %s\n", h.chunking.c_str(), line.c_str());
+    }
+  }
   std::fprintf(stderr, "  peak memory: %s\n", HumanBytes(static_cast<double>(s.peak_rss_bytes)).c_str());
   std::fprintf(stderr, "  wrote %s, %s, %s%s%s\n", s.clusters_path.c_str(), s.summary_path.c_str(),
                s.warnings_path.c_str(), s.pairs_path.empty() ? "" : ", ", s.pairs_path.c_str());
@@ -294,8 +322,45 @@ int main(int argc, char** argv) {
                     "different sites C-similar), robust (Henzinger's correct near duplicates: "
                     "volatile terms and the page's own URL normalized, each site's boilerplate "
                     "learned and left out of the comparison; the default: the best F1 at "
-                    "precision >= 0.99 on the synth benchmark)")
-      ->check(CLI::IsMember({"exact", "broder", "simhash", "combined", "robust"}));
+                    "precision >= 0.99 on the synth benchmark), paragraphs (Pereira et al.'s "
+                    "shingle paragraphs: runs of 3 sentences, documents sharing --min-shared "
+                    "percent of them, m-pass algorithm within --memory), chunks (Shivakumar and "
+                    "Garcia-Molina's chunk overlap: documents sharing --threshold T chunk "
+                    "fingerprints of --chunk, --algorithm sort or coarse within --memory)")
+      ->check(CLI::IsMember({"exact", "broder", "simhash", "combined", "robust", "paragraphs", "chunks"}));
+  neardup::ParagraphMethodOptions paragraph_defaults;
+  neardup::ChunkMethodOptions chunk_defaults;
+  uint32_t min_shared = paragraph_defaults.min_shared_percent;
+  uint32_t min_chars = paragraph_defaults.min_text_chars;
+  std::string chunk_spec = chunk_defaults.chunking, chunk_algorithm = chunk_defaults.algorithm;
+  uint32_t coarse_hashes = chunk_defaults.coarse_hash_functions;
+  std::string memory = "2G";
+  dedup->add_option("--min-shared", min_shared,
+                    "paragraphs: near duplicates share at least this percentage of shingle "
+                    "paragraphs, over both documents (Pereira et al.: 90, 70, 50); 100: exact "
+                    "clusters only (equal paragraph multisets)")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  dedup->add_option("--min-chars", min_chars,
+                    "paragraphs: documents with this many characters of text or fewer are left "
+                    "out and counted (Pereira et al.: 450)")
+      ->capture_default_str();
+  dedup->add_option("--chunk", chunk_spec,
+                    "chunks: whole, lines:N, words:N or sentences (Shivakumar and Garcia-Molina: "
+                    "lines:4 with T = 15, lines:2 with T = 25)")
+      ->capture_default_str();
+  dedup->add_option("--algorithm", chunk_algorithm,
+                    "chunks: sort (sort-based) or coarse (probabilistic coarse counting)")
+      ->check(CLI::IsMember({"sort", "coarse"}))
+      ->capture_default_str();
+  dedup->add_option("--coarse-hashes", coarse_hashes, "chunks, coarse: hash functions (counter arrays)")
+      ->check(CLI::Range(1, 8))
+      ->capture_default_str();
+  dedup->add_option("--memory", memory,
+                    "paragraphs, chunks: memory budget of the whole run, e.g. 512M or 2G; the "
+                    "tables get what the rest does not use, in more passes or sorted runs "
+                    "spilled to DIR")
+      ->capture_default_str();
   neardup::RobustMethodOptions robust_defaults;
   double min_content = robust_defaults.min_content_similarity;
   uint32_t template_pages = robust_defaults.template_min_pages;
@@ -326,8 +391,10 @@ int main(int argc, char** argv) {
   uint32_t sim_bits = 384, sim_threshold = 372, combined_threshold = 355;
   dedup->add_option("--bits", sim_bits, "simhash, combined: sketch bits b (multiple of 64, 64..512)")
       ->check(CLI::Range(64, 512));
-  dedup->add_option("--threshold", sim_threshold,
-                    "simhash, combined: C-similar at this many agreeing bits (Henzinger t = 372)");
+  CLI::Option* threshold_option = dedup->add_option(
+      "--threshold", sim_threshold,
+      "simhash, combined: C-similar at this many agreeing bits (Henzinger t = 372); chunks: "
+      "the overlap threshold T, distinct chunk fingerprints shared (default 15)");
   dedup->add_option("--combined-threshold", combined_threshold,
                     "combined: a B-similar pair on one site is kept at this C-similarity "
                     "(Henzinger: 355)");
@@ -475,6 +542,20 @@ int main(int argc, char** argv) {
     options.robust.seed = seed;
     options.keeper = keeper;
     options.verify = !no_verify;
+    options.paragraphs.min_shared_percent = min_shared;
+    options.paragraphs.min_text_chars = min_chars;
+    options.chunks.chunking = chunk_spec;
+    options.chunks.algorithm = chunk_algorithm;
+    options.chunks.coarse_hash_functions = coarse_hashes;
+    options.chunks.seed = seed;
+    if (method == "chunks" && threshold_option->count() > 0) {
+      options.chunks.threshold = sim_threshold;
+      options.simhash.threshold = neardup::SimhashMethodOptions().threshold;
+    }
+    if (!ParseSize(memory, &options.memory_bytes)) {
+      std::fprintf(stderr, "neardup: error: --memory: cannot read '%s' as a size (e.g. 2G)\n", memory.c_str());
+      return kExitUsage;
+    }
     if (pairs && method == "exact") {
       std::fprintf(stderr, "neardup: error: --pairs needs a near-duplicate method (--method broder, simhash, combined or robust)\n");
       return kExitUsage;

@@ -134,6 +134,40 @@ struct RobustMethodOptions {
   std::string Spec() const;
 };
 
+// Shingle paragraphs as Pereira, Baeza-Yates and Ziviani compare documents
+// ("Where and How Duplicates Occur in the Web", §2-3): runs of 3 sentences
+// (a sentence ends at a period or at its 150th character), compared by the
+// m-pass algorithm within DedupOptions::memory_bytes.
+struct ParagraphMethodOptions {
+  uint32_t sentences_per_paragraph = 3;  // Definition 1
+  // Documents with this many characters of text or fewer are left out of
+  // the comparison (and counted): §4 keeps only documents over 450
+  // characters, so that a whole shingle paragraph represents each.
+  uint32_t min_text_chars = 450;
+  // Near duplicates share at least this percentage of shingle paragraphs,
+  // counted over both documents (Definition 5; the paper reports 90, 70 and
+  // 50). 100: only Definition 2's exact clusters (equal paragraph multisets).
+  uint32_t min_shared_percent = 90;
+  // e.g. "paragraphs:sentences=3,min-chars=450,min-shared=90"
+  std::string Spec() const;
+};
+
+// Chunk overlap as Shivakumar and Garcia-Molina compute it ("Finding
+// near-replicas of documents on the web", §2): every document cut into
+// chunks hashed to 32-bit fingerprints (FPrint-DocID records); exact copies
+// removed first (the central document of a set is the one with the smallest
+// id); pairs sharing at least `threshold` distinct fingerprints are near
+// replicas.
+struct ChunkMethodOptions {
+  std::string chunking = "lines:4";  // whole, lines:N, words:N or sentences
+  uint32_t threshold = 15;           // T (the paper: 15 for four lines, 25 for two)
+  std::string algorithm = "coarse";  // "sort" (§2.1) or "coarse" (probabilistic coarse counting, §2.2)
+  uint32_t coarse_hash_functions = 2;  // coarse: independent counter arrays
+  uint64_t seed = 1234;              // coarse: draws the hash functions
+  // e.g. "chunks:lines:4,T=15,coarse,h=2"
+  std::string Spec() const;
+};
+
 struct DedupOptions {
   // ---- behaviour ----
   // The method. Valid: "exact" (identity sets of equal token sequences and
@@ -142,13 +176,26 @@ struct DedupOptions {
   // (Henzinger's combined algorithm with her proposed refinement: pairs on
   // one site must be B-similar with C-similarity >= combined_threshold,
   // pairs on different sites C-similar), "robust" (RobustMethodOptions:
-  // volatile terms normalized, site boilerplate left out of the comparison).
+  // volatile terms normalized, site boilerplate left out of the comparison),
+  // "paragraphs" (ParagraphMethodOptions: Pereira et al.'s shared shingle
+  // paragraphs, on every document over 450 characters), "chunks"
+  // (ChunkMethodOptions: Shivakumar and Garcia-Molina's chunk overlap, on one
+  // page per identity set). paragraphs and chunks clusters are the connected
+  // components of their pairs, as in their papers (no verification against
+  // the kept page).
   // The default is the method with the best F1 at precision >= 0.99 on the
   // `neardup synth` benchmark (README "Choosing a method").
   std::string method = "robust";
   BroderMethodOptions broder;
   SimhashMethodOptions simhash;
   RobustMethodOptions robust;
+  ParagraphMethodOptions paragraphs;
+  ChunkMethodOptions chunks;
+  // Memory budget of the paragraphs and chunks methods (the whole process,
+  // as its resident size): their tables get what the rest of the run does
+  // not use, and they run in more passes (paragraphs) or spill sorted runs
+  // to the output folder (chunks) to stay inside it.
+  uint64_t memory_bytes = uint64_t{2} << 30;
   // Write DIR/pairs.tsv (url_a, url_b, supershingles shared) for the
   // near-duplicate pairs found.
   bool write_pairs = false;
@@ -200,6 +247,46 @@ struct StageStats {
   uint64_t bytes = 0;    // bytes the stage consumed
 };
 
+// One pass of the paragraphs method's m-pass algorithm (Pereira et al.
+// §4.2, Figure 5), with the figures after it.
+struct ParagraphPass {
+  uint32_t pass = 0;                  // 1-based
+  uint32_t first_document = 0;        // S_i: documents [first, end) of the input
+  uint32_t end_document = 0;
+  uint64_t documents_loaded = 0;      // eligible documents in S_0..S_i
+  uint64_t paragraphs_loaded = 0;     // paragraphs in S_i's table
+  uint64_t clusters = 0;              // clusters of eligible documents found so far
+  uint64_t duplicates = 0;            // their documents minus one per cluster
+  double estimated_final_duplicates = 0;  // EstimateFinalDuplicates after this pass
+  double seconds = 0;
+};
+
+// Pages by number of replicas (themselves included), Shivakumar and
+// Garcia-Molina's Figure 1: buckets 1, 2, 3-10, 11-100, 101-1000, 1001+.
+struct ReplicaHistogram {
+  std::string chunking;               // "whole" (exact copies) or the chunking used
+  std::vector<std::pair<std::string, uint64_t>> pages;  // bucket label -> pages
+};
+
+// The chunks method's overlap computation (the paper's Table 1 figures).
+struct ChunkOverlapStats {
+  std::string algorithm;
+  uint64_t records = 0;               // FPrint-DocID records of central documents
+  uint64_t fingerprint_bytes = 0;     // their file
+  uint64_t copies_removed = 0;        // documents that were exact copies of a central one
+  uint64_t pairs_generated = 0;       // document pairs sharing a fingerprint, with repeats
+  uint64_t candidate_pairs = 0;       // coarse: pairs passing every bitmap
+  uint64_t false_candidates = 0;      // coarse: candidates below T
+  uint64_t result_pairs = 0;          // F >= T
+  uint64_t spill_runs = 0;
+  uint64_t spill_bytes = 0;
+  uint32_t passes = 0;
+  uint64_t buffer_budget_bytes = 0;   // what the algorithm was given
+  uint64_t peak_buffer_bytes = 0;
+  double sort_seconds = 0;
+  double overlap_seconds = 0;
+};
+
 struct DedupSummary {
   std::vector<std::string> inputs;
   ReadStats read;                     // documents, skipped records by reason
@@ -234,6 +321,17 @@ struct DedupSummary {
   uint64_t normalized_identity_members = 0;
   uint64_t template_values = 0;
   uint64_t near_candidate_pairs = 0;
+  // paragraphs: documents left out as too short, the m-pass passes, the
+  // estimate of the final duplicates from the first 20% and 50% of the
+  // passes and its relative error against the final count.
+  uint64_t short_documents = 0;
+  uint64_t paragraph_table_budget_bytes = 0;
+  std::vector<ParagraphPass> paragraph_passes;
+  double estimate_at_20_percent = 0, estimate_at_50_percent = 0;
+  double estimate_error_at_20_percent = 0, estimate_error_at_50_percent = 0;
+  // chunks: the overlap computation and the replica histograms.
+  ChunkOverlapStats chunk_overlap;
+  std::vector<ReplicaHistogram> replica_histograms;
   std::vector<StageStats> stages;
   double seconds = 0;
   uint64_t peak_rss_bytes = 0;

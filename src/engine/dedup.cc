@@ -1,5 +1,6 @@
 // The dedup pipeline behind RunDedup (see include/neardup/engine.h).
 #include <sys/resource.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include <algorithm>
@@ -17,6 +18,9 @@
 #include "base/tsv.h"
 #include "cluster/union_find.h"
 #include "engine/broder_stage.h"
+#include "engine/chunk_stage.h"
+#include "engine/paragraph_stage.h"
+#include "engine/text_units.h"
 #include "engine/exact_grouper.h"
 #include "engine/keeper.h"
 #include "engine/method_options.h"
@@ -47,6 +51,17 @@ std::string SimhashMethodOptions::Spec() const {
          ",seed=" + std::to_string(seed);
 }
 
+std::string ParagraphMethodOptions::Spec() const {
+  return "paragraphs:sentences=" + std::to_string(sentences_per_paragraph) +
+         ",min-chars=" + std::to_string(min_text_chars) + ",min-shared=" + std::to_string(min_shared_percent);
+}
+
+std::string ChunkMethodOptions::Spec() const {
+  std::string s = "chunks:" + chunking + ",T=" + std::to_string(threshold) + "," + algorithm;
+  if (algorithm == "coarse") s += ",h=" + std::to_string(coarse_hash_functions) + ",seed=" + std::to_string(seed);
+  return s;
+}
+
 std::string BroderMethodOptions::Spec() const {
   return "broder:k=" + std::to_string(shingle_size) + (effective_wrap() ? ",wrap" : ",no-wrap") +
          ",m=" + std::to_string(num_minhashes) + ",l=" + std::to_string(supershingle_size) +
@@ -56,9 +71,30 @@ std::string BroderMethodOptions::Spec() const {
 
 Status DedupOptions::Validate() const {
   if (method != "exact" && method != "broder" && method != "simhash" && method != "combined" &&
-      method != "robust") {
+      method != "robust" && method != "paragraphs" && method != "chunks") {
     return Status::InvalidArgument("unknown method '" + method +
-                                   "'; valid methods: exact, broder, simhash, combined, robust");
+                                   "'; valid methods: exact, broder, simhash, combined, robust, paragraphs, chunks");
+  }
+  if (method == "paragraphs") {
+    if (paragraphs.sentences_per_paragraph < 1 || paragraphs.sentences_per_paragraph > 100) {
+      return Status::InvalidArgument("paragraphs: sentences_per_paragraph must be in 1..100");
+    }
+    if (paragraphs.min_shared_percent < 1 || paragraphs.min_shared_percent > 100) {
+      return Status::InvalidArgument("paragraphs: min_shared_percent must be in 1..100");
+    }
+  }
+  if (method == "chunks") {
+    if (auto c = Chunking::Parse(chunks.chunking); !c.ok()) return c.status();
+    if (chunks.threshold < 1) return Status::InvalidArgument("chunks: threshold T must be at least 1");
+    if (chunks.algorithm != "sort" && chunks.algorithm != "coarse") {
+      return Status::InvalidArgument("chunks: algorithm must be sort or coarse");
+    }
+    if (chunks.coarse_hash_functions < 1 || chunks.coarse_hash_functions > 8) {
+      return Status::InvalidArgument("chunks: coarse_hash_functions must be in 1..8");
+    }
+  }
+  if ((method == "paragraphs" || method == "chunks") && memory_bytes < (uint64_t{16} << 20)) {
+    return Status::InvalidArgument("memory_bytes must be at least 16 MiB");
   }
   if (method == "robust") {
     Status s = RobustSketchOptions(robust).Validate();
@@ -118,6 +154,16 @@ double SecondsSince(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// Resident memory now (0 when /proc is not there).
+uint64_t CurrentRssBytes() {
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long long pages_total = 0, pages_resident = 0;
+  const int got = std::fscanf(f, "%llu %llu", &pages_total, &pages_resident);
+  std::fclose(f);
+  return got == 2 ? pages_resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) : 0;
+}
+
 uint64_t PeakRssBytes() {
   struct rusage ru {};
   if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
@@ -134,6 +180,8 @@ struct DocResult {
   RobustSignature robust;
   uint64_t url_key = 0;      // in-links: key of the page's normalized URL
   uint32_t link_count = 0;   // in-links: distinct link keys in Batch::link_keys
+  uint32_t units = 0;        // paragraphs: shingle paragraphs (0: left out); chunks: distinct fingerprints
+  uint64_t unit_key = 0;     // paragraphs: hash of the sorted paragraph list
 };
 
 // A batch of documents travelling through the pipeline. Slots are reused
@@ -146,6 +194,7 @@ struct Batch {
   std::vector<uint32_t> robust_mins; // m per document (robust)
   std::vector<uint64_t> robust_digests;  // kRobustDigestCells per document (robust)
   std::vector<uint64_t> link_keys;   // in-links: every document's distinct link keys, in order
+  std::string unit_records;          // paragraphs / chunks: spill records of the batch, in order
   size_t count = 0;
   double work_seconds = 0;
   std::mutex mu;
@@ -161,6 +210,8 @@ struct WorkContext {
   SimhashScratch simhash_scratch;
   std::vector<uint64_t> normalized;  // robust: the normalized term sequence
   std::vector<uint64_t> links;       // in-links: this page's link keys
+  std::vector<uint64_t> paragraphs;  // paragraphs: this page's shingle paragraphs
+  std::vector<uint32_t> chunks;      // chunks: this page's chunk fingerprints
   static TokenizeOptions MakeTokenizeOptions(bool keep_term_text, bool collect_links) {
     TokenizeOptions o;
     o.collect_links = collect_links;  // only the in-links keeper rule needs links
@@ -183,6 +234,9 @@ class ContextPool {
   const SimhashSketcher* simhasher() const { return simhasher_; }
   const BroderSketcher* robust_sketcher() const { return robust_sketcher_; }
   const RobustMethodOptions& robust() const { return *robust_; }
+  // paragraphs / chunks (nullptr when not the method).
+  const ParagraphMethodOptions* paragraphs = nullptr;
+  const Chunking* chunking = nullptr;
   std::unique_ptr<WorkContext> Acquire() {
     std::lock_guard<std::mutex> lock(mu_);
     if (free_.empty()) return std::make_unique<WorkContext>(robust_sketcher_ != nullptr, count_in_links_);
@@ -224,6 +278,7 @@ void ProcessBatch(Batch* batch, ContextPool* pool) {
   auto ctx = pool->Acquire();
   const RabinFingerprinter& rabin = TokenSequenceFingerprinter();
   batch->link_keys.clear();
+  batch->unit_records.clear();
   for (size_t i = 0; i < batch->count; ++i) {
     const Document& doc = batch->docs[i];
     ctx->tokenizer.Tokenize(doc, &ctx->tokens);
@@ -258,6 +313,25 @@ void ProcessBatch(Batch* batch, ContextPool* pool) {
         batch->link_keys.push_back(k);
         ++r.link_count;
       }
+    }
+    if (const ParagraphMethodOptions* po = pool->paragraphs) {
+      r.units = 0;
+      r.unit_key = 0;
+      if (ctx->tokens.text_chars > po->min_text_chars) {
+        ShingleParagraphs(ctx->tokens, po->sentences_per_paragraph, &ctx->paragraphs);
+        std::sort(ctx->paragraphs.begin(), ctx->paragraphs.end());
+        r.units = static_cast<uint32_t>(ctx->paragraphs.size());
+        r.unit_key = XXH3_64bits(ctx->paragraphs.data(), ctx->paragraphs.size() * sizeof(uint64_t));
+        // Record with a placeholder id: the commit step knows the document number.
+        if (r.units > 0) AppendParagraphRecord(0, ctx->paragraphs, &batch->unit_records);
+      }
+    }
+    if (const Chunking* ch = pool->chunking) {
+      ChunkFingerprints(ctx->tokens, *ch, &ctx->chunks);
+      std::sort(ctx->chunks.begin(), ctx->chunks.end());
+      ctx->chunks.erase(std::unique(ctx->chunks.begin(), ctx->chunks.end()), ctx->chunks.end());
+      r.units = static_cast<uint32_t>(ctx->chunks.size());
+      AppendChunkRecords(0, ctx->chunks, &batch->unit_records);
     }
     if (const BroderSketcher* rk = pool->robust_sketcher()) {
       const size_t m = pool->robust().num_minhashes;
@@ -357,6 +431,7 @@ nlohmann::ordered_json SummaryJson(const DedupSummary& s, const DedupOptions& o)
       {"batch_documents", o.batch_documents},
       {"in_flight_per_thread", o.in_flight_per_thread},
   };
+  if (o.method == "paragraphs" || o.method == "chunks") j["options"]["memory_bytes"] = o.memory_bytes;
   j["inputs"] = s.inputs;
   j["inputs_opened"] = s.read.inputs_opened;
   j["documents_read"] = s.documents;
@@ -413,6 +488,72 @@ nlohmann::ordered_json SummaryJson(const DedupSummary& s, const DedupOptions& o)
       j["near_duplicates"].erase("pairs_not_listed_upper_bound");
     }
     if (s.pairs_by_b_similarity.empty()) j["near_duplicates"].erase("pairs_by_b_similarity");
+    if (o.method == "paragraphs" || o.method == "chunks") {
+      j["near_duplicates"]["comparisons"] = s.near_candidate_pairs;
+      for (const char* k : {"megashingle_collisions", "simhash_index_complete", "pairs_not_listed_upper_bound"}) {
+        j["near_duplicates"].erase(k);
+      }
+    }
+    if (o.method == "paragraphs") {
+      nlohmann::ordered_json passes = nlohmann::ordered_json::array();
+      for (const ParagraphPass& p : s.paragraph_passes) {
+        passes.push_back({{"pass", p.pass},
+                          {"first_document", p.first_document},
+                          {"end_document", p.end_document},
+                          {"documents_loaded", p.documents_loaded},
+                          {"paragraphs_loaded", p.paragraphs_loaded},
+                          {"clusters", p.clusters},
+                          {"duplicates", p.duplicates},
+                          {"estimated_final_duplicates", p.estimated_final_duplicates},
+                          {"seconds", p.seconds}});
+      }
+      const uint64_t final_dups = s.paragraph_passes.empty() ? 0 : s.paragraph_passes.back().duplicates;
+      j["paragraphs"] = {
+          {"min_text_chars", o.paragraphs.min_text_chars},
+          {"short_documents", s.short_documents},
+          {"eligible_documents", s.near_candidates},
+          {"min_shared_percent", o.paragraphs.min_shared_percent},
+          {"memory_bytes", o.memory_bytes},
+          {"table_budget_bytes", s.paragraph_table_budget_bytes},
+          {"passes", passes},
+          {"final_duplicates", final_dups},
+          {"estimate", {{"method", "Horvitz-Thompson over the clusters found: (s - 1) / (1 - (1 - loaded)^s)"},
+                        {"at_20_percent_of_passes", s.estimate_at_20_percent},
+                        {"relative_error_at_20_percent", s.estimate_error_at_20_percent},
+                        {"at_50_percent_of_passes", s.estimate_at_50_percent},
+                        {"relative_error_at_50_percent", s.estimate_error_at_50_percent}}},
+      };
+    }
+    if (o.method == "chunks") {
+      const ChunkOverlapStats& c = s.chunk_overlap;
+      nlohmann::ordered_json hist = nlohmann::ordered_json::object();
+      for (const ReplicaHistogram& h : s.replica_histograms) {
+        nlohmann::ordered_json buckets = nlohmann::ordered_json::object();
+        for (const auto& [label, pages] : h.pages) buckets[label] = pages;
+        hist[h.chunking] = buckets;
+      }
+      j["chunks"] = {
+          {"chunking", o.chunks.chunking},
+          {"threshold", o.chunks.threshold},
+          {"algorithm", c.algorithm},
+          {"memory_bytes", o.memory_bytes},
+          {"buffer_budget_bytes", c.buffer_budget_bytes},
+          {"peak_buffer_bytes", c.peak_buffer_bytes},
+          {"records", c.records},
+          {"fingerprint_bytes", c.fingerprint_bytes},
+          {"copies_removed", c.copies_removed},
+          {"pairs_generated", c.pairs_generated},
+          {"candidate_pairs", c.candidate_pairs},
+          {"false_candidates", c.false_candidates},
+          {"result_pairs", c.result_pairs},
+          {"spill_runs", c.spill_runs},
+          {"spill_bytes", c.spill_bytes},
+          {"passes", c.passes},
+          {"sort_seconds", c.sort_seconds},
+          {"overlap_seconds", c.overlap_seconds},
+          {"replica_histogram", hist},
+      };
+    }
   }
   j["input_bytes"] = s.read.input_bytes;
   j["payload_bytes"] = s.read.payload_bytes;
@@ -490,7 +631,12 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   const bool broder = options.method == "broder" || combined;
   const bool simhash = options.method == "simhash" || combined;
   const bool robust = options.method == "robust";
-  const bool near_method = broder || simhash || robust;
+  const bool paragraphs = options.method == "paragraphs";
+  const bool chunks = options.method == "chunks";
+  // paragraphs and chunks: clusters are the connected components of their
+  // pairs, as in their papers; no verification against the kept page.
+  const bool pair_method = paragraphs || chunks;
+  const bool near_method = broder || simhash || robust || pair_method;
   std::unique_ptr<BroderSketcher> sketcher;
   std::unique_ptr<SimhashSketcher> simhasher;
   uint32_t m_prime = 0, sim_words = 0;
@@ -529,6 +675,27 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   const bool count_in_links = keeper_options.uses(KeeperRule::kInLinks);
   ContextPool contexts(sketcher.get(), simhasher.get(), robust_sketcher.get(), &options.robust,
                        count_in_links);
+  // paragraphs / chunks: every document's units go to a spill file (the
+  // m-pass algorithm reads it once per pass; the overlap algorithms sort it).
+  Chunking chunking;
+  if (paragraphs) {
+    contexts.paragraphs = &options.paragraphs;
+    summary.method_spec = options.paragraphs.Spec();
+  }
+  if (chunks) {
+    chunking = Chunking::Parse(options.chunks.chunking).value();
+    contexts.chunking = &chunking;
+    summary.method_spec = options.chunks.Spec();
+  }
+  const std::string units_spill_path = JoinPath(out_dir, paragraphs ? ".paragraphs.spill" : ".chunks.spill");
+  std::unique_ptr<BufferedWriter> units_spill;
+  if (pair_method) {
+    auto f = env->NewWritableFile(units_spill_path);
+    if (!f.ok()) return Status::IOError("cannot write " + units_spill_path + ": " + f.status().message());
+    units_spill = std::make_unique<BufferedWriter>(std::move(f).value());
+  }
+  ChunkedVector<uint32_t> unit_counts;  // paragraphs, chunks: per document
+  ChunkedVector<uint64_t> unit_keys;    // paragraphs: per document
   // in-links: every page's distinct link keys go to a spill file (8 bytes a
   // link), read back once when the keepers are chosen.
   const std::string links_spill_path = JoinPath(out_dir, ".links.spill");
@@ -581,6 +748,26 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
                                     b->link_keys.size() * sizeof(uint64_t));
       for (size_t i = 0; i < b->count; ++i) page_url_keys.push_back(b->results[i].url_key);
       if (spill_status.ok()) spill_status = links_spill->MaybeFlush();
+    }
+    if (units_spill) {
+      // Patch the document numbers into the batch's records, then append.
+      uint32_t doc = grouper.size();
+      size_t pos = 0;
+      std::string& rec = b->unit_records;
+      for (size_t i = 0; i < b->count; ++i, ++doc) {
+        const DocResult& r = b->results[i];
+        unit_counts.push_back(r.units);
+        if (paragraphs) unit_keys.push_back(r.unit_key);
+        if (r.units == 0) continue;
+        if (paragraphs) {  // doc, count, hashes
+          std::memcpy(&rec[pos], &doc, sizeof doc);
+          pos += 8 + size_t{r.units} * 8;
+        } else {  // (fingerprint, doc) per distinct chunk
+          for (uint32_t k = 0; k < r.units; ++k, pos += 8) std::memcpy(&rec[pos + 4], &doc, sizeof doc);
+        }
+      }
+      units_spill->buffer()->append(rec);
+      if (spill_status.ok()) spill_status = units_spill->MaybeFlush();
     }
     std::string* out = spill.buffer();
     for (size_t i = 0; i < b->count; ++i) {
@@ -678,7 +865,13 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
     if (b->count > 0 || !b->done) commit(b);
   }
   ring.clear();
-  if (cancelled || !spill_status.ok()) (void)env->RemoveFile(links_spill_path);
+  if (cancelled || !spill_status.ok()) {
+    (void)env->RemoveFile(links_spill_path);
+    if (units_spill) {
+      (void)units_spill->Close();
+      (void)env->RemoveFile(units_spill_path);
+    }
+  }
   if (cancelled) {
     (void)spill.Close();
     (void)env->RemoveFile(spill_path);
@@ -686,6 +879,7 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   }
   if (spill_status.ok()) spill_status = spill.Close();
   if (spill_status.ok() && links_spill) spill_status = links_spill->Close();
+  if (spill_status.ok() && units_spill) spill_status = units_spill->Close();
   if (!spill_status.ok()) {
     (void)env->RemoveFile(spill_path);
     return Status::IOError("cannot write " + spill_path + ": " + spill_status.message());
@@ -719,6 +913,7 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   std::vector<uint32_t> normalized_root;  // robust: first page equal after normalization
   SiteTemplates templates;
   std::vector<NearPair> listed_pairs;  // for pairs.tsv, sorted by (a, b)
+  std::vector<float> unit_share;       // paragraphs, chunks: best pair share per page
   const uint32_t sim_bits = options.simhash.bits;
   auto csim = [&](uint32_t a, uint32_t b) {
     return static_cast<uint32_t>(CSimilarity(sims.data() + static_cast<size_t>(a) * sim_words,
@@ -786,6 +981,63 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
         np.content_positions = p.match.positions;
         listed_pairs.push_back(np);
       }
+    }
+    if (pair_method) {
+      const std::vector<uint32_t> counts = unit_counts.MoveToVector();
+      // The stage's tables get what the budget leaves beside the memory the
+      // run already holds.
+      const uint64_t rss = CurrentRssBytes();
+      const uint64_t floor = uint64_t{4} << 20;
+      const uint64_t budget = options.memory_bytes > rss + floor ? options.memory_bytes - rss : floor;
+      if (paragraphs) {
+        const std::vector<uint64_t> keys = unit_keys.MoveToVector();
+        for (uint32_t i = 0; i < n; ++i) summary.short_documents += counts[i] == 0;
+        ParagraphStageOptions po;
+        po.min_shared_percent = options.paragraphs.min_shared_percent;
+        po.table_budget_bytes = budget;
+        po.collect_pairs = options.write_pairs;
+        summary.paragraph_table_budget_bytes = budget;
+        auto found = RunParagraphStage(env, units_spill_path, counts, keys, po, &uf);
+        (void)env->RemoveFile(units_spill_path);
+        if (!found.ok()) return found.status();
+        ParagraphStageResult& r = found.value();
+        summary.near_candidates = r.eligible_documents;
+        summary.near_pairs = r.pairs;
+        summary.near_candidate_pairs = r.comparisons;
+        summary.paragraph_passes = r.passes;
+        if (!r.passes.empty()) {
+          const size_t m = r.passes.size();
+          const double final_dups = static_cast<double>(r.passes.back().duplicates);
+          auto at = [&](double share, double* estimate, double* error) {
+            const size_t k = std::max<size_t>(1, static_cast<size_t>(std::ceil(share * m))) - 1;
+            *estimate = r.passes[k].estimated_final_duplicates;
+            *error = final_dups > 0 ? (*estimate - final_dups) / final_dups : 0.0;
+          };
+          at(0.2, &summary.estimate_at_20_percent, &summary.estimate_error_at_20_percent);
+          at(0.5, &summary.estimate_at_50_percent, &summary.estimate_error_at_50_percent);
+        }
+        listed_pairs = std::move(r.pairs_found);
+        unit_share = std::move(r.best_share);
+      } else {
+        std::vector<uint32_t> central(n);
+        for (uint32_t i = 0; i < n; ++i) central[i] = grouper.Root(i);
+        auto found = RunChunkStage(env, units_spill_path, out_dir, central, counts, options.chunks, budget,
+                                   options.write_pairs, &uf);
+        (void)env->RemoveFile(units_spill_path);
+        if (!found.ok()) return found.status();
+        ChunkStageResult& r = found.value();
+        summary.chunk_overlap = r.stats;
+        summary.replica_histograms = std::move(r.histograms);
+        summary.near_pairs = r.stats.result_pairs;
+        uint64_t c = 0;
+        for (uint32_t i = 0; i < n; ++i) c += central[i] == i && counts[i] > 0;
+        summary.near_candidates = c;
+        listed_pairs = std::move(r.pairs_found);
+        unit_share = std::move(r.best_share);
+      }
+      uint64_t with_pair = 0;
+      for (float v : unit_share) with_pair += v > 0;
+      summary.pages_with_near_duplicate = with_pair;
     }
     std::vector<uint8_t> has_pair(n, 0);
     if (broder) {
@@ -931,7 +1183,7 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
     if (simhash) return csim(i, k) >= options.simhash.threshold;
     return bsim(i, k) >= need;
   };
-  if (near_method && options.verify) {
+  if (near_method && !pair_method && options.verify) {
     bool any_failed = false;
     for (uint32_t i = 0; i < n; ++i) {
       const uint32_t k = keeper[i];
@@ -1016,7 +1268,7 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
           // broder: share of supershingles; simhash, combined: share of bits;
           // robust: share of content positions agreeing (1 when equal after
           // normalization).
-          const double sim = robust ? (robust_ids[doc] == robust_ids[kept] ? 1.0 : robust_match(doc, kept).similarity())
+          const double sim = pair_method ? unit_share[doc] : robust ? (robust_ids[doc] == robust_ids[kept] ? 1.0 : robust_match(doc, kept).similarity())
                              : simhash ? static_cast<double>(csim(doc, kept)) / sim_bits
                                        : static_cast<double>(bsim(doc, kept)) / m_prime;
           char buf[32];
@@ -1060,15 +1312,29 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
       BufferedWriter pw(std::move(pf).value());
       // broder: supershingles_shared; simhash: bits_agreeing; combined: both.
       // robust: content_similarity, content_positions (see RobustMethodOptions).
-      pw.buffer()->append(robust      ? "url_a\turl_b\tcontent_similarity\tcontent_positions\n"
+      pw.buffer()->append(chunks        ? "url_a\turl_b\tF\n"
+                          : paragraphs  ? "url_a\turl_b\tshared_percentage\tparagraphs_of_both\n"
+                          : robust      ? "url_a\turl_b\tcontent_similarity\tcontent_positions\n"
                           : combined  ? "url_a\turl_b\tsupershingles_shared\tbits_agreeing\n"
                           : simhash ? "url_a\turl_b\tbits_agreeing\n"
                                     : "url_a\turl_b\tsupershingles_shared\n");
       for (const NearPair& p : listed_pairs) {
         std::string* o = pw.buffer();
-        o->append(pair_urls.c_str() + pair_url_offset[p.a]);
+        const char* url_a = pair_urls.c_str() + pair_url_offset[p.a];
+        const char* url_b = pair_urls.c_str() + pair_url_offset[p.b];
+        // chunks: the Overlap table, url_a < url_b.
+        if (chunks && std::strcmp(url_a, url_b) > 0) std::swap(url_a, url_b);
+        o->append(url_a);
         o->push_back('\t');
-        o->append(pair_urls.c_str() + pair_url_offset[p.b]);
+        o->append(url_b);
+        if (chunks) o->append("\t" + std::to_string(p.b_similarity));
+        if (paragraphs) {
+          char buf[64];
+          std::snprintf(buf, sizeof buf, "\t%.2f\t%u",
+                        p.content_positions ? 100.0 * p.content_agreeing / p.content_positions : 100.0,
+                        p.content_positions);
+          o->append(buf);
+        }
         if (broder) {
           o->push_back('\t');
           o->append(std::to_string(p.b_similarity));
