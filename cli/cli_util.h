@@ -15,10 +15,16 @@ constexpr int kExitOk = 0;
 constexpr int kExitNoData = 1;
 constexpr int kExitUsage = 2;
 
+// 1234567 -> "1,234,567" (built forward: GCC 12 gives a false -Wrestrict
+// warning on std::string::insert here).
 inline std::string WithCommas(uint64_t v) {
-  std::string s = std::to_string(v);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
-  return s;
+  const std::string digits = std::to_string(v);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
 }
 
 inline std::string HumanBytes(double b) {

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh --browser
 bash scripts/check-includes.sh
 
 echo "== Release build and tests"

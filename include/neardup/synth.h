@@ -123,6 +123,85 @@ struct SynthSummary {
 // output cannot be written. `env` may be nullptr for Env::Default().
 Result<SynthSummary> BuildSyntheticCrawl(const SynthOptions& options, Env* env);
 
+// ---- Successive crawls of one synthetic web (`neardup synth-web`) ----
+//
+// A small web of hosts built from the same kind of pool, crawled N times
+// with drift in between, for the studies of Fetterly, Manasse and Najork
+// ("On the Evolution of Clusters of Near-Duplicate Web Pages": clusters
+// across successive crawls) and Pereira, Baeza-Yates and Ziviani ("Where and
+// How Duplicates Occur in the Web": connected vs disconnected pages). Details
+// in src/synth/web.cc and doc/crawls.md:
+//   - Hosts www.site<N>.example: a home page `/` linking the sections
+//     `/s<K>/`, each section linking its articles `/s<K>/p<J>.html`, every
+//     page linking back home (navigational links are relative). Host 0 is
+//     the hub: its home page links every linked host's home page and each of
+//     those links back to it (so it is the page with the most in-links from
+//     other hosts, the default seed of `neardup connected`).
+//   - Orphan hosts that no other host links; orphan articles that no page
+//     links (both in the crawl, as a crawl fed by a URL list has them).
+//   - Aliases: the bare name site<N>.example serving the same bytes
+//     (unlinked); mirrors: mirror<M>.example serving all of a host's pages
+//     with a different footer (near duplicates; some linked from the hub);
+//     printable copies `/print/...` of some articles (near duplicates on the
+//     same host); scraped copies of single articles on scraper hosts with a
+//     few words edited, which do not follow later changes of the original.
+//   - Between crawls: articles change a few words (small), their markup only,
+//     or get a new text
+//     (large), disappear, appear; new scraped copies appear.
+struct SynthWebOptions {
+  // Pool of real pages, as SynthOptions::inputs: their <p> paragraphs of at
+  // least 12 words become the articles' text.
+  std::vector<std::string> inputs;
+  // Folder that receives crawl-1.warc.gz .. crawl-N.warc.gz and truth.tsv
+  // (created if missing).
+  std::string out_dir;
+  uint32_t crawls = 3;  // N, 1..100
+  uint32_t hosts = 8;   // www hosts (hub, linked and orphan ones), 2..10000
+  uint64_t seed = 1;
+
+  // InvalidArgument naming the field: no inputs, empty out_dir, crawls or
+  // hosts out of range.
+  Status Validate() const;
+};
+
+struct SynthWebSummary {
+  uint64_t documents_read = 0;   // pool documents read
+  uint64_t pool_paragraphs = 0;  // distinct pool paragraphs of >= 12 words
+  // Paragraphs made of random pool words because the pool ran out.
+  uint64_t generated_paragraphs = 0;
+  uint64_t hosts = 0;  // www hosts, of them orphan ones
+  uint64_t orphan_hosts = 0;
+  uint64_t alias_hosts = 0;
+  uint64_t mirror_hosts = 0;
+  uint64_t scraper_hosts = 0;
+  // The reachability seed of the truth: the hub's home page.
+  std::string seed_url;
+  std::vector<std::string> crawl_paths;  // crawl-1.warc.gz ...
+  std::string truth_path;
+  // Per crawl: pages written, pages reachable from seed_url.
+  std::vector<uint64_t> pages;
+  std::vector<uint64_t> reachable;
+  // change -> truth lines over all crawls (unchanged, markup, small, large,
+  // new).
+  std::map<std::string, uint64_t> changes;
+  uint64_t bytes = 0;  // HTML bytes written, all crawls
+};
+
+// Builds the web and writes options.out_dir/crawl-<n>.warc.gz (one gzip
+// member per record: warcinfo, then one `200` response per page in a seeded
+// shuffled order) and options.out_dir/truth.tsv: the header
+// `crawl<TAB>url<TAB>group<TAB>reachable<TAB>change<TAB>kind`, one line per
+// page and crawl; `group` names the page's content lineage (pages of one
+// group in one crawl are exact or near duplicates, different groups are
+// not); `reachable` is 1 when links (navigational and external) lead to the
+// page from seed_url in that crawl; `change` compares the page's bytes with
+// the same URL in the previous crawl: unchanged (same bytes), markup (same
+// text, other markup), small (a few words or a list of links), large (a new
+// text), new (URL absent before; every page of crawl 1); `kind`: home, section, article, orphan, print, alias, mirror,
+// scraped. Deterministic given the inputs and options. Errors as
+// BuildSyntheticCrawl. `env` may be nullptr for Env::Default().
+Result<SynthWebSummary> BuildSyntheticWeb(const SynthWebOptions& options, Env* env);
+
 }  // namespace neardup
 
 #endif  // NEARDUP_SYNTH_H_

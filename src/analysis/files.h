@@ -1,0 +1,23 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+//
+// Whole-file helpers over Env shared by the analysis module (internal).
+#ifndef NEARDUP_ANALYSIS_FILES_H_
+#define NEARDUP_ANALYSIS_FILES_H_
+
+#include <string>
+
+#include "neardup/env.h"
+#include "neardup/status.h"
+
+namespace neardup {
+
+// The whole content of `path`.
+Result<std::string> ReadWholeFile(const std::string& path, Env* env);
+// Creates or truncates `path` and writes `content` to it.
+Status WriteWholeFile(const std::string& path, const std::string& content, Env* env);
+// dir + "/" + name (no doubled slash).
+std::string JoinDir(const std::string& dir, const std::string& name);
+
+}  // namespace neardup
+
+#endif  // NEARDUP_ANALYSIS_FILES_H_
