@@ -292,7 +292,9 @@ class Web {
       std::vector<std::pair<std::string, std::string>> names = {{host.www, "www"}};
       if (host.alias) names.push_back({host.bare, "alias"});
       if (!host.mirror.empty()) names.push_back({host.mirror, "mirror"});
-      for (const auto& [name, role] : names) {
+      for (const auto& name_role : names) {
+        const std::string& name = name_role.first;
+        const std::string& role = name_role.second;  // a reference a lambda may capture (clang 14)
         const std::string footer =
             role == "mirror" ? "Mirror of " + host.www + " kept by " + host.mirror + "."
                              : "Copyright " + host.bare + ". All rights reserved.";
