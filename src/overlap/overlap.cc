@@ -19,6 +19,9 @@ namespace neardup {
 namespace {
 
 constexpr uint64_t kMiB = 1 << 20;
+// Counter bytes (all k arrays) that stay in a core's cache (L2 plus a
+// share of L3 on current x86 servers).
+constexpr uint64_t kCacheCounterBytes = uint64_t{8} << 20;
 constexpr uint64_t kNoKey = std::numeric_limits<uint64_t>::max();  // never a pair (a < b)
 constexpr size_t kSampleKeys = 1024;
 
@@ -182,6 +185,7 @@ class CandidateTable {
     }
     return true;
   }
+  void Prefetch(uint64_t key) const { __builtin_prefetch(slots_ + Home(key), 1); }
   void Increment(uint64_t key) {
     size_t i = Home(key);
     for (;;) {
@@ -398,6 +402,10 @@ Status CoarseCount(const OverlapOptions& options, MemoryBudget* budget, uint64_t
             ? (avail - slack) * 8 / (static_cast<uint64_t>(k) * (8 * sizeof(Counter) + 1))
             : 0;
     m = std::min(m, std::max<uint64_t>(64, pair_count / 2));
+    // And no more than the cache holds: every enumerated pair updates k
+    // random counters, so counters that miss the cache cost more than the
+    // false candidates that fewer buckets let through.
+    m = std::min<uint64_t>(m, std::max<uint64_t>(64, kCacheCounterBytes / (k * sizeof(Counter))));
   }
   const uint64_t words = (m + 63) / 64;
   if (m == 0 || k * (m * sizeof(Counter) + words * 8) > avail) {
@@ -414,20 +422,35 @@ Status CoarseCount(const OverlapOptions& options, MemoryBudget* budget, uint64_t
     c.Allocate(budget, m);
     std::fill(c.data(), c.data() + m, Counter{0});
   }
+  // Bucket indices are computed a block ahead and prefetched, so the
+  // increments do not wait on memory one at a time.
+  constexpr size_t kBlock = 32;
+  std::vector<uint64_t> pending;  // bucket index per (pair, hash function), h fastest
+  pending.reserve(kBlock * k);
+  auto flush = [&] {
+    for (size_t p = 0; p < pending.size(); ++p) {
+      Counter& c = counters[p % k][pending[p]];
+      if (c != kMax) ++c;
+    }
+    pending.clear();
+  };
   NEARDUP_RETURN_IF_ERROR(scan([&](std::span<const uint64_t> group) -> Status {
     for (size_t i = 0; i < group.size(); ++i) {
       const uint32_t a = Lo(group[i]);
       for (size_t j = i + 1; j < group.size(); ++j) {
         const uint64_t key = Key(a, Lo(group[j]));
         for (uint32_t h = 0; h < k; ++h) {
-          Counter& c = counters[h][Reduce(Fmix64(key ^ seeds[h]), m)];
-          if (c != kMax) ++c;
+          const uint64_t index = Reduce(Fmix64(key ^ seeds[h]), m);
+          __builtin_prefetch(counters[h].data() + index, 1);
+          pending.push_back(index);
         }
+        if (pending.size() >= kBlock * k) flush();
       }
     }
     stats->pairs_generated += PairsOf(group.size());
     return Status::OK();
   }));
+  flush();
 
   // 2. BITMAP_h[i] = A_h[i] >= T; each counter array freed after its bitmap.
   std::vector<BudgetedBuffer<uint64_t>> bitmaps(k);
@@ -460,6 +483,25 @@ Status CoarseCount(const OverlapOptions& options, MemoryBudget* budget, uint64_t
                                    {table_bytes / sizeof(Slot), max_slots, uint64_t{1} << 16}));
   uint64_t lo = 0;
   uint64_t hi = kNoKey;
+  // Candidates wait in a small block whose table slots are prefetched, so
+  // the counts do not wait on memory one at a time.
+  constexpr size_t kCandidateBlock = 16;
+  uint64_t candidates[kCandidateBlock];
+  size_t waiting = 0;
+  auto count_waiting = [&] {
+    for (size_t c = 0; c < waiting; ++c) {
+      const uint64_t key = candidates[c];
+      if (key >= hi) continue;  // the range shrank: a later pass counts it
+      table.Increment(key);
+      if (table.OverLoaded() && !table.Grow(max_slots)) {
+        const size_t got = table.Sample(sample.data(), kSampleKeys);
+        std::nth_element(sample.data(), sample.data() + got / 2, sample.data() + got);
+        hi = sample[got / 2];
+        table.EraseAtLeast(hi);
+      }
+    }
+    waiting = 0;
+  };
   do {
     ++stats->passes;
     table.Clear();
@@ -475,18 +517,14 @@ Status CoarseCount(const OverlapOptions& options, MemoryBudget* budget, uint64_t
           if (key < lo) continue;
           if (key >= hi) break;
           if (!all_heavy(key)) continue;
-          table.Increment(key);
-          if (table.OverLoaded() && !table.Grow(max_slots)) {
-            const size_t got = table.Sample(sample.data(), kSampleKeys);
-            std::nth_element(sample.data(), sample.data() + got / 2, sample.data() + got);
-            hi = sample[got / 2];
-            table.EraseAtLeast(hi);
-            if (key >= hi) break;
-          }
+          table.Prefetch(key);
+          candidates[waiting++] = key;
+          if (waiting == kCandidateBlock) count_waiting();
         }
       }
       return Status::OK();
     }));
+    count_waiting();
     const size_t found = table.ExtractSorted();
     for (size_t i = 0; i < found; ++i) {
       const Slot& s = table.data()[i];
