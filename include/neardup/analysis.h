@@ -157,6 +157,16 @@ struct DedupRun {
   std::vector<std::string> pair_columns;  // the header's similarity columns
   std::vector<PairRow> pairs;
   uint64_t malformed_pair_rows = 0;
+  // summary.json of a paragraphs run: the m-pass passes (Pereira et al.
+  // Figure 5): pass, documents loaded, clusters, duplicates, estimated final
+  // duplicates. Of a chunks run: pages by number of replicas per chunking
+  // (Shivakumar and Garcia-Molina Figure 1), buckets in order.
+  struct PassRow {
+    uint64_t pass = 0, documents_loaded = 0, clusters = 0, duplicates = 0;
+    double estimated_final_duplicates = 0;
+  };
+  std::vector<PassRow> paragraph_passes;
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, uint64_t>>>> replica_histograms;
   // mirrors.tsv's rows as read, when it exists (header first).
   bool has_mirrors = false;
   std::vector<std::vector<std::string>> mirror_rows;

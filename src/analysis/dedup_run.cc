@@ -3,6 +3,7 @@
 // LoadDedupRun: reads a `neardup dedup` output folder (clusters.tsv, and
 // summary.json, pairs.tsv, mirrors.tsv when present). Malformed rows are
 // counted and skipped; only a missing or headerless clusters.tsv is an error.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -110,6 +111,52 @@ void ReadSummary(const std::string& path, Env* env, DedupRun* run) {
   run->summary_clusters = get_u64("clusters");
   run->summary_duplicates = get_u64("duplicates");
   run->method_spec = get_string(j, "method_spec");
+  auto u64_of = [](const nlohmann::json& o, const char* key) -> uint64_t {
+    auto it = o.find(key);
+    return it != o.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
+  };
+  if (auto p = j.find("paragraphs"); p != j.end() && p->is_object()) {
+    if (auto passes = p->find("passes"); passes != p->end() && passes->is_array()) {
+      for (const auto& row : *passes) {
+        if (!row.is_object()) continue;
+        DedupRun::PassRow r;
+        r.pass = u64_of(row, "pass");
+        r.documents_loaded = u64_of(row, "documents_loaded");
+        r.clusters = u64_of(row, "clusters");
+        r.duplicates = u64_of(row, "duplicates");
+        auto est = row.find("estimated_final_duplicates");
+        r.estimated_final_duplicates = est != row.end() && est->is_number() ? est->get<double>() : 0;
+        run->paragraph_passes.push_back(r);
+      }
+    }
+  }
+  if (auto c = j.find("chunks"); c != j.end() && c->is_object()) {
+    if (auto h = c->find("replica_histogram"); h != c->end() && h->is_object()) {
+      for (const auto& [chunking, buckets] : h->items()) {
+        if (!buckets.is_object()) continue;
+        std::vector<std::pair<std::string, uint64_t>> rows;
+        for (const auto& [label, pages] : buckets.items()) {
+          rows.emplace_back(label, pages.is_number_unsigned() ? pages.get<uint64_t>() : 0);
+        }
+        // Buckets in increasing order ("1", "2", "3-10", ..., "1001+"): by
+        // the number they start with (JSON objects here are not ordered).
+        auto start = [](const std::string& label) {
+          uint64_t v = 0;
+          for (char ch : label) {
+            if (ch < '0' || ch > '9' || v > UINT64_MAX / 10 - 9) break;
+            v = v * 10 + static_cast<uint64_t>(ch - '0');
+          }
+          return v;
+        };
+        std::stable_sort(rows.begin(), rows.end(),
+                         [&](const auto& x, const auto& y) { return start(x.first) < start(y.first); });
+        run->replica_histograms.emplace_back(chunking, std::move(rows));
+      }
+      // Exact copies ("whole") first, as in the paper's figure.
+      std::stable_partition(run->replica_histograms.begin(), run->replica_histograms.end(),
+                            [](const auto& h) { return h.first == "whole"; });
+    }
+  }
   auto options = j.find("options");
   if (options != j.end() && options->is_object()) {
     run->method = get_string(*options, "method");

@@ -202,6 +202,26 @@ std::string RunReportJson(const DedupRun& run, const RunReport& r, const ReportO
   j["malformed_rows"] = {{"clusters_tsv", run.malformed_cluster_rows},
                          {"pairs_tsv", run.malformed_pair_rows}};
   j["warnings"] = run.warnings;
+  if (!run.paragraph_passes.empty()) {
+    nlohmann::ordered_json passes = nlohmann::ordered_json::array();
+    for (const auto& p : run.paragraph_passes) {
+      passes.push_back({{"pass", p.pass},
+                        {"documents_loaded", p.documents_loaded},
+                        {"clusters", p.clusters},
+                        {"duplicates", p.duplicates},
+                        {"estimated_final_duplicates", p.estimated_final_duplicates}});
+    }
+    j["paragraph_passes"] = passes;
+  }
+  if (!run.replica_histograms.empty()) {
+    nlohmann::ordered_json hist = nlohmann::ordered_json::object();
+    for (const auto& [chunking, buckets] : run.replica_histograms) {
+      nlohmann::ordered_json b = nlohmann::ordered_json::object();
+      for (const auto& [label, pages] : buckets) b[label] = pages;
+      hist[chunking] = b;
+    }
+    j["replica_histogram"] = hist;
+  }
 
   Json sizes;
   sizes["histogram"] = HistogramJson(r.cluster_sizes.size_histogram, "size", "clusters");
@@ -408,6 +428,51 @@ std::string RunReportHtml(const DedupRun& run, const RunReport& r, const ReportO
       table(s.by_c, "C-similarity range", "average B-similarity",
             "For each C-similarity range, the B-similarity of its pairs (Henzinger Table 10)");
     }
+  }
+  if (!run.paragraph_passes.empty()) {
+    page.AddSection("Growth per pass",
+                    "Clusters and duplicates found after each pass of the m-pass algorithm (Pereira, "
+                    "Baeza-Yates and Ziviani, Figure 5), with the estimate of the final number of "
+                    "duplicates made after that pass.");
+    Plot plot;
+    plot.kind = Plot::Kind::kLine;
+    plot.title = "Clusters and duplicates by pass";
+    plot.x_label = "pass";
+    plot.y_label = "documents";
+    PlotSeries clusters{"clusters", {}}, duplicates{"duplicates", {}}, estimate{"estimated final duplicates", {}};
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& p : run.paragraph_passes) {
+      const double x = static_cast<double>(p.pass);
+      clusters.points.push_back({x, static_cast<double>(p.clusters)});
+      duplicates.points.push_back({x, static_cast<double>(p.duplicates)});
+      estimate.points.push_back({x, p.estimated_final_duplicates});
+      rows.push_back({std::to_string(p.pass), std::to_string(p.documents_loaded), std::to_string(p.clusters),
+                      std::to_string(p.duplicates), Fixed(p.estimated_final_duplicates, 0)});
+    }
+    plot.series = {clusters, duplicates, estimate};
+    page.AddPlot(plot);
+    page.AddTable({"pass", "documents loaded", "clusters", "duplicates", "estimated final duplicates"}, rows);
+  }
+  if (!run.replica_histograms.empty()) {
+    page.AddSection("Replicas per page",
+                    "Pages by number of replicas, themselves included (Shivakumar and Garcia-Molina, "
+                    "Figure 1), for exact copies (whole) and for the chunking of the run.");
+    Plot plot;
+    plot.kind = Plot::Kind::kBars;
+    plot.title = "Pages by number of replicas";
+    plot.x_label = "replicas";
+    plot.y_label = "pages";
+    for (const auto& [chunking, buckets] : run.replica_histograms) {
+      PlotSeries series{chunking, {}};
+      if (plot.x_categories.empty()) {
+        for (const auto& b : buckets) plot.x_categories.push_back(b.first);
+      }
+      for (size_t i = 0; i < buckets.size(); ++i) {
+        series.points.push_back({static_cast<double>(i), static_cast<double>(buckets[i].second)});
+      }
+      plot.series.push_back(std::move(series));
+    }
+    page.AddPlot(plot);
   }
   if (run.has_mirrors) {
     page.AddSection("Mirrors",

@@ -125,6 +125,41 @@ TEST(RunReportTest, HandCountedFolder) {
   EXPECT_EQ(env.files["run/mirrors.tsv"].substr(0, 13), "host_a\thost_b");
 }
 
+TEST(RunReportTest, PassesAndReplicaHistogramsFromTheSummary) {
+  TEST_MemoryEnv env;
+  WriteRun(&env);
+  // A paragraphs run's passes and a chunks run's histograms (both kinds in
+  // one summary here), buckets out of order as a JSON object may hold them.
+  env.files["run/summary.json"] = R"({"options": {"method": "chunks"},
+      "paragraphs": {"passes": [{"pass": 1, "documents_loaded": 4, "clusters": 1, "duplicates": 2,
+                                 "estimated_final_duplicates": 2.5},
+                                {"pass": 2, "documents_loaded": 7, "clusters": 2, "duplicates": 3,
+                                 "estimated_final_duplicates": 3}]},
+      "chunks": {"replica_histogram": {"lines:4": {"3-10": 3, "1": 2, "2": 2, "11-100": 0},
+                                       "whole": {"2": 2, "1": 5}}}})";
+  auto run = LoadDedupRun(kDir, &env);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  ASSERT_EQ(run->paragraph_passes.size(), 2u);
+  EXPECT_EQ(run->paragraph_passes[1].documents_loaded, 7u);
+  EXPECT_EQ(run->paragraph_passes[0].estimated_final_duplicates, 2.5);
+  ASSERT_EQ(run->replica_histograms.size(), 2u);
+  EXPECT_EQ(run->replica_histograms[0].first, "whole");
+  const auto& lines = run->replica_histograms[1].second;
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0], (std::pair<std::string, uint64_t>{"1", 2}));
+  EXPECT_EQ(lines[1], (std::pair<std::string, uint64_t>{"2", 2}));
+  EXPECT_EQ(lines[2], (std::pair<std::string, uint64_t>{"3-10", 3}));
+  EXPECT_EQ(lines[3], (std::pair<std::string, uint64_t>{"11-100", 0}));
+  auto report = ComputeRunReport(*run, ReportOptions());
+  ASSERT_TRUE(report.ok());
+  const std::string html = RunReportHtml(*run, *report, ReportOptions());
+  EXPECT_NE(html.find("Growth per pass"), std::string::npos);
+  EXPECT_NE(html.find("Pages by number of replicas"), std::string::npos);
+  const auto j = nlohmann::json::parse(RunReportJson(*run, *report, ReportOptions()));
+  EXPECT_EQ(j["paragraph_passes"].size(), 2u);
+  EXPECT_EQ(j["replica_histogram"]["lines:4"]["3-10"], 3);
+}
+
 TEST(RunReportTest, MissingOrBadClustersIsAnError) {
   TEST_MemoryEnv env;
   auto missing = LoadDedupRun("nowhere", &env);
