@@ -96,6 +96,15 @@ Result<ChunkStageResult> RunChunkStage(Env* env, const std::string& records_path
   oo.temp_dir = temp_dir;
   oo.coarse_hash_functions = options.coarse_hash_functions;
   oo.seed = options.seed;
+  std::unique_ptr<WritableFile> pairs_file;
+  std::string pairs_buffer;
+  if (collect_pairs) {
+    result.pairs_path = temp_dir.empty() ? records_path + ".pairs" : temp_dir + "/.chunks.pairs";
+    auto f = env->NewWritableFile(result.pairs_path);
+    if (!f.ok()) return Status::IOError("cannot write " + result.pairs_path + ": " + f.status().message());
+    pairs_file = std::move(f).value();
+    result.pair_member.assign(n, 0);
+  }
   std::vector<uint64_t> neighbour_copies(n, 0);  // replicas among other central documents' sets
   std::vector<uint32_t> set_size(n, 0);
   for (uint32_t d = 0; d < n; ++d) ++set_size[central[d]];
@@ -107,13 +116,27 @@ Result<ChunkStageResult> RunChunkStage(Env* env, const std::string& records_path
     result.best_share[p.b] = std::max(result.best_share[p.b], share);
     neighbour_copies[p.a] += set_size[p.b];
     neighbour_copies[p.b] += set_size[p.a];
-    if (collect_pairs) result.pairs_found.push_back(NearPair{p.a, p.b, p.shared, 0});
+    if (pairs_file) {
+      const uint32_t rec[3] = {p.a, p.b, p.shared};
+      pairs_buffer.append(reinterpret_cast<const char*>(rec), sizeof rec);
+      result.pair_member[p.a] = result.pair_member[p.b] = 1;
+      if (pairs_buffer.size() >= (1 << 20)) {
+        NEARDUP_RETURN_IF_ERROR(pairs_file->Append(pairs_buffer.data(), pairs_buffer.size()));
+        pairs_buffer.clear();
+      }
+    }
     return Status::OK();
   };
   Result<OverlapStats> stats = options.algorithm == "sort"
                                    ? SortBasedOverlap(env, central_path, oo, sink)
                                    : CoarseCountingOverlap(env, central_path, oo, sink);
   (void)env->RemoveFile(central_path);
+  if (pairs_file) {
+    Status st = stats.ok() ? pairs_file->Append(pairs_buffer.data(), pairs_buffer.size()) : Status::OK();
+    if (st.ok()) st = pairs_file->Close();
+    if (!stats.ok() || !st.ok()) (void)env->RemoveFile(result.pairs_path);
+    if (!st.ok()) return Status::IOError("cannot write " + result.pairs_path + ": " + st.message());
+  }
   if (!stats.ok()) return stats.status();
   const OverlapStats& s = stats.value();
   result.stats.pairs_generated = s.pairs_generated;

@@ -28,7 +28,11 @@ void AppendChunkRecords(uint32_t doc, const std::vector<uint32_t>& distinct_fing
 
 struct ChunkStageResult {
   ChunkOverlapStats stats;
-  std::vector<NearPair> pairs_found;  // b_similarity = F, sorted by (a, b)
+  // collect_pairs: the pairs with F >= T are streamed to `pairs_path`, in
+  // (a, b) order, 12 bytes each (a, b, F; uint32 little-endian): the table
+  // can be far larger than memory. pair_member[d] is 1 for documents in one.
+  std::string pairs_path;
+  std::vector<uint8_t> pair_member;
   std::vector<float> best_share;      // per document: best F / min(chunks of the two) of its pairs
   std::vector<ReplicaHistogram> histograms;  // "whole", then the chunking
 };

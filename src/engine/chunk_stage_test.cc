@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 namespace neardup {
@@ -19,7 +20,8 @@ struct Fixture {
   std::vector<uint32_t> counts{3, 3, 3, 1, 2};
 };
 
-Result<ChunkStageResult> RunStage(const Fixture& f, uint32_t threshold, const std::string& algorithm, UnionFind* uf) {
+Result<ChunkStageResult> RunStage(const Fixture& f, uint32_t threshold, const std::string& algorithm, UnionFind* uf,
+                                  std::vector<NearPair>* pairs) {
   const std::string dir = ::testing::TempDir() + "/chunk_stage_" + algorithm + std::to_string(threshold);
   std::filesystem::create_directories(dir);
   std::string records;
@@ -35,6 +37,11 @@ Result<ChunkStageResult> RunStage(const Fixture& f, uint32_t threshold, const st
   o.algorithm = algorithm;
   auto r = RunChunkStage(Env::Default(), path, dir, f.central, f.counts, o, 8 << 20, true, uf);
   EXPECT_FALSE(std::filesystem::exists(path));  // the records file is consumed
+  if (r.ok()) {  // the streamed pairs, read back (a, b, F per 12 bytes)
+    std::ifstream in(r.value().pairs_path, std::ios::binary);
+    uint32_t rec[3];
+    while (in.read(reinterpret_cast<char*>(rec), sizeof rec)) pairs->push_back(NearPair{rec[0], rec[1], rec[2], 0});
+  }
   std::filesystem::remove_all(dir);
   return r;
 }
@@ -51,14 +58,16 @@ TEST(ChunkStageTest, CentralDocumentsOnlyAndTheReplicaHistogram) {
   for (const char* algorithm : {"sort", "coarse"}) {
     Fixture f;
     UnionFind uf(5);
-    auto r = RunStage(f, 2, algorithm, &uf);
+    std::vector<NearPair> pairs;
+    auto r = RunStage(f, 2, algorithm, &uf, &pairs);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_EQ(r.value().stats.copies_removed, 1u);
     EXPECT_EQ(r.value().stats.records, 9u);  // 3 + 3 + 1 + 2: document 1's records removed
-    ASSERT_EQ(r.value().pairs_found.size(), 1u);
-    EXPECT_EQ(r.value().pairs_found[0].a, 0u);
-    EXPECT_EQ(r.value().pairs_found[0].b, 2u);
-    EXPECT_EQ(r.value().pairs_found[0].b_similarity, 2u);
+    ASSERT_EQ(pairs.size(), 1u);
+    EXPECT_EQ(pairs[0].a, 0u);
+    EXPECT_EQ(pairs[0].b, 2u);
+    EXPECT_EQ(pairs[0].b_similarity, 2u);
+    EXPECT_EQ(r.value().pair_member, (std::vector<uint8_t>{1, 0, 1, 0, 0}));
     EXPECT_EQ(uf.Find(0), uf.Find(2));
     EXPECT_NE(uf.Find(0), uf.Find(4));
     // F / min(chunks) = 2 / 3 for both pages of the pair.
@@ -77,9 +86,10 @@ TEST(ChunkStageTest, CentralDocumentsOnlyAndTheReplicaHistogram) {
 TEST(ChunkStageTest, ThresholdOneJoinsEveryDocumentSharingAFingerprint) {
   Fixture f;
   UnionFind uf(5);
-  auto r = RunStage(f, 1, "coarse", &uf);
+  std::vector<NearPair> pairs;
+  auto r = RunStage(f, 1, "coarse", &uf, &pairs);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r.value().pairs_found.size(), 4u);  // (0,2) (0,4) (2,4) (3,4)
+  EXPECT_EQ(pairs.size(), 4u);  // (0,2) (0,4) (2,4) (3,4)
   for (uint32_t d : {2u, 3u, 4u}) EXPECT_EQ(uf.Find(0), uf.Find(d));
   // Replicas: 0 -> 2 + 1 (doc 2) + 1 (doc 4) = 4, and 1 as its copy; 2 -> 1 + 2 + 1 = 4;
   // 3 -> 1 + 1 = 2; 4 -> 1 + 2 + 1 + 1 = 5.

@@ -914,6 +914,9 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   SiteTemplates templates;
   std::vector<NearPair> listed_pairs;  // for pairs.tsv, sorted by (a, b)
   std::vector<float> unit_share;       // paragraphs, chunks: best pair share per page
+  // chunks with write_pairs: the pairs are on disk (ChunkStageResult::pairs_path).
+  std::string chunk_pairs_path;
+  std::vector<uint8_t> chunk_pair_member;
   const uint32_t sim_bits = options.simhash.bits;
   auto csim = [&](uint32_t a, uint32_t b) {
     return static_cast<uint32_t>(CSimilarity(sims.data() + static_cast<size_t>(a) * sim_words,
@@ -1032,7 +1035,8 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
         uint64_t c = 0;
         for (uint32_t i = 0; i < n; ++i) c += central[i] == i && counts[i] > 0;
         summary.near_candidates = c;
-        listed_pairs = std::move(r.pairs_found);
+        chunk_pairs_path = r.pairs_path;
+        chunk_pair_member = std::move(r.pair_member);
         unit_share = std::move(r.best_share);
       }
       uint64_t with_pair = 0;
@@ -1244,6 +1248,7 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
     const bool want_pair_urls = options.write_pairs && near_method;
     std::vector<uint8_t> pair_member(want_pair_urls ? n : 0, 0);
     for (const NearPair& p : listed_pairs) pair_member[p.a] = pair_member[p.b] = 1;
+    if (want_pair_urls && !chunk_pair_member.empty()) pair_member = std::move(chunk_pair_member);
     std::unordered_map<uint32_t, size_t> pair_url_offset;
     std::string pair_urls;
     for (uint32_t doc = 0; doc < summary.documents; ++doc) {
@@ -1318,7 +1323,7 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
                           : combined  ? "url_a\turl_b\tsupershingles_shared\tbits_agreeing\n"
                           : simhash ? "url_a\turl_b\tbits_agreeing\n"
                                     : "url_a\turl_b\tsupershingles_shared\n");
-      for (const NearPair& p : listed_pairs) {
+      auto write_pair = [&](const NearPair& p) -> Status {
         std::string* o = pw.buffer();
         const char* url_a = pair_urls.c_str() + pair_url_offset[p.a];
         const char* url_b = pair_urls.c_str() + pair_url_offset[p.b];
@@ -1352,6 +1357,31 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
         }
         o->push_back('\n');
         if (Status s = pw.MaybeFlush(); !s.ok()) return Status::IOError("cannot write " + tmp + ": " + s.message());
+        return Status::OK();
+      };
+      for (const NearPair& p : listed_pairs) NEARDUP_RETURN_IF_ERROR(write_pair(p));
+      if (!chunk_pairs_path.empty()) {
+        // chunks: the Overlap table streamed from the stage's pairs file.
+        auto in = env->NewSequentialFile(chunk_pairs_path);
+        if (!in.ok()) return Status::IOError("cannot read " + chunk_pairs_path + ": " + in.status().message());
+        std::vector<char> buf(12 << 16);
+        for (;;) {
+          size_t got = 0, filled = 0;
+          while (filled < buf.size()) {  // whole records per block
+            NEARDUP_RETURN_IF_ERROR(in.value()->Read(buf.size() - filled, buf.data() + filled, &got));
+            if (got == 0) break;
+            filled += got;
+          }
+          if (filled % 12 != 0) return Status::Corruption("pairs file ends inside a record: " + chunk_pairs_path);
+          for (size_t k = 0; k < filled; k += 12) {
+            uint32_t rec[3];
+            std::memcpy(rec, buf.data() + k, sizeof rec);
+            NEARDUP_RETURN_IF_ERROR(write_pair(NearPair{rec[0], rec[1], rec[2], 0}));
+          }
+          if (filled < buf.size()) break;
+        }
+        in.value().reset();
+        (void)env->RemoveFile(chunk_pairs_path);
       }
       if (Status s = pw.Close(); !s.ok()) return Status::IOError("cannot write " + tmp + ": " + s.message());
       if (Status s = env->RenameFile(tmp, summary.pairs_path); !s.ok()) {
