@@ -271,9 +271,12 @@ Result<std::string> ReadWholeFile(const std::string& path, Env* env) {
 }
 
 Status WriteWholeFile(const std::string& path, const std::string& content, Env* env) {
-  NEARDUP_ASSIGN_OR_RETURN(auto file, env->NewWritableFile(path));
-  NEARDUP_RETURN_IF_ERROR(file->Append(content));
-  return file->Close();
+  auto file = env->NewWritableFile(path);
+  if (!file.ok()) return Status::IOError("cannot write " + path + ": " + file.status().message());
+  Status s = file.value()->Append(content);
+  if (s.ok()) s = file.value()->Close();
+  if (!s.ok()) return Status::IOError("cannot write " + path + ": " + s.message());
+  return Status::OK();
 }
 
 std::string JoinDir(const std::string& dir, const std::string& name) {

@@ -1,6 +1,7 @@
 // Copyright neardup authors. Licensed under Apache-2.0.
 //
-// Whole-file helpers over Env shared by the analysis module (internal).
+// Whole-file helpers over Env shared by the analysis and crawls modules
+// (internal).
 #ifndef NEARDUP_ANALYSIS_FILES_H_
 #define NEARDUP_ANALYSIS_FILES_H_
 
@@ -13,7 +14,8 @@ namespace neardup {
 
 // The whole content of `path`.
 Result<std::string> ReadWholeFile(const std::string& path, Env* env);
-// Creates or truncates `path` and writes `content` to it.
+// Creates or truncates `path` and writes `content` to it; IOError "cannot
+// write PATH: reason" on failure.
 Status WriteWholeFile(const std::string& path, const std::string& content, Env* env);
 // dir + "/" + name (no doubled slash).
 std::string JoinDir(const std::string& dir, const std::string& name);

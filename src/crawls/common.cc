@@ -153,14 +153,5 @@ Result<ClusterTable> ReadClusterTable(const std::string& path, Env* env) {
   return table;
 }
 
-Status WriteFile(Env* env, const std::string& path, const std::string& data) {
-  auto file = env->NewWritableFile(path);
-  if (!file.ok()) return Status::IOError("cannot write " + path + ": " + file.status().message());
-  Status s = file.value()->Append(data);
-  if (s.ok()) s = file.value()->Close();
-  if (!s.ok()) return Status::IOError("cannot write " + path + ": " + s.message());
-  return Status::OK();
-}
-
 }  // namespace crawls_internal
 }  // namespace neardup

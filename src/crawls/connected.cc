@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/tsv.h"
+#include "analysis/files.h"
 #include "crawls/crawls_internal.h"
 #include "crawls/report_html.h"
 #include "neardup/crawls.h"
@@ -278,7 +279,7 @@ Result<ConnectedSummary> RunConnected(const ConnectedOptions& options, Executor*
     tsv += '\n';
   }
   summary.tsv_path = options.out_dir + "/connected.tsv";
-  NEARDUP_RETURN_IF_ERROR(crawls_internal::WriteFile(env, summary.tsv_path, tsv));
+  NEARDUP_RETURN_IF_ERROR(WriteWholeFile(summary.tsv_path, tsv, env));
 
   nlohmann::json j;
   j["inputs"] = options.inputs;
@@ -298,10 +299,10 @@ Result<ConnectedSummary> RunConnected(const ConnectedOptions& options, Executor*
   j["unique_in_connected"] = summary.unique_in_connected;
   j["useful_in_connected"] = summary.useful_in_connected;
   summary.json_path = options.out_dir + "/connected.json";
-  NEARDUP_RETURN_IF_ERROR(crawls_internal::WriteFile(env, summary.json_path, j.dump(2) + "\n"));
+  NEARDUP_RETURN_IF_ERROR(WriteWholeFile(summary.json_path, j.dump(2) + "\n", env));
   summary.html_path = options.out_dir + "/report.html";
   NEARDUP_RETURN_IF_ERROR(
-      crawls_internal::WriteFile(env, summary.html_path, crawls_internal::ConnectedHtml(summary)));
+      WriteWholeFile(summary.html_path, crawls_internal::ConnectedHtml(summary), env));
   return summary;
 }
 

@@ -101,7 +101,6 @@ struct ClusterTable {
 };
 Result<ClusterTable> ReadClusterTable(const std::string& path, Env* env);
 
-Status WriteFile(Env* env, const std::string& path, const std::string& data);
 
 }  // namespace neardup::crawls_internal
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/tsv.h"
+#include "analysis/files.h"
 #include "crawls/crawls_internal.h"
 #include "crawls/report_html.h"
 #include "neardup/crawls.h"
@@ -328,12 +329,12 @@ Result<EvolveSummary> RunEvolve(const EvolveOptions& options, Executor* executor
   }
   j["host_changes"] = hosts;
   summary.json_path = options.out_dir + "/evolve.json";
-  NEARDUP_RETURN_IF_ERROR(crawls_internal::WriteFile(env, summary.json_path, j.dump(2) + "\n"));
+  NEARDUP_RETURN_IF_ERROR(WriteWholeFile(summary.json_path, j.dump(2) + "\n", env));
   summary.changes_path = options.out_dir + "/changes.tsv";
-  NEARDUP_RETURN_IF_ERROR(crawls_internal::WriteFile(env, summary.changes_path, changes_tsv));
+  NEARDUP_RETURN_IF_ERROR(WriteWholeFile(summary.changes_path, changes_tsv, env));
   summary.html_path = options.out_dir + "/report.html";
   NEARDUP_RETURN_IF_ERROR(
-      crawls_internal::WriteFile(env, summary.html_path, crawls_internal::EvolveHtml(summary)));
+      WriteWholeFile(summary.html_path, crawls_internal::EvolveHtml(summary), env));
   return summary;
 }
 

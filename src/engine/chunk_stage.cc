@@ -6,7 +6,9 @@
 #include <memory>
 
 #include "engine/text_units.h"
+#include "overlap/external_sort.h"
 #include "overlap/overlap.h"
+#include "overlap/record_file.h"
 
 namespace neardup {
 namespace {
@@ -43,6 +45,15 @@ void AppendChunkRecords(uint32_t doc, const std::vector<uint32_t>& distinct_fing
   }
 }
 
+Status ReadChunkPairs(Env* env, const std::string& path, const std::function<Status(const NearPair&)>& fn) {
+  MemoryBudget budget(1 << 20);
+  RecordFileReader<ChunkPairRecord> reader;
+  NEARDUP_RETURN_IF_ERROR(reader.Open(env, path, &budget, (1 << 20) / sizeof(ChunkPairRecord)));
+  ChunkPairRecord r;
+  while (reader.Next(&r)) NEARDUP_RETURN_IF_ERROR(fn(NearPair{r.a, r.b, r.shared, 0}));
+  return reader.status();
+}
+
 Result<ChunkStageResult> RunChunkStage(Env* env, const std::string& records_path, const std::string& temp_dir,
                                        const std::vector<uint32_t>& central,
                                        const std::vector<uint32_t>& chunk_count,
@@ -57,33 +68,20 @@ Result<ChunkStageResult> RunChunkStage(Env* env, const std::string& records_path
   // ---- FPrint-DocID-Chunk': the records of central documents only ----
   const std::string central_path = records_path + ".central";
   {
-    auto in = env->NewSequentialFile(records_path);
-    if (!in.ok()) return Status::IOError("cannot read " + records_path + ": " + in.status().message());
-    auto out = env->NewWritableFile(central_path);
-    if (!out.ok()) return Status::IOError("cannot write " + central_path + ": " + out.status().message());
-    std::vector<char> buf(1 << 20);
-    std::string kept;
-    size_t carry = 0;
+    NEARDUP_ASSIGN_OR_RETURN(auto in, FprintDocIdReader::Open(env, records_path));
+    NEARDUP_ASSIGN_OR_RETURN(auto out, FprintDocIdWriter::Open(env, central_path));
+    std::vector<FprintDocId> block(1 << 17);
     for (;;) {
       size_t got = 0;
-      NEARDUP_RETURN_IF_ERROR(in.value()->Read(buf.size() - carry, buf.data() + carry, &got));
-      const size_t have = carry + got;
-      const size_t whole = have / sizeof(FprintDocId);
-      kept.clear();
-      for (size_t k = 0; k < whole; ++k) {
-        FprintDocId r;
-        std::memcpy(&r, buf.data() + k * sizeof r, sizeof r);
-        if (r.doc < n && central[r.doc] == r.doc) {
-          kept.append(reinterpret_cast<const char*>(&r), sizeof r);
-          ++result.stats.records;
-        }
-      }
-      NEARDUP_RETURN_IF_ERROR(out.value()->Append(kept.data(), kept.size()));
-      carry = have - whole * sizeof(FprintDocId);
-      std::memmove(buf.data(), buf.data() + whole * sizeof(FprintDocId), carry);
+      NEARDUP_RETURN_IF_ERROR(in->Read(block, &got));
       if (got == 0) break;
+      for (size_t k = 0; k < got; ++k) {
+        const FprintDocId& r = block[k];
+        if (r.doc < n && central[r.doc] == r.doc) NEARDUP_RETURN_IF_ERROR(out->Append(r));
+      }
     }
-    NEARDUP_RETURN_IF_ERROR(out.value()->Close());
+    NEARDUP_RETURN_IF_ERROR(out->Close());
+    result.stats.records = out->records();
   }
   (void)env->RemoveFile(records_path);
   result.stats.fingerprint_bytes = result.stats.records * sizeof(FprintDocId);
@@ -117,8 +115,8 @@ Result<ChunkStageResult> RunChunkStage(Env* env, const std::string& records_path
     neighbour_copies[p.a] += set_size[p.b];
     neighbour_copies[p.b] += set_size[p.a];
     if (pairs_file) {
-      const uint32_t rec[3] = {p.a, p.b, p.shared};
-      pairs_buffer.append(reinterpret_cast<const char*>(rec), sizeof rec);
+      const ChunkPairRecord rec{p.a, p.b, p.shared};
+      pairs_buffer.append(reinterpret_cast<const char*>(&rec), sizeof rec);
       result.pair_member[p.a] = result.pair_member[p.b] = 1;
       if (pairs_buffer.size() >= (1 << 20)) {
         NEARDUP_RETURN_IF_ERROR(pairs_file->Append(pairs_buffer.data(), pairs_buffer.size()));

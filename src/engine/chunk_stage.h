@@ -12,6 +12,7 @@
 #define NEARDUP_ENGINE_CHUNK_STAGE_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,11 +27,21 @@ namespace neardup {
 // fingerprint, then the document id, little-endian) to `out`.
 void AppendChunkRecords(uint32_t doc, const std::vector<uint32_t>& distinct_fingerprints, std::string* out);
 
+// One pair of the Overlap table on disk: 12 bytes, host byte order.
+struct ChunkPairRecord {
+  uint32_t a, b, shared;  // a < b, shared = F
+};
+
+// Calls fn for every pair of a file written by RunChunkStage, in order;
+// Corruption when the file ends inside a record.
+Status ReadChunkPairs(Env* env, const std::string& path, const std::function<Status(const NearPair&)>& fn);
+
 struct ChunkStageResult {
   ChunkOverlapStats stats;
-  // collect_pairs: the pairs with F >= T are streamed to `pairs_path`, in
-  // (a, b) order, 12 bytes each (a, b, F; uint32 little-endian): the table
-  // can be far larger than memory. pair_member[d] is 1 for documents in one.
+  // collect_pairs: the pairs with F >= T are streamed to `pairs_path` as
+  // ChunkPairRecords in (a, b) order (the table can be far larger than
+  // memory; ReadChunkPairs reads it back). pair_member[d] is 1 for documents
+  // in a pair.
   std::string pairs_path;
   std::vector<uint8_t> pair_member;
   std::vector<float> best_share;      // per document: best F / min(chunks of the two) of its pairs

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 
 namespace neardup {
@@ -38,9 +37,10 @@ Result<ChunkStageResult> RunStage(const Fixture& f, uint32_t threshold, const st
   auto r = RunChunkStage(Env::Default(), path, dir, f.central, f.counts, o, 8 << 20, true, uf);
   EXPECT_FALSE(std::filesystem::exists(path));  // the records file is consumed
   if (r.ok()) {  // the streamed pairs, read back (a, b, F per 12 bytes)
-    std::ifstream in(r.value().pairs_path, std::ios::binary);
-    uint32_t rec[3];
-    while (in.read(reinterpret_cast<char*>(rec), sizeof rec)) pairs->push_back(NearPair{rec[0], rec[1], rec[2], 0});
+    EXPECT_TRUE(ReadChunkPairs(Env::Default(), r.value().pairs_path, [&](const NearPair& p) {
+                  pairs->push_back(p);
+                  return Status::OK();
+                }).ok());
   }
   std::filesystem::remove_all(dir);
   return r;

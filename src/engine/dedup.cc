@@ -1362,25 +1362,7 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
       for (const NearPair& p : listed_pairs) NEARDUP_RETURN_IF_ERROR(write_pair(p));
       if (!chunk_pairs_path.empty()) {
         // chunks: the Overlap table streamed from the stage's pairs file.
-        auto in = env->NewSequentialFile(chunk_pairs_path);
-        if (!in.ok()) return Status::IOError("cannot read " + chunk_pairs_path + ": " + in.status().message());
-        std::vector<char> buf(12 << 16);
-        for (;;) {
-          size_t got = 0, filled = 0;
-          while (filled < buf.size()) {  // whole records per block
-            NEARDUP_RETURN_IF_ERROR(in.value()->Read(buf.size() - filled, buf.data() + filled, &got));
-            if (got == 0) break;
-            filled += got;
-          }
-          if (filled % 12 != 0) return Status::Corruption("pairs file ends inside a record: " + chunk_pairs_path);
-          for (size_t k = 0; k < filled; k += 12) {
-            uint32_t rec[3];
-            std::memcpy(rec, buf.data() + k, sizeof rec);
-            NEARDUP_RETURN_IF_ERROR(write_pair(NearPair{rec[0], rec[1], rec[2], 0}));
-          }
-          if (filled < buf.size()) break;
-        }
-        in.value().reset();
+        NEARDUP_RETURN_IF_ERROR(ReadChunkPairs(env, chunk_pairs_path, write_pair));
         (void)env->RemoveFile(chunk_pairs_path);
       }
       if (Status s = pw.Close(); !s.ok()) return Status::IOError("cannot write " + tmp + ": " + s.message());
