@@ -3,6 +3,9 @@
 #ifndef NEARDUP_CLI_CLI_UTIL_H_
 #define NEARDUP_CLI_CLI_UTIL_H_
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -17,6 +20,23 @@ constexpr int kExitUsage = 2;
 
 // 1234567 -> "1,234,567" (built forward: GCC 12 gives a false -Wrestrict
 // warning on std::string::insert here).
+// The process's resident memory now and at its peak, in bytes (0 where
+// /proc or getrusage cannot tell): DedupOptions::memory_probe. The library
+// reads no process state; the CLI measures and passes it.
+inline void ProcessMemory(uint64_t* resident_bytes, uint64_t* peak_resident_bytes) {
+  *resident_bytes = 0;
+  *peak_resident_bytes = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    unsigned long long pages_total = 0, pages_resident = 0;
+    if (std::fscanf(f, "%llu %llu", &pages_total, &pages_resident) == 2) {
+      *resident_bytes = pages_resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    }
+    std::fclose(f);
+  }
+  struct rusage ru {};
+  if (getrusage(RUSAGE_SELF, &ru) == 0) *peak_resident_bytes = static_cast<uint64_t>(ru.ru_maxrss) * 1024;
+}
+
 inline std::string WithCommas(uint64_t v) {
   const std::string digits = std::to_string(v);
   std::string out;

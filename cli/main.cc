@@ -119,6 +119,7 @@ int RunDedupCommand(const std::vector<std::string>& inputs, const std::string& o
     observer.set_progress_line(tty);
     return true;
   };
+  options.memory_probe = ProcessMemory;
   auto result = neardup::RunDedup(inputs, out, options, executor.get(), nullptr, &observer, progress, 0.5);
   if (!quiet && tty) std::fprintf(stderr, "\n");
   if (!result.ok()) {

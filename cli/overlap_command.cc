@@ -57,6 +57,7 @@ int RunOverlap(const OverlapArgs& a) {
   // the table, removed when done.
   const std::string work = a.out + ".work";
   StderrObserver observer(a.quiet, 100);
+  options.memory_probe = ProcessMemory;
   auto result = neardup::RunDedup(a.inputs, work, options, executor.get(), nullptr, &observer, nullptr);
   if (!result.ok()) {
     std::error_code ec;

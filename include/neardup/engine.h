@@ -170,7 +170,9 @@ struct ChunkMethodOptions {
 
 struct DedupOptions {
   // ---- behaviour ----
-  // The method. Valid: "exact" (identity sets of equal token sequences and
+  // The method: a name, or a spec string as Method::Spec() prints it
+  // (include/neardup/method.h; a spec's keys override the option structs
+  // below). Valid names: "exact" (identity sets of equal token sequences and
   // equal bytes); after exact, on one page per identity set: "broder"
   // (Broder shingling), "simhash" (Charikar's simhash), "combined"
   // (Henzinger's combined algorithm with her proposed refinement: pairs on
@@ -216,7 +218,16 @@ struct DedupOptions {
   // Options of the readers (record size limit, non-2xx responses, folders).
   SourceOptions source;
 
+  // Folder for temporary files (the batch-only methods' spills and sorted
+  // runs); empty: the current folder. RunDedup uses its output folder.
+  std::string temp_dir;
+
   // ---- performance ----
+  // How much memory the process holds now and at its peak, in bytes, as the
+  // caller measures it (the CLI reads the resident set size); the library
+  // itself reads no process state. Unset: both 0, and the batch-only
+  // methods' tables get the whole memory_bytes.
+  std::function<void(uint64_t* resident_bytes, uint64_t* peak_resident_bytes)> memory_probe;
   // Documents handed to a worker at a time.
   uint32_t batch_documents = 32;
   // Batches in flight at once per worker thread (bounds memory: about
@@ -351,8 +362,9 @@ struct DedupSummary {
 // options, IOError when the output cannot be written, IOError("cancelled")
 // when the progress callback returned false.
 Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std::string& out_dir,
-                              const DedupOptions& options, Executor* executor, Env* env,
-                              ReadObserver* observer, const DedupProgressCallback& progress,
+                              const DedupOptions& options = DedupOptions(), Executor* executor = nullptr,
+                              Env* env = nullptr, ReadObserver* observer = nullptr,
+                              const DedupProgressCallback& progress = {},
                               double progress_interval_seconds = 0.5);
 
 }  // namespace neardup

@@ -95,8 +95,8 @@ class DocumentSource {
 // the source reaches them. `env` may be nullptr for the default POSIX Env;
 // `observer` may be nullptr. Returns InvalidArgument for bad options only.
 Result<std::unique_ptr<DocumentSource>> OpenDocumentSource(
-    const std::vector<std::string>& inputs, const SourceOptions& options,
-    Env* env, ReadObserver* observer);
+    const std::vector<std::string>& inputs, const SourceOptions& options = SourceOptions(),
+    Env* env = nullptr, ReadObserver* observer = nullptr);
 
 }  // namespace neardup
 

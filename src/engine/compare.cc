@@ -34,6 +34,7 @@ std::string RobustSite(const std::string& url) {
 struct RobustPage {
   RobustSignature sig;
   std::vector<uint32_t> mins;
+  std::vector<uint64_t> digest;    // kRobustDigestCells cells (empty when edits are not looked for)
   std::vector<uint32_t> shingles;  // distinct, sorted (low 32 bits)
 };
 
@@ -43,7 +44,9 @@ RobustPage RobustOf(const TokenizedDocument& tokens, const std::string& url, con
   p.mins.assign(o.num_minhashes, 0);
   SketchScratch scratch;
   std::vector<uint64_t> normalized;
-  p.sig = ComputeRobustSignature(tokens, url, o, sketcher, &scratch, &normalized, p.mins.data(), nullptr);
+  if (o.max_edit_shingles > 0 || o.max_same_site_edit_shingles > 0) p.digest.assign(kRobustDigestCells, 0);
+  p.sig = ComputeRobustSignature(tokens, url, o, sketcher, &scratch, &normalized, p.mins.data(),
+                                 p.digest.empty() ? nullptr : p.digest.data());
   std::vector<uint64_t> sh;
   sketcher.Shingles(normalized, &sh);
   for (uint64_t x : sh) p.shingles.push_back(static_cast<uint32_t>(x));
@@ -235,39 +238,25 @@ Result<Comparison> ComparePages(const std::string& input_a, const std::string& i
   const uint64_t key_a = XXH3_64bits(site_a.data(), site_a.size());
   r.template_known = templates.KnowsTemplateOf(key_a) ||
                      templates.KnowsTemplateOf(XXH3_64bits(site_b.data(), site_b.size()));
-  char buf[256];
   if (!pa.sig.has_sketch || !pb.sig.has_sketch) {
     r.why = "a page has no term but volatile ones: only exact copies are matched";
   } else if (r.equal_after_normalization) {
     r.similar = true;
     r.why = "equal after volatile terms and the own URL are normalized (Henzinger's correct near duplicates)";
   } else {
-    const SiteTemplates::Match m = templates.Compare(pa.mins.data(), pb.mins.data(), ro.num_minhashes);
+    // The method's one rule (RobustDecide), as dedup applies it.
+    RobustPageView va{pa.mins.data(), key_a, pa.digest.empty() ? nullptr : pa.digest.data()};
+    RobustPageView vb{pb.mins.data(), XXH3_64bits(site_b.data(), site_b.size()),
+                      pb.digest.empty() ? nullptr : pb.digest.data()};
+    SiteTemplates::Match m;
+    const PairDecision d = RobustDecide(templates, va, vb, ro, &m);
     r.content_agreeing = m.agreeing;
     r.content_positions = m.positions;
     r.template_shared = m.template_shared;
-    const bool same_known = r.same_host && templates.KnowsTemplateOf(key_a);
-    if (r.edit_limit > 0 && r.shingles_differing <= r.edit_limit) {
-      r.similar = true;
-      std::snprintf(buf, sizeof buf, "the pages differ in %llu shingles, an edit (at most %u %s)",
-                    static_cast<unsigned long long>(r.shingles_differing), r.edit_limit,
-                    r.same_host ? "on one site" : "across sites");
-      r.why = buf;
-    } else if (r.same_host && !same_known) {
-      std::snprintf(buf, sizeof buf,
-                    "same site, %llu shingles apart, and the site's template is unknown (%s)",
-                    static_cast<unsigned long long>(r.shingles_differing),
-                    inputs.empty() ? "give the crawl with --input to learn it" : "fewer than 2 distinct pages");
-      r.why = buf;
-    } else if (m.positions == 0) {
-      r.why = "they agree only on boilerplate and differ in more than an edit: different main items";
-    } else {
-      const double need = m.template_shared > 0 ? ro.min_content_similarity : ro.min_similarity_without_template;
-      r.similar = m.similarity() >= need;
-      std::snprintf(buf, sizeof buf, "%u of %u min-hash positions outside the boilerplate agree (%.2f %s %.2f%s)",
-                    m.agreeing, m.positions, m.similarity(), r.similar ? ">=" : "<", need,
-                    m.template_shared > 0 ? "" : "; no boilerplate known, whole pages compared");
-      r.why = buf;
+    r.similar = d.duplicate;
+    r.why = d.reason;
+    if (!d.duplicate && r.same_host && !templates.KnowsTemplateOf(key_a) && inputs.empty()) {
+      r.why += "; give the crawl with --input to learn the template";
     }
   }
   return c;

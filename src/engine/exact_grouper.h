@@ -36,6 +36,7 @@ class ChunkedVector {
     ++size_;
   }
   size_t size() const { return size_; }
+  const T& operator[](size_t i) const { return chunks_[i / kChunk][i % kChunk]; }
   std::vector<T> MoveToVector() {
     std::vector<T> out;
     out.reserve(size_);

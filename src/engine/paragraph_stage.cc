@@ -1,6 +1,8 @@
 // Copyright neardup authors. Licensed under Apache-2.0.
 #include "engine/paragraph_stage.h"
 
+#include <cstdio>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -83,6 +85,24 @@ void AppendParagraphRecord(uint32_t doc, const std::vector<uint64_t>& sorted_has
   const uint32_t head[2] = {doc, static_cast<uint32_t>(sorted_hashes.size())};
   out->append(reinterpret_cast<const char*>(head), sizeof head);
   out->append(reinterpret_cast<const char*>(sorted_hashes.data()), sorted_hashes.size() * sizeof(uint64_t));
+}
+
+PairDecision ParagraphDecide(uint64_t from_a, uint64_t from_b, uint64_t common, uint32_t size_a, uint32_t size_b,
+                             uint32_t min_shared_percent) {
+  PairDecision d;
+  const uint64_t both = uint64_t{size_a} + size_b;
+  d.duplicate = both > 0 && ParagraphsSimilar(from_a, from_b, common, size_a, size_b, min_shared_percent);
+  d.similarity = both ? static_cast<double>(from_a + from_b) / static_cast<double>(both) : 0.0;
+  char buf[160];
+  if (min_shared_percent >= 100) {
+    std::snprintf(buf, sizeof buf, "the paragraph multisets are %s (%llu of %u and %u paragraphs in common)",
+                  d.duplicate ? "equal" : "not equal", static_cast<unsigned long long>(common), size_a, size_b);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f%% of the shingle paragraphs are shared (%s %u%%)", 100 * d.similarity,
+                  d.duplicate ? "at least" : "below", min_shared_percent);
+  }
+  d.reason = buf;
+  return d;
 }
 
 double EstimateFinalDuplicates(const std::vector<uint32_t>& cluster_sizes, double loaded) {
@@ -252,11 +272,7 @@ Result<ParagraphStageResult> RunParagraphStage(Env* env, const std::string& spil
           ++result.comparisons;
           const uint32_t size_s = count_in_s[s - lo];
           const uint64_t both = uint64_t{size_d} + size_s;
-          const bool exact = size_d == size_s && common == size_d;
-          const bool similar = options.min_shared_percent >= 100
-                                   ? exact
-                                   : 100 * (from_d + from_s) >= uint64_t{options.min_shared_percent} * both;
-          if (!similar) continue;
+          if (!ParagraphsSimilar(from_d, from_s, common, size_d, size_s, options.min_shared_percent)) continue;
           ++result.pairs;
           found.Union(s, d);
           uf->Union(s, d);

@@ -42,6 +42,7 @@
 #include "cluster/union_find.h"
 #include "engine/broder_stage.h"
 #include "neardup/engine.h"
+#include "neardup/method.h"
 #include "neardup/env.h"
 
 namespace neardup {
@@ -49,6 +50,23 @@ namespace neardup {
 // Appends one document's record to a paragraph spill buffer: doc (u32),
 // count (u32), then the count paragraph hashes (u64), sorted.
 void AppendParagraphRecord(uint32_t doc, const std::vector<uint64_t>& sorted_hashes, std::string* out);
+
+// The paragraphs method's rule (Pereira et al.): documents A and B, of
+// size_a and size_b shingle paragraphs, where from_a paragraphs of A occur
+// in B and from_b of B occur in A (repeats counted) and `common` is the
+// multiset intersection, are near duplicates when they share at least
+// min_shared_percent of their paragraphs over both (Definition 5:
+// 100 (f(A->B) + f(B->A)) / (|A| + |B|)); at 100, only when their paragraph
+// multisets are equal (Definition 2's exact clusters).
+inline bool ParagraphsSimilar(uint64_t from_a, uint64_t from_b, uint64_t common, uint32_t size_a, uint32_t size_b,
+                              uint32_t min_shared_percent) {
+  const uint64_t both = uint64_t{size_a} + size_b;
+  if (min_shared_percent >= 100) return size_a == size_b && common == size_a;
+  return 100 * (from_a + from_b) >= uint64_t{min_shared_percent} * both;
+}
+// The same rule with its similarity ((f(A->B) + f(B->A)) / (|A| + |B|)) and reason.
+PairDecision ParagraphDecide(uint64_t from_a, uint64_t from_b, uint64_t common, uint32_t size_a, uint32_t size_b,
+                             uint32_t min_shared_percent);
 
 struct ParagraphStageOptions {
   uint32_t min_shared_percent = 90;   // Definition 5; 100: exact clusters only

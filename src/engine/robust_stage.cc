@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -291,34 +292,72 @@ SiteTemplates::Match SiteTemplates::Compare(const uint32_t* a, const uint32_t* b
   return r;
 }
 
-bool RobustSimilar(const SiteTemplates& templates, std::span<const uint32_t> mins,
-                   std::span<const uint64_t> site, std::span<const uint64_t> digests, uint32_t a,
-                   uint32_t b, const RobustMethodOptions& options, SiteTemplates::Match* match) {
+PairDecision RobustDecide(const SiteTemplates& templates, const RobustPageView& a, const RobustPageView& b,
+                          const RobustMethodOptions& options, SiteTemplates::Match* match) {
   const uint32_t m = options.num_minhashes;
-  const SiteTemplates::Match r =
-      templates.Compare(mins.data() + static_cast<size_t>(a) * m, mins.data() + static_cast<size_t>(b) * m, m);
+  const SiteTemplates::Match r = templates.Compare(a.mins, b.mins, m);
   if (match) *match = r;
-  const bool same_site = site[a] == site[b];
+  PairDecision d;
+  d.similarity = r.similarity();
+  const bool same_site = a.site == b.site;
+  char buf[256];
   // With digests, pages whose shingle sets differ in an edit's worth are
   // similar whatever else.
   const uint32_t limit = same_site ? options.max_same_site_edit_shingles : options.max_edit_shingles;
-  const bool with_digests = !digests.empty() && limit > 0;
-  if (with_digests &&
-      DifferenceDigest::DifferenceSize(digests.data() + static_cast<size_t>(a) * kRobustDigestCells,
-                                       digests.data() + static_cast<size_t>(b) * kRobustDigestCells,
-                                       kRobustDigestCells, static_cast<int>(limit)) >= 0) {
-    return true;
+  const bool with_digests = a.digest != nullptr && b.digest != nullptr && limit > 0;
+  if (with_digests) {
+    const int differing =
+        DifferenceDigest::DifferenceSize(a.digest, b.digest, kRobustDigestCells, static_cast<int>(limit));
+    if (differing >= 0) {
+      d.duplicate = true;
+      std::snprintf(buf, sizeof buf, "the pages differ in %d shingles, an edit (at most %u %s)", differing, limit,
+                    same_site ? "on one site" : "across sites");
+      d.reason = buf;
+      return d;
+    }
   }
-  if (same_site && !templates.KnowsTemplateOf(site[a])) return false;
+  if (same_site && !templates.KnowsTemplateOf(a.site)) {
+    std::snprintf(buf, sizeof buf,
+                  "same site, more than %u shingles apart, and the site's template is unknown (fewer than %u "
+                  "distinct pages)",
+                  limit, options.template_min_pages);
+    d.reason = buf;
+    return d;
+  }
   // Sketches that agree only on boilerplate: without digests the pages are
   // taken as both being the template; with them, the digests said the pages
   // differ in more than an edit (a main item too small to win a min-hash
   // position), so they are not near duplicates.
-  if (r.positions == 0) return !with_digests;
+  if (r.positions == 0) {
+    d.duplicate = !with_digests;
+    d.reason = with_digests
+                   ? "they agree only on boilerplate and differ in more than an edit: different main items"
+                   : "both pages are their site's boilerplate only";
+    return d;
+  }
   // No boilerplate known on either page: the whole pages are compared, and
   // two pages of one template with different items must not pass.
-  return r.similarity() >= (r.template_shared > 0 ? options.min_content_similarity
-                                                  : options.min_similarity_without_template);
+  const double need = r.template_shared > 0 ? options.min_content_similarity : options.min_similarity_without_template;
+  d.duplicate = r.similarity() >= need;
+  std::snprintf(buf, sizeof buf, "%u of %u min-hash positions outside the boilerplate agree (%.2f %s %.2f%s)",
+                r.agreeing, r.positions, r.similarity(), d.duplicate ? ">=" : "<", need,
+                r.template_shared > 0 ? "" : "; no boilerplate known, whole pages compared");
+  d.reason = buf;
+  return d;
+}
+
+bool RobustSimilar(const SiteTemplates& templates, std::span<const uint32_t> mins,
+                   std::span<const uint64_t> site, std::span<const uint64_t> digests, uint32_t a,
+                   uint32_t b, const RobustMethodOptions& options, SiteTemplates::Match* match) {
+  const uint32_t m = options.num_minhashes;
+  auto view = [&](uint32_t p) {
+    RobustPageView v;
+    v.mins = mins.data() + static_cast<size_t>(p) * m;
+    v.site = site[p];
+    v.digest = digests.empty() ? nullptr : digests.data() + static_cast<size_t>(p) * kRobustDigestCells;
+    return v;
+  };
+  return RobustDecide(templates, view(a), view(b), options, match).duplicate;
 }
 
 RobustStageResult RunRobustStage(std::span<const uint32_t> mins, std::span<const uint64_t> site,

@@ -49,6 +49,7 @@
 
 #include "cluster/union_find.h"
 #include "neardup/engine.h"
+#include "neardup/method.h"
 #include "sketch/broder.h"
 #include "text/tokenizer.h"
 
@@ -122,6 +123,24 @@ class SiteTemplates {
   std::unordered_set<uint64_t> values_;
   std::unordered_set<uint64_t> known_sites_;
 };
+
+// One page as step 5's rule sees it: m min-hash values, its site key, and
+// its difference digest (kRobustDigestCells cells; nullptr when the method
+// keeps none).
+struct RobustPageView {
+  const uint32_t* mins = nullptr;
+  uint64_t site = 0;
+  const uint64_t* digest = nullptr;
+};
+
+// Step 5's rule, the one the stage, verification and `neardup compare`
+// call: pages a and b, not equal after normalization, with the boilerplate
+// `templates` learned from the collection (empty: no site's template is
+// known). Returns the decision, the similarity of the min-hash comparison
+// (PairDecision::similarity) and the reason in words; *match (if not null)
+// receives the comparison.
+PairDecision RobustDecide(const SiteTemplates& templates, const RobustPageView& a, const RobustPageView& b,
+                          const RobustMethodOptions& options, SiteTemplates::Match* match = nullptr);
 
 // Step 5's rule for pages a and b, not equal after normalization, of a
 // collection: mins (m per page), site keys, and difference digests

@@ -1,0 +1,724 @@
+// The living Deduper (include/neardup/deduper.h): signing on the
+// executor's threads, per-document columns, and clustering the live
+// documents on request.
+#include <xxhash.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+
+#include "cluster/union_find.h"
+#include "engine/deduper_impl.h"
+#include "neardup/env.h"
+#include "neardup/executor.h"
+#include "neardup/source.h"
+#include "text/url.h"
+
+namespace neardup {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Page buffers larger than this are released after their batch is done.
+constexpr size_t kKeepBodyCapacity = 256 << 10;
+
+// Ids are page numbers of 32 bits inside the engine.
+constexpr uint64_t kMaxDocuments = UINT32_MAX - 1;
+
+std::string JoinPath(const std::string& dir, const std::string& name) {
+  if (dir.empty()) return name;
+  if (dir.back() == '/') return dir + name;
+  return dir + "/" + name;
+}
+
+}  // namespace
+
+const char* DocRoleName(DocRole role) {
+  switch (role) {
+    case DocRole::kSingle: return "single";
+    case DocRole::kKeep: return "keep";
+    case DocRole::kDuplicate: return "duplicate";
+    case DocRole::kRemoved: return "removed";
+  }
+  return "single";
+}
+
+const char* Clustering::method_of(DocId id) const {
+  switch (method_[id]) {
+    case 1: return "exact";
+    case 2: return method_name_.c_str();
+    default: return role_[id] == DocRole::kRemoved ? "removed" : "single";
+  }
+}
+
+BufferedWriter::BufferedWriter(std::unique_ptr<WritableFile> file) : file_(std::move(file)) {
+  buf_.reserve(kBlock + 4096);
+}
+
+Status BufferedWriter::MaybeFlush() {
+  if (buf_.size() < kBlock) return Status::OK();
+  return FlushBuffer();
+}
+
+Status BufferedWriter::Close() {
+  NEARDUP_RETURN_IF_ERROR(FlushBuffer());
+  return file_->Close();
+}
+
+Status BufferedWriter::FlushBuffer() {
+  if (buf_.empty()) return Status::OK();
+  NEARDUP_RETURN_IF_ERROR(file_->Append(buf_.data(), buf_.size()));
+  written_ += buf_.size();
+  buf_.clear();
+  return Status::OK();
+}
+
+// What a worker computes of one document besides the method's words.
+struct DocKeys {
+  uint64_t token_fp = 0;
+  uint64_t byte_fp = 0;
+  uint32_t terms = 0;
+  uint8_t eligible = 0;
+  uint64_t url_key = 0;     // in-links: key of the page's normalized URL
+  uint32_t link_count = 0;  // in-links: distinct link keys in SignBatch::link_keys
+  uint32_t units_end = 0;   // end of the page's units in SignBatch::units
+};
+
+// A batch of documents travelling through the pipeline. In AddFrom the
+// batches are a ring of slots that own their documents (strings keep their
+// capacity); in Add(span) they point into the caller's span.
+struct SignBatch {
+  std::vector<Document> owned;
+  const Document* docs = nullptr;
+  size_t count = 0;
+  std::vector<DocKeys> keys;
+  std::vector<uint64_t> words;      // count * W
+  std::vector<uint64_t> link_keys;  // in-links: every document's distinct link keys, in order
+  std::string units;                // batch-only methods: every document's units, in order
+  double work_seconds = 0;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = true;
+
+  void Resize(size_t n, size_t words_per_doc) {
+    keys.resize(n);
+    words.resize(n * words_per_doc);
+  }
+  void Wait() {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [this] { return done; });
+  }
+};
+
+// Per-thread work context: tokenizer and the method's scratch, reused.
+struct SignContext {
+  SignContext(const TokenizeOptions& to, std::unique_ptr<SignScratch> s) : tokenizer(to), scratch(std::move(s)) {}
+  Tokenizer tokenizer;
+  TokenizedDocument tokens;
+  std::unique_ptr<SignScratch> scratch;
+  std::vector<uint64_t> links;
+};
+
+class SignContextPool {
+ public:
+  SignContextPool(const MethodImpl* method, bool count_in_links) : method_(method), count_in_links_(count_in_links) {
+    options_.collect_links = count_in_links;  // only the in-links keeper rule needs links
+    options_.keep_term_text = method->needs_term_text();
+  }
+  std::unique_ptr<SignContext> Acquire() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (free_.empty()) return std::make_unique<SignContext>(options_, method_->NewScratch());
+    auto c = std::move(free_.back());
+    free_.pop_back();
+    return c;
+  }
+  void Release(std::unique_ptr<SignContext> c) {
+    std::lock_guard<std::mutex> lock(mu_);
+    free_.push_back(std::move(c));
+  }
+  bool count_in_links() const { return count_in_links_; }
+  const MethodImpl& method() const { return *method_; }
+
+ private:
+  const MethodImpl* method_;
+  bool count_in_links_;
+  TokenizeOptions options_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<SignContext>> free_;
+};
+
+namespace {
+
+// The key under which links and pages meet for the in-links rule.
+uint64_t UrlKey(std::string_view url) {
+  const std::string normalized = NormalizeUrl(url);
+  return XXH3_64bits(normalized.data(), normalized.size());
+}
+
+// Signs every document of the batch (on a worker thread).
+void SignDocuments(SignBatch* batch, SignContextPool* pool) {
+  const auto t0 = Clock::now();
+  auto ctx = pool->Acquire();
+  const MethodImpl& method = pool->method();
+  const size_t w = method.signature_words();
+  batch->link_keys.clear();
+  batch->units.clear();
+  for (size_t i = 0; i < batch->count; ++i) {
+    const Document& doc = batch->docs[i];
+    ctx->tokenizer.Tokenize(doc, &ctx->tokens);
+    DocKeys& k = batch->keys[i];
+    k.terms = static_cast<uint32_t>(ctx->tokens.num_terms());
+    k.token_fp = TokenSequenceKey(ctx->tokens);
+    k.byte_fp = ByteKey(doc);
+    bool eligible = false;
+    method.SignTokens(doc, ctx->tokens, ctx->scratch.get(), batch->words.data() + i * w, &eligible, &batch->units);
+    k.eligible = eligible ? 1 : 0;
+    k.units_end = static_cast<uint32_t>(batch->units.size());
+    if (pool->count_in_links()) {
+      // Each page counts once per target; links to itself do not count.
+      k.url_key = UrlKey(doc.url);
+      ctx->links.clear();
+      // The tokenizer's links are already normalized (NormalizeUrl).
+      for (const std::string& link : ctx->tokens.links) ctx->links.push_back(XXH3_64bits(link.data(), link.size()));
+      std::sort(ctx->links.begin(), ctx->links.end());
+      ctx->links.erase(std::unique(ctx->links.begin(), ctx->links.end()), ctx->links.end());
+      k.link_count = 0;
+      for (uint64_t key : ctx->links) {
+        if (key == k.url_key) continue;
+        batch->link_keys.push_back(key);
+        ++k.link_count;
+      }
+    }
+  }
+  pool->Release(std::move(ctx));
+  batch->work_seconds = SecondsSince(t0);
+}
+
+void Schedule(Executor* executor, SignBatch* b, SignContextPool* pool) {
+  if (executor == nullptr) {
+    SignDocuments(b, pool);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(b->mu);
+    b->done = false;
+  }
+  executor->Schedule([b, pool] {
+    SignDocuments(b, pool);
+    {
+      std::lock_guard<std::mutex> lock(b->mu);
+      b->done = true;
+    }
+    b->cv.notify_all();
+  });
+}
+
+}  // namespace
+
+// Per-document columns, appended in Add order.
+struct DeduperImpl::Columns {
+  ChunkedVector<uint64_t> token_fp, byte_fp;
+  ChunkedVector<uint32_t> terms;
+  ChunkedVector<uint8_t> eligible;
+  ChunkedVector<KeeperFeatures> features;  // 24 bytes per document
+  ChunkedVector<uint64_t> words;           // W per document
+  ChunkedVector<uint64_t> url_keys;        // in-links
+  ChunkedVector<uint64_t> link_keys;       // in-links: every page's distinct link keys
+  ChunkedVector<uint32_t> link_counts;     // in-links: per page
+};
+
+Result<std::unique_ptr<Deduper>> Deduper::Create(const DedupOptions& options, Executor* executor, Env* env) {
+  NEARDUP_RETURN_IF_ERROR(options.Validate());
+  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<MethodImpl> method, NewMethodImpl(options));
+  if (env == nullptr) env = Env::Default();
+  auto d = std::make_unique<DeduperImpl>(options, std::move(method), executor, env);
+  return std::unique_ptr<Deduper>(std::move(d));
+}
+
+DeduperImpl::DeduperImpl(const DedupOptions& options, std::unique_ptr<MethodImpl> method, Executor* executor,
+                         Env* env)
+    : options_(options),
+      method_(std::move(method)),
+      executor_(executor),
+      env_(env),
+      keeper_options_(KeeperOptions::Parse(options.keeper).value()),
+      columns_(std::make_unique<Columns>()) {
+  count_in_links_ = keeper_options_.uses(KeeperRule::kInLinks);
+  words_per_doc_ = method_->signature_words();
+  contexts_ = std::make_unique<SignContextPool>(method_.get(), count_in_links_);
+  summary_.method_spec = method_->Spec();
+  summary_.kernel = method_->kernel();
+  summary_.threads = executor ? executor->num_threads() : 1;
+}
+
+DeduperImpl::~DeduperImpl() {
+  run_.reset();
+  if (units_spill_) (void)units_spill_->Close();
+  if (!units_path_.empty()) (void)env_->RemoveFile(units_path_);
+}
+
+Status DeduperImpl::CheckOpen() const {
+  if (finished_) {
+    return Status::FailedPrecondition(method_->batch_only()
+                                          ? "the " + method_->name() +
+                                                " method is batch-only: no document can be added after Cluster()"
+                                          : "Finish() was called: no document can be added");
+  }
+  return Status::OK();
+}
+
+Status DeduperImpl::StartUnitsSpill() {
+  if (!method_->batch_only() || units_spill_) return Status::OK();
+  const std::string dir = options_.temp_dir.empty() ? "." : options_.temp_dir;
+  units_path_ = JoinPath(dir, "." + method_->name() + ".spill");
+  auto f = env_->NewWritableFile(units_path_);
+  if (!f.ok()) {
+    const std::string path = units_path_;
+    units_path_.clear();
+    return Status::IOError("cannot write " + path + ": " + f.status().message());
+  }
+  units_spill_ = std::make_unique<BufferedWriter>(std::move(f).value());
+  return Status::OK();
+}
+
+Status DeduperImpl::CommitBatch(SignBatch* b, const DocumentCallback& on_document) {
+  b->Wait();
+  sign_seconds_ += b->work_seconds;
+  Columns& c = *columns_;
+  size_t units_begin = 0, links_at = 0;
+  for (size_t i = 0; i < b->count; ++i) {
+    const DocKeys& k = b->keys[i];
+    const Document& d = b->docs[i];
+    const uint32_t id = static_cast<uint32_t>(count_);
+    c.token_fp.push_back(k.token_fp);
+    c.byte_fp.push_back(k.byte_fp);
+    c.terms.push_back(k.terms);
+    c.eligible.push_back(k.eligible);
+    c.features.push_back(KeeperFeatures::Of(d));
+    const uint64_t* w = b->words.data() + i * words_per_doc_;
+    for (size_t t = 0; t < words_per_doc_; ++t) c.words.push_back(w[t]);
+    if (count_in_links_) {
+      c.url_keys.push_back(k.url_key);
+      c.link_counts.push_back(k.link_count);
+      for (uint32_t l = 0; l < k.link_count; ++l) c.link_keys.push_back(b->link_keys[links_at++]);
+    }
+    if (units_spill_) {
+      method_->AppendUnitRecord(id, std::string_view(b->units).substr(units_begin, k.units_end - units_begin),
+                                units_spill_->buffer());
+    }
+    units_begin = k.units_end;
+    removed_.push_back(0);
+    ++count_;
+    if (on_document) NEARDUP_RETURN_IF_ERROR(on_document(id, d));
+  }
+  b->count = 0;
+  if (units_spill_) {
+    if (Status s = units_spill_->MaybeFlush(); !s.ok()) return Status::IOError("cannot write " + units_path_ + ": " + s.message());
+  }
+  return Status::OK();
+}
+
+Result<DocId> DeduperImpl::Add(const Document& document) {
+  NEARDUP_ASSIGN_OR_RETURN(std::vector<DocId> ids, Add(std::span<const Document>(&document, 1)));
+  return ids.front();
+}
+
+Result<std::vector<DocId>> DeduperImpl::Add(std::span<const Document> documents) {
+  NEARDUP_RETURN_IF_ERROR(CheckOpen());
+  if (count_ + documents.size() > kMaxDocuments) {
+    return Status::ResourceExhausted("a Deduper holds at most " + std::to_string(kMaxDocuments) + " documents");
+  }
+  NEARDUP_RETURN_IF_ERROR(StartUnitsSpill());
+  const size_t per = options_.batch_documents;
+  const size_t batches = (documents.size() + per - 1) / per;
+  std::vector<std::unique_ptr<SignBatch>> work(batches);
+  for (size_t k = 0; k < batches; ++k) {
+    auto b = std::make_unique<SignBatch>();
+    b->docs = documents.data() + k * per;
+    b->count = std::min(per, documents.size() - k * per);
+    b->Resize(b->count, words_per_doc_);
+    Schedule(executor_, b.get(), contexts_.get());
+    work[k] = std::move(b);
+  }
+  std::vector<DocId> ids;
+  ids.reserve(documents.size());
+  for (size_t i = 0; i < documents.size(); ++i) ids.push_back(count_ + i);
+  Status status;
+  for (auto& b : work) {
+    if (status.ok()) {
+      status = CommitBatch(b.get(), {});
+    } else {
+      b->Wait();
+    }
+  }
+  if (!status.ok()) return status;
+  return ids;
+}
+
+Status DeduperImpl::AddFrom(DocumentSource* source, const DocumentCallback& on_document,
+                            const DedupProgressCallback& progress, double progress_interval) {
+  NEARDUP_RETURN_IF_ERROR(CheckOpen());
+  NEARDUP_RETURN_IF_ERROR(StartUnitsSpill());
+  const auto t_start = Clock::now();
+  auto last_progress = t_start;
+  auto report = [&](bool force) {
+    if (!progress) return true;
+    if (!force && SecondsSince(last_progress) < progress_interval) return true;
+    last_progress = Clock::now();
+    DedupProgress p;
+    p.documents = count_;
+    p.input_bytes_consumed = source->bytes_consumed();
+    p.input_bytes_total = source->bytes_total();
+    p.payload_bytes = source->stats().payload_bytes;
+    p.seconds = SecondsSince(t_start);
+    return progress(p);
+  };
+  const size_t num_slots =
+      executor_ ? static_cast<size_t>(executor_->num_threads()) * options_.in_flight_per_thread + 1 : 1;
+  std::vector<std::unique_ptr<SignBatch>> ring(num_slots);
+  for (auto& b : ring) {
+    b = std::make_unique<SignBatch>();
+    b->owned.resize(options_.batch_documents);
+    b->docs = b->owned.data();
+    b->Resize(options_.batch_documents, words_per_doc_);
+  }
+  auto commit = [&](SignBatch* b) -> Status {
+    NEARDUP_RETURN_IF_ERROR(CommitBatch(b, on_document));
+    // A slot keeps its buffers between batches, but not those grown by an
+    // unusually large page: memory stays bounded by the batch.
+    for (Document& d : b->owned) {
+      if (d.body.capacity() > kKeepBodyCapacity) std::string().swap(d.body);
+    }
+    return Status::OK();
+  };
+  Status status;
+  bool cancelled = false;
+  size_t next_slot = 0;
+  bool end_of_input = false;
+  while (!end_of_input && !cancelled && status.ok()) {
+    SignBatch* b = ring[next_slot].get();
+    if (b->count > 0) status = commit(b);  // the slot still holds an older batch
+    if (!status.ok()) break;
+    const auto t_read = Clock::now();
+    while (b->count < options_.batch_documents) {
+      if (count_ + b->count >= kMaxDocuments) {
+        status = Status::ResourceExhausted("a Deduper holds at most " + std::to_string(kMaxDocuments) + " documents");
+        break;
+      }
+      if (!source->Next(&b->owned[b->count])) {
+        end_of_input = true;
+        break;
+      }
+      ++b->count;
+    }
+    read_seconds_ += SecondsSince(t_read);
+    if (b->count == 0) break;
+    Schedule(executor_, b, contexts_.get());
+    next_slot = (next_slot + 1) % num_slots;
+    if (!executor_) status = commit(b);
+    if (!report(false)) cancelled = true;
+  }
+  // Drain the ring in order (every scheduled batch must finish before the
+  // ring is freed).
+  for (size_t k = 0; k < num_slots; ++k) {
+    SignBatch* b = ring[(next_slot + k) % num_slots].get();
+    if (b->count == 0) continue;
+    if (status.ok() && !cancelled) {
+      status = commit(b);
+    } else {
+      b->Wait();
+    }
+  }
+  if (!status.ok()) return status;
+  if (cancelled) return Status::IOError("cancelled");
+  (void)report(true);
+  return Status::OK();
+}
+
+Status DeduperImpl::Remove(DocId id) {
+  if (method_->batch_only()) {
+    return Status::NotSupported("the " + method_->name() +
+                                " method is batch-only (its paper's algorithm runs over a whole collection): "
+                                "documents cannot be removed");
+  }
+  NEARDUP_RETURN_IF_ERROR(CheckOpen());
+  if (id >= count_ || removed_[id]) {
+    return Status::NotFound("no document with id " + std::to_string(id) +
+                            (id < count_ ? " (removed already)" : ""));
+  }
+  removed_[id] = 1;
+  ++removed_count_;
+  return Status::OK();
+}
+
+Result<Clustering> DeduperImpl::Cluster() {
+  if (method_->batch_only() && clustered_once_) {
+    // The spilled units were consumed by the first clustering, and nothing
+    // can change since (no Add, no Remove): it stands.
+    return *last_clustering_;
+  }
+  if (finished_) return Status::FailedPrecondition("Finish() was called: Cluster() cannot follow");
+  return ClusterLive(/*release=*/method_->batch_only());
+}
+
+Result<Clustering> DeduperImpl::Finish() {
+  if (finished_ && !clustered_once_) return Status::FailedPrecondition("Finish() was called already");
+  if (finished_) return *last_clustering_;
+  return ClusterLive(/*release=*/true);
+}
+
+Result<Clustering> DeduperImpl::ClusterLive(bool release) {
+  Columns& col = *columns_;
+  // Live documents, numbered 0..n-1 in Add order.
+  run_ids_.clear();
+  for (uint64_t id = 0; id < count_; ++id) {
+    if (!removed_[id]) run_ids_.push_back(static_cast<uint32_t>(id));
+  }
+  const uint32_t n = static_cast<uint32_t>(run_ids_.size());
+  const bool all_live = n == count_;
+  // Takes column `c` of the live documents: moved out when releasing with
+  // nothing removed, else copied.
+  auto live_column = [&](auto& c, size_t width) {
+    using T = typename std::decay_t<decltype(c.MoveToVector())>::value_type;
+    if (release && all_live) return c.MoveToVector();
+    std::vector<T> out;
+    out.reserve(size_t{n} * width);
+    for (uint32_t id : run_ids_) {
+      for (size_t t = 0; t < width; ++t) out.push_back(c[size_t{id} * width + t]);
+    }
+    return out;
+  };
+  if (release) finished_ = true;
+  clustered_once_ = true;
+
+  DedupSummary& s = summary_;
+  const std::string spec = s.method_spec, kernel = s.kernel;
+  const int threads = s.threads;
+  s = DedupSummary();
+  s.method_spec = spec;
+  s.kernel = kernel;
+  s.threads = threads;
+
+  // ---- exact identity sets ----
+  const auto t_exact = Clock::now();
+  ExactGrouper grouper;
+  {
+    const std::vector<uint64_t> token_fp = live_column(col.token_fp, 1);
+    const std::vector<uint64_t> byte_fp = live_column(col.byte_fp, 1);
+    const std::vector<uint32_t> terms = live_column(col.terms, 1);
+    for (uint32_t i = 0; i < n; ++i) {
+      grouper.Add(terms[i] > 0, token_fp[i], byte_fp[i]);
+      s.empty_documents += terms[i] == 0;
+      s.terms += terms[i];
+    }
+  }
+  const ExactStats exact = grouper.Finish();
+  s.documents = n;
+  s.token_identity_sets = exact.token_identity_sets;
+  s.byte_identity_sets = exact.byte_identity_sets;
+  s.stages.push_back({"exact", SecondsSince(t_exact), uint64_t{n} * 28});
+
+  // ---- near duplicates (one page per identity set enters the tables) ----
+  UnionFind uf(n);
+  for (uint32_t i = 0; i < n; ++i) uf.Union(i, grouper.Root(i));
+  const bool near_method = method_->finds_near_duplicates();
+  {
+    const auto t_near = Clock::now();
+    MethodCollection mc;
+    mc.n = n;
+    mc.words = live_column(col.words, words_per_doc_);
+    mc.eligible = live_column(col.eligible, 1);
+    mc.exact_root.resize(n);
+    for (uint32_t i = 0; i < n; ++i) mc.exact_root[i] = grouper.Root(i);
+    mc.env = env_;
+    mc.temp_dir = options_.temp_dir.empty() ? "." : options_.temp_dir;
+    mc.collect_pairs = options_.write_pairs;
+    mc.max_bucket_pages = options_.broder.max_bucket_pages;
+    if (units_spill_) {
+      if (Status st = units_spill_->Close(); !st.ok()) {
+        return Status::IOError("cannot write " + units_path_ + ": " + st.message());
+      }
+      units_spill_.reset();
+      mc.units_path = units_path_;
+      units_path_.clear();  // the stage consumes it
+    }
+    // The stage's tables get what the budget leaves beside the memory the
+    // process already holds (DedupOptions::memory_probe).
+    uint64_t resident = 0, peak = 0;
+    if (options_.memory_probe) options_.memory_probe(&resident, &peak);
+    const uint64_t floor = uint64_t{4} << 20;
+    mc.memory_budget = options_.memory_bytes > resident + floor ? options_.memory_bytes - resident : floor;
+    const std::string consumed_units = mc.units_path;
+    run_ = method_->NewRun(std::move(mc));
+    if (near_method) {
+      Status st = run_->FindPairs(&uf, &s);
+      if (!consumed_units.empty()) (void)env_->RemoveFile(consumed_units);
+      NEARDUP_RETURN_IF_ERROR(st);
+      s.stages.push_back({"near", SecondsSince(t_near), s.near_candidates * words_per_doc_ * 8});
+    }
+  }
+  ClusterMap components = ClusterMap::Build(&uf);
+  uf.Reset(0);
+
+  // ---- keepers, and verification against them ----
+  // Each cluster keeps the page its rules prefer (Zhu et al. §5). With a
+  // near-duplicate method every member is then checked against the kept page
+  // with the method's own rule (Zhu et al. §5.2): a member that fails leaves
+  // the cluster, together with its exact copies, so that chains of pairwise
+  // matches cannot pull unrelated pages into one cluster.
+  std::vector<KeeperFeatures> features = live_column(col.features, 1);
+  std::vector<uint32_t> group(n), keeper(n);
+  std::vector<uint8_t> reason(n, kReasonSingle);
+  for (uint32_t i = 0; i < n; ++i) {
+    group[i] = components.size[i] >= 2 ? components.keeper[i] : kNoGroup;
+    keeper[i] = i;
+  }
+  components = ClusterMap();
+  std::vector<uint32_t> in_links;
+  if (count_in_links_) {
+    // Count, for the pages in clusters only, the distinct live pages linking to them.
+    std::unordered_map<uint64_t, uint32_t> count;
+    for (uint32_t i = 0; i < n; ++i) {
+      if (group[i] != kNoGroup) count.emplace(col.url_keys[run_ids_[i]], 0);
+    }
+    size_t at = 0;
+    for (uint64_t id = 0; id < count_; ++id) {
+      const uint32_t links = col.link_counts[id];
+      if (!removed_[id]) {
+        for (uint32_t l = 0; l < links; ++l) {
+          if (auto it = count.find(col.link_keys[at + l]); it != count.end()) ++it->second;
+        }
+      }
+      at += links;
+    }
+    in_links.assign(n, 0);
+    for (uint32_t i = 0; i < n; ++i) {
+      if (group[i] != kNoGroup) in_links[i] = count[col.url_keys[run_ids_[i]]];
+    }
+  }
+  const std::vector<uint32_t>* in_links_ptr = count_in_links_ ? &in_links : nullptr;
+  ChooseKeepers(group, features, keeper_options_, &keeper, &reason, in_links_ptr);
+  if (near_method && run_->verifies() && options_.verify) {
+    bool any_failed = false;
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t k = keeper[i];
+      group[i] = kNoGroup;
+      if (k == i || grouper.Root(i) == grouper.Root(k)) continue;
+      if (run_->Decide(i, k).duplicate) continue;
+      // Leaves with its exact copies (robust: with the pages equal to it
+      // after normalization).
+      group[i] = run_->SplitRoot(i);
+      keeper[i] = i;
+      reason[i] = kReasonSingle;
+      ++s.verification_split_off;
+      any_failed = true;
+    }
+    if (any_failed) ChooseKeepers(group, features, keeper_options_, &keeper, &reason, in_links_ptr);
+  }
+
+  // ---- the clustering ----
+  std::vector<uint32_t> cluster_size(n, 0);
+  for (uint32_t i = 0; i < n; ++i) ++cluster_size[keeper[i]];
+  std::vector<uint8_t> near_cluster(near_method ? n : 0, 0);
+  std::vector<uint32_t> smallest(n, UINT32_MAX);  // per kept page: smallest member (page number)
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t k = keeper[i];
+    smallest[k] = std::min(smallest[k], i);
+    if (cluster_size[k] < 2) {
+      reason[i] = kReasonSingle;
+      continue;
+    }
+    if (near_method && grouper.Root(i) != grouper.Root(k)) {
+      near_cluster[k] = 1;
+      ++s.near_duplicate_members;
+    }
+    ++s.documents_in_clusters;
+    if (k == i) {
+      ++s.clusters;
+      s.largest_cluster = std::max<uint64_t>(s.largest_cluster, cluster_size[i]);
+    }
+  }
+  s.duplicates = s.documents_in_clusters - s.clusters;
+  s.duplicate_percentage = n ? 100.0 * static_cast<double>(s.duplicates) / n : 0.0;
+
+  Clustering c;
+  c.method_name_ = method_->name();
+  c.clusters_ = s.clusters;
+  c.documents_in_clusters_ = s.documents_in_clusters;
+  const size_t total = count_;
+  c.cluster_.assign(total, Clustering::kNone);
+  c.keeper_.resize(total);
+  c.size_.assign(total, 0);
+  c.similarity_.assign(total, 1.0);
+  c.role_.assign(total, DocRole::kRemoved);
+  c.method_.assign(total, 0);
+  c.reason_.assign(total, 0);
+  // reason names: index 0 "single", then the rules, then "input-order".
+  for (uint8_t r : {kReasonSingle}) c.reason_names_.push_back(ReasonName(r, keeper_options_));
+  std::vector<uint8_t> reason_slot(256, 0);
+  for (size_t r = 0; r < keeper_options_.rules.size(); ++r) {
+    reason_slot[r] = static_cast<uint8_t>(c.reason_names_.size());
+    c.reason_names_.push_back(ReasonName(static_cast<uint8_t>(r), keeper_options_));
+  }
+  reason_slot[kReasonInputOrder] = static_cast<uint8_t>(c.reason_names_.size());
+  c.reason_names_.push_back(ReasonName(kReasonInputOrder, keeper_options_));
+  reason_slot[kReasonSingle] = 0;
+  for (uint64_t id = 0; id < total; ++id) c.keeper_[id] = static_cast<uint32_t>(id);
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t id = run_ids_[i];
+    const uint32_t k = keeper[i];
+    const bool clustered = cluster_size[k] >= 2;
+    c.keeper_[id] = run_ids_[k];
+    c.cluster_[id] = run_ids_[smallest[k]];
+    c.size_[run_ids_[k]] = cluster_size[k];
+    c.reason_[id] = reason_slot[reason[i]];
+    if (!clustered) {
+      c.role_[id] = DocRole::kSingle;
+      continue;
+    }
+    c.role_[id] = k == i ? DocRole::kKeep : DocRole::kDuplicate;
+    // method: what put the page in its cluster; similarity: to the kept page.
+    if (k == i) {
+      c.method_[id] = near_method && near_cluster[k] ? 2 : 1;
+    } else if (grouper.Root(i) == grouper.Root(k)) {
+      c.method_[id] = 1;
+    } else {
+      c.method_[id] = 2;
+      c.similarity_[id] = run_->Similarity(i, k);
+    }
+  }
+  if (method_->batch_only()) last_clustering_ = std::make_unique<Clustering>(c);
+  return c;
+}
+
+std::string DeduperImpl::pairs_header() const { return run_ ? run_->PairsHeader() : "url_a\turl_b"; }
+
+bool DeduperImpl::pairs_ordered_by_url() const { return run_ && run_->PairsOrderedByUrl(); }
+
+bool DeduperImpl::has_pairs() const { return run_ && run_->HasPairs(); }
+
+void DeduperImpl::MarkPairMembers(std::vector<uint8_t>* member) const {
+  if (!run_) return;
+  std::vector<uint8_t> by_page(run_ids_.size(), 0);
+  run_->MarkPairMembers(&by_page);
+  member->assign(count_, 0);
+  for (size_t p = 0; p < by_page.size(); ++p) (*member)[run_ids_[p]] = by_page[p];
+}
+
+Status DeduperImpl::ForEachPair(const std::function<Status(DocId a, DocId b, std::string_view columns)>& fn) {
+  if (!run_) return Status::FailedPrecondition("Cluster() has not run");
+  return run_->ForEachPair(
+      [&](uint32_t a, uint32_t b, std::string_view columns) { return fn(run_ids_[a], run_ids_[b], columns); });
+}
+
+void DeduperImpl::WriteMethodSummary(const DedupOptions& options, nlohmann::ordered_json* root) const {
+  if (run_) run_->WriteSummary(summary_, options, root);
+}
+
+}  // namespace neardup

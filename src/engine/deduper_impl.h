@@ -1,0 +1,105 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+//
+// The Deduper behind include/neardup/deduper.h, and what RunDedup (the
+// batch job) needs of it beyond the public interface: the method's sections
+// of summary.json and the stage timings.
+#ifndef NEARDUP_ENGINE_DEDUPER_IMPL_H_
+#define NEARDUP_ENGINE_DEDUPER_IMPL_H_
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "engine/exact_grouper.h"
+#include "engine/keeper.h"
+#include "engine/method_impl.h"
+#include "neardup/deduper.h"
+
+namespace neardup {
+
+class BufferedWriter;
+struct SignBatch;
+class SignContextPool;
+
+class DeduperImpl final : public Deduper {
+ public:
+  DeduperImpl(const DedupOptions& options, std::unique_ptr<MethodImpl> method, Executor* executor, Env* env);
+  ~DeduperImpl() override;
+
+  const Method& method() const override { return *method_; }
+  Result<DocId> Add(const Document& document) override;
+  Result<std::vector<DocId>> Add(std::span<const Document> documents) override;
+  Status AddFrom(DocumentSource* source, const DocumentCallback& on_document, const DedupProgressCallback& progress,
+                 double progress_interval) override;
+  Status Remove(DocId id) override;
+  Result<Clustering> Cluster() override;
+  uint64_t size() const override { return count_; }
+  uint64_t live() const override { return count_ - removed_count_; }
+  const DedupSummary& summary() const override { return summary_; }
+  std::string pairs_header() const override;
+  Status ForEachPair(const std::function<Status(DocId a, DocId b, std::string_view columns)>& fn) override;
+
+  // As Cluster(), releasing the signatures as it goes (the batch job's last
+  // step: one copy of them at the peak). No call but the ones below may follow.
+  Result<Clustering> Finish();
+  // After Cluster()/Finish(): whether pairs.tsv rows are ordered by URL,
+  // and the method's sections of summary.json.
+  bool pairs_ordered_by_url() const;
+  bool has_pairs() const;
+  void MarkPairMembers(std::vector<uint8_t>* member) const;  // by id
+  void WriteMethodSummary(const DedupOptions& options, nlohmann::ordered_json* root) const;
+  // Seconds spent reading (in AddFrom) and signing (summed over workers).
+  double read_seconds() const { return read_seconds_; }
+  double sign_seconds() const { return sign_seconds_; }
+
+ private:
+  struct Columns;
+  Status StartUnitsSpill();
+  Status CommitBatch(SignBatch* batch, const DocumentCallback& on_document);
+  Status CheckOpen() const;
+  Result<Clustering> ClusterLive(bool release);
+
+  DedupOptions options_;
+  std::unique_ptr<MethodImpl> method_;
+  Executor* executor_;
+  Env* env_;
+  KeeperOptions keeper_options_;
+  bool count_in_links_ = false;
+  size_t words_per_doc_ = 0;
+  std::unique_ptr<SignContextPool> contexts_;
+  std::unique_ptr<Columns> columns_;
+  uint64_t count_ = 0, removed_count_ = 0;
+  std::vector<uint8_t> removed_;
+  // Batch-only methods: the units spill.
+  std::string units_path_;
+  std::unique_ptr<BufferedWriter> units_spill_;
+  bool finished_ = false;       // Finish() ran, or a batch-only method clustered
+  bool clustered_once_ = false;
+  std::unique_ptr<Clustering> last_clustering_;  // batch-only methods: the one clustering
+  DedupSummary summary_;
+  std::unique_ptr<MethodRun> run_;
+  std::vector<uint32_t> run_ids_;  // page number of the last run -> id
+  double read_seconds_ = 0, sign_seconds_ = 0;
+};
+
+// Buffers appends to a WritableFile in large blocks.
+class BufferedWriter {
+ public:
+  explicit BufferedWriter(std::unique_ptr<WritableFile> file);
+  std::string* buffer() { return &buf_; }
+  Status MaybeFlush();
+  Status Close();
+  uint64_t bytes_written() const { return written_ + buf_.size(); }
+
+ private:
+  static constexpr size_t kBlock = 1 << 20;
+  Status FlushBuffer();
+  std::unique_ptr<WritableFile> file_;
+  std::string buf_;
+  uint64_t written_ = 0;
+};
+
+}  // namespace neardup
+
+#endif  // NEARDUP_ENGINE_DEDUPER_IMPL_H_

@@ -1,0 +1,108 @@
+// The parts every method shares: signing a whole document and the keyed
+// candidate index.
+#include "engine/method_impl.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <unordered_map>
+#include <xxhash.h>
+
+#include "fingerprint/rabin.h"
+
+namespace neardup {
+
+Signature MethodImpl::Sign(const Document& document) const {
+  TokenizeOptions to;
+  to.collect_links = false;
+  to.keep_term_text = needs_term_text();
+  Tokenizer tokenizer(to);
+  TokenizedDocument tokens;
+  tokenizer.Tokenize(document, &tokens);
+  Signature s;
+  s.words.assign(signature_words(), 0);
+  std::unique_ptr<SignScratch> scratch = NewScratch();
+  SignTokens(document, tokens, scratch.get(), s.words.data(), &s.eligible, &s.units);
+  return s;
+}
+
+namespace {
+
+// Ids filed under the method's table keys (TableKeys): two pages are
+// candidates when they share a key. Memory: about 16 bytes per (key, id)
+// plus the hash tables' overhead.
+class KeyedCandidateIndex final : public CandidateIndex {
+ public:
+  explicit KeyedCandidateIndex(const MethodImpl* method) : method_(method) {}
+
+  void Insert(uint64_t id, const Signature& signature) override {
+    if (!signature.eligible) return;
+    std::vector<uint64_t> keys;
+    method_->TableKeys(signature, &keys);
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    for (uint64_t k : keys) tables_[k].push_back(id);
+    keys_of_.emplace(id, std::move(keys));
+  }
+
+  Status Remove(uint64_t id) override {
+    auto it = keys_of_.find(id);
+    if (it == keys_of_.end()) return Status::NotFound("id " + std::to_string(id) + " is not in the index");
+    for (uint64_t k : it->second) {
+      auto t = tables_.find(k);
+      std::vector<uint64_t>& ids = t->second;
+      ids.erase(std::remove(ids.begin(), ids.end(), id), ids.end());
+      if (ids.empty()) tables_.erase(t);
+    }
+    keys_of_.erase(it);
+    return Status::OK();
+  }
+
+  void Query(const Signature& signature, std::vector<uint64_t>* ids) const override {
+    if (!signature.eligible) return;
+    std::vector<uint64_t> keys;
+    method_->TableKeys(signature, &keys);
+    const size_t first = ids->size();
+    for (uint64_t k : keys) {
+      auto t = tables_.find(k);
+      if (t != tables_.end()) ids->insert(ids->end(), t->second.begin(), t->second.end());
+    }
+    std::sort(ids->begin() + static_cast<std::ptrdiff_t>(first), ids->end());
+    ids->erase(std::unique(ids->begin() + static_cast<std::ptrdiff_t>(first), ids->end()), ids->end());
+  }
+
+  size_t size() const override { return keys_of_.size(); }
+
+ private:
+  const MethodImpl* method_;
+  std::unordered_map<uint64_t, std::vector<uint64_t>> tables_;
+  std::unordered_map<uint64_t, std::vector<uint64_t>> keys_of_;
+};
+
+}  // namespace
+
+std::unique_ptr<CandidateIndex> MethodImpl::NewIndex() const {
+  if (batch_only()) return nullptr;
+  return std::make_unique<KeyedCandidateIndex>(this);
+}
+
+uint64_t TokenSequenceKey(const TokenizedDocument& tokens) {
+  static const RabinFingerprinter fp = RabinFingerprinter::FromSeed(RabinFingerprinter::kDefaultSeed);
+  return fp.Fingerprint(tokens.term_hashes.data(), tokens.term_hashes.size() * sizeof(uint64_t));
+}
+
+uint64_t ByteKey(const Document& document) { return XXH3_64bits(document.body.data(), document.body.size()); }
+
+void WriteTableStageFigures(const DedupSummary& s, nlohmann::ordered_json* root) {
+  nlohmann::ordered_json& near = (*root)["near_duplicates"];
+  near["pairs_not_listed_upper_bound"] = s.near_pairs_not_listed;
+  near["megashingle_collisions"] = s.megashingle_collisions;
+  near["simhash_index_complete"] = s.simhash_complete;
+}
+
+std::string FormatSimilarity(double value) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", value);
+  return buf;
+}
+
+}  // namespace neardup

@@ -1,0 +1,145 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+//
+// The engine side of a Method (include/neardup/method.h): what the Deduper
+// asks of every method while signing documents and while clustering. Each
+// method lives in its own file under src/engine/methods/ and has one entry
+// in the factory (methods/factory.cc); nothing outside those files knows a
+// method by name.
+#ifndef NEARDUP_ENGINE_METHOD_IMPL_H_
+#define NEARDUP_ENGINE_METHOD_IMPL_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cluster/union_find.h"
+#include "neardup/engine.h"
+#include "neardup/env.h"
+#include "neardup/method.h"
+#include "text/tokenizer.h"
+
+namespace neardup {
+
+// Per-thread scratch of a method's signing (sketch buffers), reused across
+// documents. Not thread-safe; one per worker.
+class SignScratch {
+ public:
+  virtual ~SignScratch() = default;
+};
+
+// The live documents of one Cluster() call, numbered 0..n-1 in Add order,
+// handed to the method's batch stage. The run owns it.
+struct MethodCollection {
+  uint32_t n = 0;
+  std::vector<uint64_t> words;        // n * signature_words(), page p's at [p * W, (p + 1) * W)
+  std::vector<uint8_t> eligible;      // the page has something to compare
+  std::vector<uint32_t> exact_root;   // earliest page of p's exact identity set
+  // Batch-only methods: the spill file of units, in document order, written
+  // with AppendUnitRecord; its folder is the place for further temporary files.
+  Env* env = nullptr;
+  std::string units_path;
+  std::string temp_dir;
+  uint64_t memory_budget = 0;         // bytes the stage's tables may take
+  bool collect_pairs = false;         // list the pairs for pairs.tsv
+  uint32_t max_bucket_pages = 1000;   // DedupOptions::broder.max_bucket_pages
+  // Bytes per page the near stage works on (the "near" stage's byte count).
+  const uint64_t* word_at(uint32_t p, size_t w) const { return words.data() + size_t{p} * w; }
+};
+
+// One pair of pages a run lists for pairs.tsv: the page numbers and the
+// method's columns (tab-separated, without a leading tab).
+using PairVisitor = std::function<Status(uint32_t a, uint32_t b, std::string_view columns)>;
+
+// A method's state over one collection: the pairs it found and what its rule
+// learned (robust's site templates). Made by MethodImpl::NewRun.
+class MethodRun {
+ public:
+  virtual ~MethodRun() = default;
+  // Joins the near-duplicate pairs of the collection in *uf (its exact
+  // identity sets are joined already) and fills the method's counters of
+  // *summary. Called once.
+  virtual Status FindPairs(UnionFind* uf, DedupSummary* summary) = 0;
+  // Whether every near-duplicate member is checked against its kept page
+  // (false for the methods whose clusters are the connected components of
+  // their pairs: paragraphs, chunks).
+  virtual bool verifies() const { return true; }
+  // The page a member leaves its cluster with when verification splits it
+  // off (its exact identity set, or robust's normalized one): a page number.
+  virtual uint32_t SplitRoot(uint32_t p) const = 0;
+  // The method's one pair rule between pages a and b of the collection,
+  // with what the run learned. REQUIRES: verifies(); the batch-only
+  // methods' rule runs inside their stage (and in Method::Compare).
+  virtual PairDecision Decide(uint32_t a, uint32_t b) const {
+    (void)a, (void)b;
+    return PairDecision{false, 0, "decided inside the method's batch stage"};
+  }
+  // The similarity column of clusters.tsv for `page`, a near-duplicate
+  // member, against its cluster's kept page.
+  virtual double Similarity(uint32_t page, uint32_t kept) const { return Decide(page, kept).similarity; }
+  // pairs.tsv: its header, whether url_a < url_b in every row (the pairs are
+  // then ordered by URL, as the Overlap table of Shivakumar and Garcia-Molina
+  // is), and the pairs listed (a < b, in order).
+  virtual std::string PairsHeader() const = 0;
+  virtual bool PairsOrderedByUrl() const { return false; }
+  virtual bool HasPairs() const = 0;                 // some pair is listed
+  virtual void MarkPairMembers(std::vector<uint8_t>* member) const = 0;
+  virtual Status ForEachPair(const PairVisitor& visit) = 0;
+  // Adds the method's sections to summary.json (the "near_duplicates"
+  // object exists and holds the common fields).
+  virtual void WriteSummary(const DedupSummary& summary, const DedupOptions& options,
+                            nlohmann::ordered_json* root) const = 0;
+};
+
+class MethodImpl : public Method {
+ public:
+  // What the tokenizer must keep for this method.
+  virtual bool needs_term_text() const { return false; }
+  virtual std::unique_ptr<SignScratch> NewScratch() const { return std::make_unique<SignScratch>(); }
+  // Signs one tokenized document: writes signature_words() words, sets
+  // *eligible, and (batch-only methods) appends the units to *units.
+  // Thread-safe; `scratch` is the calling thread's.
+  virtual void SignTokens(const Document& document, const TokenizedDocument& tokens, SignScratch* scratch,
+                          uint64_t* words, bool* eligible, std::string* units) const = 0;
+  // Batch-only methods: appends page `page`'s units (as SignTokens made
+  // them) to the spill buffer, in the stage's record format.
+  virtual void AppendUnitRecord(uint32_t page, std::string_view units, std::string* spill) const {
+    (void)page, (void)units, (void)spill;
+  }
+  // Keys of the candidate tables a signature is filed under (CandidateIndex):
+  // pages sharing a key are candidates.
+  virtual void TableKeys(const Signature& signature, std::vector<uint64_t>* keys) const = 0;
+  // The method's state over a collection.
+  virtual std::unique_ptr<MethodRun> NewRun(MethodCollection collection) const = 0;
+
+  // Method
+  Signature Sign(const Document& document) const override;
+  std::unique_ptr<CandidateIndex> NewIndex() const override;
+};
+
+// Compact text of a double for TSV columns ("%.4g").
+std::string FormatSimilarity(double value);
+
+// The figures of the table-based candidate stages (broder, simhash,
+// combined) in summary.json's "near_duplicates": pairs in buckets too large
+// to list, megashingle fingerprint collisions, and whether the simhash
+// index provably found every pair.
+void WriteTableStageFigures(const DedupSummary& summary, nlohmann::ordered_json* root);
+
+// The token-sequence identity key of Shivakumar and Garcia-Molina's and
+// Henzinger's exact copies: a Rabin fingerprint (the default polynomial) of
+// the sequence of 64-bit term hashes.
+uint64_t TokenSequenceKey(const TokenizedDocument& tokens);
+
+// The byte identity key: XXH3-64 of the body.
+uint64_t ByteKey(const Document& document);
+
+// The factory's method for `options` (methods/factory.cc).
+Result<std::unique_ptr<MethodImpl>> NewMethodImpl(const DedupOptions& options);
+
+}  // namespace neardup
+
+#endif  // NEARDUP_ENGINE_METHOD_IMPL_H_
