@@ -88,13 +88,13 @@ const MethodEntry kMethods[] = {
      }},
     {"simhash", [](std::string_view items, DedupOptions* o) { return ParseSimhashSpec(items, &o->simhash); },
      [](const DedupOptions& o) {
-       return Checked(ValidateSimhash(o.simhash), [&] { return NewSimhashMethod(o.simhash); });
+       return Checked(ValidateSimhash(o.simhash, false), [&] { return NewSimhashMethod(o.simhash); });
      }},
     {"combined",
      [](std::string_view items, DedupOptions* o) { return ParseCombinedSpec(items, &o->broder, &o->simhash); },
      [](const DedupOptions& o) {
        Status s = ValidateBroder(o.broder);
-       if (s.ok()) s = ValidateSimhash(o.simhash);
+       if (s.ok()) s = ValidateSimhash(o.simhash, true);
        return Checked(s, [&] { return NewCombinedMethod(o.broder, o.simhash); });
      }},
     {"robust", [](std::string_view items, DedupOptions* o) { return ParseRobustSpec(items, &o->robust); },

@@ -35,7 +35,8 @@ Status ValidateBroder(const BroderMethodOptions& options);
 std::unique_ptr<MethodImpl> NewBroderMethod(const BroderMethodOptions& options);
 
 Status ParseSimhashSpec(std::string_view items, SimhashMethodOptions* options);
-Status ValidateSimhash(const SimhashMethodOptions& options);
+// `combined`: same-site-t is checked too (the simhash method ignores it).
+Status ValidateSimhash(const SimhashMethodOptions& options, bool combined);
 std::unique_ptr<MethodImpl> NewSimhashMethod(const SimhashMethodOptions& options);
 
 // combined: "broder:...;simhash:...,same-site-t=N".

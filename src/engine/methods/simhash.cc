@@ -37,10 +37,10 @@ Status ParseSimhashSpec(std::string_view items, SimhashMethodOptions* o) {
   return Status::OK();
 }
 
-Status ValidateSimhash(const SimhashMethodOptions& o) {
+Status ValidateSimhash(const SimhashMethodOptions& o, bool combined) {
   Status s = ToSimhashOptions(o).Validate();
   if (!s.ok()) return Status::InvalidArgument("simhash: " + s.message());
-  if (o.threshold > o.bits || o.combined_threshold > o.bits) {
+  if (o.threshold > o.bits || (combined && o.combined_threshold > o.bits)) {
     return Status::InvalidArgument("simhash: thresholds must be at most the number of bits");
   }
   return Status::OK();

@@ -1,0 +1,306 @@
+// The Deduper's contracts (include/neardup/deduper.h): ids in Add order,
+// Remove equals never-added, output independent of the thread count, stable
+// cluster ids, the batch job's partition; and the factory's spec strings.
+#include "neardup/deduper.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "neardup/executor.h"
+#include "neardup/method.h"
+#include "neardup/source.h"
+#include "test_util.h"
+
+namespace neardup {
+namespace {
+
+const char* const kMethods[] = {"exact", "broder", "simhash", "combined", "robust", "paragraphs", "chunks"};
+
+std::vector<Document> ReadAll(const std::string& path) {
+  auto source = OpenDocumentSource({path});
+  EXPECT_TRUE(source.ok()) << source.status().ToString();
+  std::vector<Document> docs;
+  Document d;
+  while ((*source)->Next(&d)) docs.push_back(d);
+  return docs;
+}
+
+// The sample crawl, and a synth crawl built from it (template sites, hard
+// negatives, mirrors, edited copies): made once for the whole suite.
+const std::vector<Document>& SampleDocs() {
+  static const std::vector<Document> docs = ReadAll(testing::RepoTestDataDir() + "/sample/sample-crawl.warc.gz");
+  return docs;
+}
+
+const std::vector<Document>& SynthDocs() {
+  static const std::vector<Document> docs = [] {
+    const std::string dir = testing::MakeTempDir("deduper-synth");
+    std::string log;
+    const int rc = testing::RunCommand(testing::Q(testing::CliPath()) + " synth " +
+                                           testing::Q(testing::RepoTestDataDir() + "/sample/sample-crawl.warc.gz") +
+                                           " --out " + testing::Q(dir + "/crawl.warc.gz") + " --truth " +
+                                           testing::Q(dir + "/truth.tsv") + " --sites 20 --seed 5",
+                                       &log);
+    EXPECT_EQ(rc, 0) << log;
+    return ReadAll(dir + "/crawl.warc.gz");
+  }();
+  return docs;
+}
+
+std::unique_ptr<Deduper> MakeDeduper(const std::string& method, Executor* executor = nullptr) {
+  DedupOptions o;
+  o.method = method;
+  o.temp_dir = testing::MakeTempDir("deduper");
+  auto d = Deduper::Create(o, executor);
+  EXPECT_TRUE(d.ok()) << d.status().ToString();
+  return std::move(d).value();
+}
+
+// Everything a clustering says of a document, with ids mapped to URLs.
+struct Row {
+  std::string keeper_url, method, reason, role;
+  double similarity = 0;
+  std::set<std::string> cluster;  // URLs of its cluster
+  bool operator==(const Row&) const = default;
+};
+
+std::map<std::string, Row> Rows(const Clustering& c, const std::vector<const Document*>& docs) {
+  std::map<uint64_t, std::set<std::string>> members;
+  for (size_t id = 0; id < docs.size(); ++id) {
+    if (!c.removed(id)) members[c.cluster_of(id)].insert(docs[id]->url + "#" + std::to_string(docs[id]->source_offset));
+  }
+  std::map<std::string, Row> rows;
+  for (size_t id = 0; id < docs.size(); ++id) {
+    if (c.removed(id)) continue;
+    Row r;
+    const Document& k = *docs[c.keeper_of(id)];
+    r.keeper_url = k.url + "#" + std::to_string(k.source_offset);
+    r.method = c.method_of(id);
+    r.reason = c.keeper_reason_of(id);
+    r.role = DocRoleName(c.role_of(id));
+    r.similarity = c.similarity_of(id);
+    r.cluster = members[c.cluster_of(id)];
+    rows[docs[id]->url + "#" + std::to_string(docs[id]->source_offset)] = r;
+  }
+  return rows;
+}
+
+TEST(DeduperTest, IdsAreGivenInAddOrder) {
+  auto d = MakeDeduper("robust");
+  const auto& docs = SampleDocs();
+  for (size_t i = 0; i < 3; ++i) {
+    auto id = d->Add(docs[i]);
+    ASSERT_TRUE(id.ok());
+    EXPECT_EQ(*id, i);
+  }
+  auto ids = d->Add(std::span<const Document>(docs).subspan(3, 4));
+  ASSERT_TRUE(ids.ok());
+  EXPECT_EQ(*ids, (std::vector<DocId>{3, 4, 5, 6}));
+  EXPECT_EQ(d->size(), 7u);
+}
+
+TEST(DeduperTest, RemoveEqualsNeverAdded) {
+  const auto& docs = SynthDocs();
+  ASSERT_GT(docs.size(), 100u);
+  for (const char* method : {"exact", "broder", "simhash", "combined", "robust"}) {
+    SCOPED_TRACE(method);
+    auto full = MakeDeduper(method);
+    ASSERT_TRUE(full->Add(std::span<const Document>(docs)).ok());
+    auto first = full->Cluster();
+    ASSERT_TRUE(first.ok());
+    // Remove every kept page of a cluster (new keepers must be elected) and
+    // every seventh page.
+    std::set<DocId> gone;
+    for (DocId id = 0; id < docs.size(); ++id) {
+      if ((first->role_of(id) == DocRole::kKeep && id % 2 == 0) || id % 7 == 3) gone.insert(id);
+    }
+    ASSERT_GT(gone.size(), 10u);
+    for (DocId id : gone) ASSERT_TRUE(full->Remove(id).ok());
+    EXPECT_TRUE(full->Remove(*gone.begin()).IsNotFound());
+    auto after = full->Cluster();
+    ASSERT_TRUE(after.ok());
+
+    auto fresh = MakeDeduper(method);
+    std::vector<const Document*> kept_docs, all_docs;
+    for (DocId id = 0; id < docs.size(); ++id) {
+      all_docs.push_back(&docs[id]);
+      if (gone.count(id)) continue;
+      ASSERT_TRUE(fresh->Add(docs[id]).ok());
+      kept_docs.push_back(&docs[id]);
+    }
+    auto never = fresh->Cluster();
+    ASSERT_TRUE(never.ok());
+    const auto a = Rows(*after, all_docs), b = Rows(*never, kept_docs);
+    ASSERT_EQ(a.size(), b.size());
+    size_t differing = 0;
+    for (const auto& [url, row] : b) differing += !(a.at(url) == row);
+    EXPECT_EQ(differing, 0u);
+    EXPECT_EQ(after->num_clusters(), never->num_clusters());
+    EXPECT_EQ(full->summary().duplicates, fresh->summary().duplicates);
+    for (DocId id : gone) {
+      EXPECT_TRUE(after->removed(id));
+      EXPECT_EQ(after->cluster_of(id), Clustering::kNoCluster);
+    }
+  }
+}
+
+TEST(DeduperTest, OutputDoesNotDependOnTheThreadCount) {
+  const auto& docs = SynthDocs();
+  std::vector<const Document*> ptrs;
+  for (const Document& d : docs) ptrs.push_back(&d);
+  for (const char* method : {"broder", "robust", "paragraphs"}) {
+    SCOPED_TRACE(method);
+    auto one = MakeDeduper(method);
+    ASSERT_TRUE(one->Add(std::span<const Document>(docs)).ok());
+    auto executor = NewThreadPoolExecutor(2);
+    auto two = MakeDeduper(method, executor.get());
+    ASSERT_TRUE(two->Add(std::span<const Document>(docs)).ok());
+    auto a = one->Cluster();
+    auto b = two->Cluster();
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_GT(a->num_clusters(), 0u);
+    EXPECT_TRUE(Rows(*a, ptrs) == Rows(*b, ptrs));
+  }
+}
+
+TEST(DeduperTest, ClusterIdsAreStableAcrossCalls) {
+  const auto& docs = SampleDocs();
+  auto d = MakeDeduper("robust");
+  const size_t half = docs.size() / 2;
+  ASSERT_TRUE(d->Add(std::span<const Document>(docs).first(half)).ok());
+  auto first = d->Cluster();
+  ASSERT_TRUE(first.ok());
+  auto again = d->Cluster();
+  ASSERT_TRUE(again.ok());
+  for (DocId id = 0; id < half; ++id) EXPECT_EQ(first->cluster_of(id), again->cluster_of(id));
+  // More documents: a cluster keeps its id (its smallest member) unless it
+  // merged with one holding a smaller id, which a later page cannot bring.
+  ASSERT_TRUE(d->Add(std::span<const Document>(docs).subspan(half)).ok());
+  auto more = d->Cluster();
+  ASSERT_TRUE(more.ok());
+  for (DocId id = 0; id < half; ++id) {
+    if (first->cluster_size(id) >= 2) EXPECT_EQ(more->cluster_of(id), first->cluster_of(id)) << id;
+    EXPECT_LE(more->cluster_of(id), id);
+  }
+  EXPECT_GT(more->num_clusters(), 0u);
+}
+
+TEST(DeduperTest, KeeperIsAMemberAndRolesAgree) {
+  const auto& docs = SynthDocs();
+  auto d = MakeDeduper("robust");
+  ASSERT_TRUE(d->Add(std::span<const Document>(docs)).ok());
+  auto c = d->Cluster();
+  ASSERT_TRUE(c.ok());
+  uint64_t keeps = 0;
+  for (DocId id = 0; id < docs.size(); ++id) {
+    const DocId k = c->keeper_of(id);
+    EXPECT_EQ(c->cluster_of(k), c->cluster_of(id));
+    EXPECT_EQ(c->role_of(k), c->cluster_size(id) >= 2 ? DocRole::kKeep : DocRole::kSingle);
+    keeps += c->role_of(id) == DocRole::kKeep;
+    if (c->role_of(id) == DocRole::kDuplicate) EXPECT_NE(std::string(c->method_of(id)), "single");
+  }
+  EXPECT_EQ(keeps, c->num_clusters());
+}
+
+TEST(DeduperTest, BatchOnlyMethodsClusterButDoNotRemove) {
+  for (const char* method : {"paragraphs", "chunks"}) {
+    SCOPED_TRACE(method);
+    auto d = MakeDeduper(method);
+    ASSERT_TRUE(d->Add(std::span<const Document>(SynthDocs())).ok());
+    EXPECT_EQ(d->Remove(0).code(), Status::Code::kNotSupported);
+    auto c = d->Cluster();
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    EXPECT_GT(c->num_clusters(), 0u);
+    auto again = d->Cluster();  // the same clustering
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(again->num_clusters(), c->num_clusters());
+    EXPECT_TRUE(d->Add(SynthDocs()[0]).status().IsFailedPrecondition());
+  }
+}
+
+TEST(DeduperTest, BadOptionsAreRejectedAtCreate) {
+  DedupOptions o;
+  o.method = "minhash";
+  auto d = Deduper::Create(o);
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("valid methods: exact, broder"), std::string::npos) << d.status().ToString();
+}
+
+TEST(MethodFactoryTest, EverySpecRoundTrips) {
+  std::vector<std::string> specs;
+  for (const std::string& name : MethodNames()) specs.push_back(name);
+  for (const char* s : {"broder:k=8,no-wrap,m=84,l=14,family=rabin,seed=7,level=virtually-identical",
+                        "simhash:b=64,t=61,seed=9", "robust:k=4,m=60,r=4,template=3,content=0.35,no-template=0.7,"
+                        "edit=12,same-site-edit=6,no-numbers,no-own-url,seed=5",
+                        "paragraphs:sentences=2,min-chars=100,min-shared=70", "chunks:words:20,T=5,sort",
+                        "chunks:sentences,T=3,coarse,h=3,seed=11",
+                        "combined:broder:k=5,wrap,m=84,l=14,family=fast,seed=3,level=very-similar;"
+                        "simhash:b=128,t=120,seed=3,same-site-t=110"}) {
+    specs.push_back(s);
+  }
+  for (const std::string& spec : specs) {
+    SCOPED_TRACE(spec);
+    auto m = NewMethod(spec);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    auto again = NewMethod((*m)->Spec());
+    ASSERT_TRUE(again.ok()) << again.status().ToString();
+    EXPECT_EQ((*again)->Spec(), (*m)->Spec());
+    if (spec.find(':') != std::string::npos) EXPECT_EQ((*m)->Spec(), spec);
+    EXPECT_EQ((*m)->name(), spec.substr(0, spec.find(':')));
+  }
+}
+
+TEST(MethodFactoryTest, BadSpecsListTheValidChoices) {
+  auto unknown = NewMethod("shingles:k=5");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("exact, broder, simhash, combined, robust, paragraphs, chunks"),
+            std::string::npos);
+  auto key = NewMethod("broder:q=1");
+  ASSERT_FALSE(key.ok());
+  EXPECT_NE(key.status().message().find("valid keys: k=N"), std::string::npos) << key.status().ToString();
+  auto value = NewMethod("simhash:b=100");
+  ASSERT_FALSE(value.ok());
+  EXPECT_TRUE(value.status().IsInvalidArgument());
+}
+
+TEST(MethodTest, CompareDecidesLikeTheBatchStage) {
+  // A page and its copy with one sentence added are near duplicates under
+  // every near method; two unrelated pages are not.
+  const auto& docs = SampleDocs();
+  Document a = docs[0], b = docs[0], other = docs[5];
+  b.body.insert(b.body.find("</body>") == std::string::npos ? b.body.size() : b.body.find("</body>"),
+                "<p>One more line added at the end of the page.</p>");
+  b.url += "?copy";
+  for (const char* method : {"broder", "simhash", "combined", "robust"}) {
+    SCOPED_TRACE(method);
+    auto m = NewMethod(method);
+    ASSERT_TRUE(m.ok());
+    const Signature sa = (*m)->Sign(a), sb = (*m)->Sign(b), so = (*m)->Sign(other);
+    ASSERT_TRUE(sa.eligible && sb.eligible);
+    const PairDecision near = (*m)->Compare(sa, sb);
+    EXPECT_TRUE(near.duplicate) << near.reason;
+    EXPECT_GT(near.similarity, 0.5);
+    EXPECT_FALSE(near.reason.empty());
+    const PairDecision far = (*m)->Compare(sa, so);
+    EXPECT_FALSE(far.duplicate) << far.reason;
+    // The candidate index finds the pair and forgets a removed page.
+    auto index = (*m)->NewIndex();
+    ASSERT_NE(index, nullptr);
+    index->Insert(0, sa);
+    index->Insert(1, so);
+    std::vector<uint64_t> found;
+    index->Query(sb, &found);
+    EXPECT_NE(std::find(found.begin(), found.end(), 0u), found.end());
+    ASSERT_TRUE(index->Remove(0).ok());
+    found.clear();
+    index->Query(sb, &found);
+    EXPECT_EQ(std::find(found.begin(), found.end(), 0u), found.end());
+    EXPECT_TRUE(index->Remove(0).IsNotFound());
+    EXPECT_EQ(index->size(), 1u);
+  }
+}
+
+}  // namespace
+}  // namespace neardup
