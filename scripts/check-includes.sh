@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 declare -A allowed=(
   [base]=""
   [io]="base"
+  [output]="base io"
   [text]="base"
   [fingerprint]="base text"
   [overlap]="base"
