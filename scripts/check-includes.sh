@@ -13,12 +13,12 @@ declare -A allowed=(
   [overlap]="base"
   [sketch]="base fingerprint"
   [cluster]="base"
-  [report]="base text"
-  [analysis]="base text report"
+  [evaluation]="base text"
+  [analysis]="base text evaluation"
   [index]="base sketch"
-  [engine]="base io text fingerprint sketch cluster index report overlap"
+  [engine]="base io text fingerprint sketch cluster index overlap"
   [synth]="base io text"
-  [crawls]="base io text fingerprint sketch cluster report analysis engine synth"
+  [crawls]="base io text fingerprint sketch cluster evaluation analysis engine synth"
 )
 fail=0
 for module in "${!allowed[@]}"; do

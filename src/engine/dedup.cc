@@ -30,7 +30,7 @@
 #include "neardup/env.h"
 #include "neardup/executor.h"
 #include "index/simhash_index.h"
-#include "report/site.h"
+#include "text/site.h"
 #include "sketch/broder.h"
 #include "sketch/simhash.h"
 #include "text/tokenizer.h"

@@ -1,5 +1,5 @@
 // Copyright neardup authors. Licensed under Apache-2.0.
-#include "report/evaluation.h"
+#include "evaluation/evaluation.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 //
 // Quality of a predicted clustering against a labelled truth, as a dedup run
 // is judged: every item (page) has a predicted cluster label, a true group
-// label and a site (report/site.h). Three families of measures:
+// label and a site (text/site.h). Three families of measures:
 //
 //  - Pairwise precision/recall/F1 over unordered pairs of items, the measure
 //    Henzinger reports ("Finding Near-Duplicate Web Pages", SIGIR 2006, §3),
@@ -35,8 +35,8 @@
 //  - B-cubed precision, recall and F1 are 1 for empty input.
 //
 // Thread-safe (no shared state).
-#ifndef NEARDUP_REPORT_EVALUATION_H_
-#define NEARDUP_REPORT_EVALUATION_H_
+#ifndef NEARDUP_EVALUATION_EVALUATION_H_
+#define NEARDUP_EVALUATION_EVALUATION_H_
 
 #include <cstdint>
 #include <string>
@@ -88,4 +88,4 @@ EvaluationResult Evaluate(const std::vector<std::string>& predicted,
 
 }  // namespace neardup
 
-#endif  // NEARDUP_REPORT_EVALUATION_H_
+#endif  // NEARDUP_EVALUATION_EVALUATION_H_

@@ -1,5 +1,5 @@
 // Copyright neardup authors. Licensed under Apache-2.0.
-#include "report/evaluation.h"
+#include "evaluation/evaluation.h"
 
 #include <algorithm>
 #include <memory>
@@ -10,7 +10,7 @@
 
 #include "base/line_reader.h"
 #include "base/tsv.h"
-#include "report/site.h"
+#include "text/site.h"
 
 namespace neardup {
 
