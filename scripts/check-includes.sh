@@ -13,12 +13,12 @@ declare -A allowed=(
   [overlap]="base"
   [sketch]="base fingerprint"
   [cluster]="base"
-  [evaluation]="base text"
-  [analysis]="base text evaluation"
+  [evaluation]="base text output"
+  [analysis]="base text output"
   [index]="base sketch"
   [engine]="base io text fingerprint sketch cluster index overlap"
   [synth]="base io text"
-  [crawls]="base io text fingerprint sketch cluster evaluation analysis engine synth"
+  [crawls]="base io output text fingerprint sketch cluster analysis engine synth"
 )
 fail=0
 for module in "${!allowed[@]}"; do

@@ -72,18 +72,20 @@ EvaluationResult Evaluate(const std::vector<std::string>& predicted,
 // with the same group is fine; with two different groups it is an error
 // (InvalidArgument).
 //
-// `dedup_dir`/clusters.tsv, as `neardup dedup` writes it: a header line naming
-// the columns (it must have `url` and `cluster`; others are ignored), then one
-// row per page. Rows are joined to the truth by url, compared byte for byte
-// as written (both files are TSV with the same escaping of tab/CR/LF, which
-// URLs never contain raw). A url repeated in clusters.tsv: its first row wins.
-// Urls of clusters.tsv absent from the truth are ignored; their number
-// (distinct urls) goes to *urls_not_in_truth when that is not null. Truth urls
-// absent from clusters.tsv are counted in missing_from_prediction. Items are
+// `dedup_dir`/clusters.tsv, as `neardup dedup` writes it, read with
+// ClustersReader (output/clusters_file.h): a header line naming the columns
+// (it must have `url` and `cluster`, in any order), then one row per page.
+// Rows are joined to the truth by url, compared byte for byte as written
+// (both files are TSV with the same escaping of tab/CR/LF, which URLs never
+// contain raw). A url repeated in clusters.tsv: its first row wins. Urls of
+// clusters.tsv absent from the truth are ignored; their number (distinct
+// urls) goes to *urls_not_in_truth when that is not null. Truth urls absent
+// from clusters.tsv are counted in missing_from_prediction. Items are
 // evaluated in clusters.tsv order with sites from SiteOfUrl.
 //
-// Errors: NotFound/IOError from env when a file cannot be read; Corruption
-// for a line with too few columns or a clusters.tsv without its header.
+// Errors: NotFound/IOError when a file cannot be read; Corruption for a
+// truth line with too few columns, a clusters.tsv without its header, or a
+// malformed clusters.tsv row (ClustersReader::Next), naming file and line.
 // (Declared in neardup/evaluation.h.)
 
 }  // namespace neardup
