@@ -60,8 +60,10 @@ class PairsWriter {
   // An unfinished writer removes PATH.tmp: no partial file is left behind.
   ~PairsWriter();
 
-  // Appends one row; urls are escaped (base/tsv.h). InvalidArgument naming
-  // the file when values.size() differs from the number of value columns.
+  // Appends one row; urls are escaped (base/tsv.h), values written with
+  // their column's decimals. InvalidArgument naming the file when
+  // values.size() differs from the number of value columns (nothing is
+  // written; the writer stays usable).
   Status Add(std::string_view url_a, std::string_view url_b, std::span<const double> values);
   // Flushes, closes and renames. After any error, every call returns it.
   Status Finish();
