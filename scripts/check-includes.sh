@@ -7,17 +7,18 @@ cd "$(dirname "$0")/.."
 declare -A allowed=(
   [base]=""
   [io]="base"
+  [output]="base io"
   [text]="base"
   [fingerprint]="base text"
   [overlap]="base"
   [sketch]="base fingerprint"
   [cluster]="base"
-  [report]="base text"
-  [analysis]="base text report"
+  [evaluation]="base text output"
+  [analysis]="base text output"
   [index]="base sketch"
-  [engine]="base io text fingerprint sketch cluster index report overlap"
+  [engine]="base io text fingerprint sketch cluster index overlap"
   [synth]="base io text"
-  [crawls]="base io text fingerprint sketch cluster report analysis engine synth"
+  [crawls]="base io output text fingerprint sketch cluster analysis engine synth"
 )
 fail=0
 for module in "${!allowed[@]}"; do

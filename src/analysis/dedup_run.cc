@@ -1,11 +1,11 @@
 // Copyright neardup authors. Licensed under Apache-2.0.
 //
 // LoadDedupRun: reads a `neardup dedup` output folder (clusters.tsv, and
-// summary.json, pairs.tsv, mirrors.tsv when present). Malformed rows are
-// counted and skipped; only a missing or headerless clusters.tsv is an error.
+// summary.json, pairs.tsv, mirrors.tsv when present) with the readers of
+// src/output. Malformed rows are counted and skipped; only a missing or
+// headerless clusters.tsv is an error.
 #include <algorithm>
-#include <charconv>
-#include <cmath>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,23 +16,14 @@
 #include "base/line_reader.h"
 #include "base/tsv.h"
 #include "neardup/analysis.h"
+#include "output/clusters_file.h"
+#include "output/pairs_file.h"
+#include "output/summary_file.h"
 
 namespace neardup {
 namespace {
 
 constexpr size_t kMaxWarningsListed = 20;
-
-bool ParseU64(std::string_view s, uint64_t* out) {
-  if (s.empty()) return false;
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return ec == std::errc() && ptr == s.data() + s.size();
-}
-
-bool ParseDouble(std::string_view s, double* out) {
-  if (s.empty()) return false;
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return ec == std::errc() && ptr == s.data() + s.size() && std::isfinite(*out);
-}
 
 void Warn(DedupRun* run, std::string message) {
   if (run->warnings.size() < kMaxWarningsListed) run->warnings.push_back(std::move(message));
@@ -40,35 +31,26 @@ void Warn(DedupRun* run, std::string message) {
 
 Status ReadClusters(const std::string& path, Env* env, DedupRun* run) {
   if (!env->FileExists(path)) return Status::NotFound(path + ": no such file (not a dedup output folder?)");
-  NEARDUP_ASSIGN_OR_RETURN(auto file, env->NewSequentialFile(path));
-  LineReader reader(std::move(file));
-  std::string_view line;
-  std::vector<std::string_view> fields;
-  NEARDUP_ASSIGN_OR_RETURN(bool got, reader.Next(&line));
-  if (!got) return Status::Corruption(path + ": empty file, no header");
-  SplitTsvLine(line, &fields);
-  if (fields.size() < 4 || fields[0] != "url" || fields[1] != "cluster" || fields[2] != "role" ||
-      fields[3] != "method") {
-    return Status::Corruption(path + ": not a clusters.tsv (header must start url, cluster, role, method)");
-  }
-  uint64_t id = 0;
+  static constexpr ClusterColumn kNeeded[] = {ClusterColumn::kRole, ClusterColumn::kMethod};
+  NEARDUP_ASSIGN_OR_RETURN(auto reader, ClustersReader::Open(env, path, kNeeded));
+  ClusterRecord record;
+  uint64_t id = 0;  // rows read, malformed ones included
   for (;;) {
-    NEARDUP_ASSIGN_OR_RETURN(got, reader.Next(&line));
-    if (!got) break;
-    const uint64_t line_number = id + 2;
-    const uint64_t this_id = id++;
-    SplitTsvLine(line, &fields);
-    ClusterRow row;
-    row.id = this_id;
-    if (fields.size() < 4 || !ParseU64(fields[1], &row.cluster) ||
-        (fields[2] != "keep" && fields[2] != "duplicate")) {
+    Result<bool> got = reader->Next(&record);
+    if (!got.ok()) {
+      if (!got.status().IsCorruption()) return got.status();
+      ++id;
       ++run->malformed_cluster_rows;
-      Warn(run, path + ": line " + std::to_string(line_number) + ": malformed row skipped");
+      Warn(run, got.status().message() + "; row skipped");
       continue;
     }
-    row.url = std::string(fields[0]);
-    row.keep = fields[2] == "keep";
-    row.method = std::string(fields[3]);
+    if (!*got) break;
+    ClusterRow row;
+    row.id = id++;
+    row.url = std::string(record.url);
+    row.cluster = record.cluster;
+    row.keep = record.role == ClusterRole::kKeep;
+    row.method = std::string(record.method);
     run->clusters.push_back(std::move(row));
   }
   // A cluster id must name a row; a row pointing nowhere is its own cluster.
@@ -88,16 +70,12 @@ Status ReadClusters(const std::string& path, Env* env, DedupRun* run) {
 
 void ReadSummary(const std::string& path, Env* env, DedupRun* run) {
   if (!env->FileExists(path)) return;
-  Result<std::string> text = ReadWholeFile(path, env);
-  if (!text.ok()) {
-    Warn(run, text.status().ToString());
+  Result<nlohmann::json> summary = ReadSummaryJson(env, path);
+  if (!summary.ok()) {
+    Warn(run, summary.status().message() + "; summary ignored");
     return;
   }
-  nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) {
-    Warn(run, path + ": not a JSON object; summary ignored");
-    return;
-  }
+  const nlohmann::json& j = *summary;
   run->has_summary = true;
   auto get_u64 = [&j](const char* key) -> uint64_t {
     auto it = j.find(key);
@@ -166,68 +144,41 @@ void ReadSummary(const std::string& path, Env* env, DedupRun* run) {
 
 void ReadPairs(const std::string& path, Env* env, DedupRun* run) {
   if (!env->FileExists(path)) return;
-  auto file = env->NewSequentialFile(path);
-  if (!file.ok()) {
-    Warn(run, file.status().ToString());
+  auto reader = PairsReader::Open(env, path);
+  if (!reader.ok()) {
+    Warn(run, reader.status().message() + "; pairs ignored");
     return;
   }
-  LineReader reader(std::move(file.value()));
-  std::string_view line;
-  std::vector<std::string_view> fields;
-  Result<bool> got = reader.Next(&line);
-  if (!got.ok() || !*got) {
-    Warn(run, path + ": empty or unreadable; pairs ignored");
-    return;
-  }
-  SplitTsvLine(line, &fields);
-  if (fields.size() < 2 || fields[0] != "url_a" || fields[1] != "url_b") {
-    Warn(run, path + ": header does not start url_a, url_b; pairs ignored");
-    return;
-  }
+  PairsReader& pairs = **reader;
   run->has_pairs = true;
-  int b_column = -1, c_column = -1, other_column = -1;
-  for (size_t i = 2; i < fields.size(); ++i) {
-    run->pair_columns.emplace_back(fields[i]);
-    if (fields[i] == "supershingles_shared") {
-      b_column = static_cast<int>(i);
-    } else if (fields[i] == "bits_agreeing") {
-      c_column = static_cast<int>(i);
-    } else if (other_column < 0) {
-      other_column = static_cast<int>(i);
-    }
+  run->pair_columns = pairs.value_columns();
+  // broder, combined: supershingles_shared; simhash, combined: bits_agreeing;
+  // other methods: their first value column.
+  const std::optional<size_t> b_column = pairs.ValueIndex("supershingles_shared");
+  const std::optional<size_t> c_column = pairs.ValueIndex("bits_agreeing");
+  std::optional<size_t> other_column;
+  for (size_t i = 0; i < run->pair_columns.size() && !other_column; ++i) {
+    if (i != b_column && i != c_column) other_column = i;
   }
-  const size_t columns = fields.size();
-  uint64_t line_number = 1;
+  PairRecord record;
   for (;;) {
-    got = reader.Next(&line);
+    Result<bool> got = pairs.Next(&record);
     if (!got.ok()) {
-      Warn(run, got.status().ToString());
-      break;
-    }
-    if (!*got) break;
-    ++line_number;
-    SplitTsvLine(line, &fields);
-    PairRow pair;
-    bool ok = fields.size() >= columns && !fields[0].empty() && !fields[1].empty();
-    auto number = [&](int column, std::optional<double>* out) {
-      if (!ok || column < 0) return;
-      double v = 0;
-      if (ParseDouble(fields[static_cast<size_t>(column)], &v)) {
-        *out = v;
-      } else {
-        ok = false;
+      if (!got.status().IsCorruption()) {
+        Warn(run, got.status().message());
+        break;
       }
-    };
-    number(b_column, &pair.b_similarity);
-    number(c_column, &pair.c_similarity);
-    number(other_column, &pair.other_similarity);
-    if (!ok) {
       ++run->malformed_pair_rows;
-      Warn(run, path + ": line " + std::to_string(line_number) + ": malformed row skipped");
+      Warn(run, got.status().message() + "; row skipped");
       continue;
     }
-    pair.url_a = std::string(fields[0]);
-    pair.url_b = std::string(fields[1]);
+    if (!*got) break;
+    PairRow pair;
+    pair.url_a = std::string(record.url_a);
+    pair.url_b = std::string(record.url_b);
+    if (b_column) pair.b_similarity = record.values[*b_column];
+    if (c_column) pair.c_similarity = record.values[*c_column];
+    if (other_column) pair.other_similarity = record.values[*other_column];
     run->pairs.push_back(std::move(pair));
   }
 }

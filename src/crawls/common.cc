@@ -7,9 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "base/line_reader.h"
-#include "base/tsv.h"
 #include "crawls/crawls_internal.h"
+#include "output/clusters_file.h"
 
 namespace neardup {
 
@@ -118,38 +117,20 @@ Result<std::vector<std::string>> CrawlFiles(const std::string& crawl, Env* env) 
 }
 
 Result<ClusterTable> ReadClusterTable(const std::string& path, Env* env) {
-  auto file = env->NewSequentialFile(path);
-  if (!file.ok()) return Status::NotFound("cannot read " + path + ": " + file.status().message());
-  LineReader lines(std::move(file).value());
+  NEARDUP_ASSIGN_OR_RETURN(auto reader, ClustersReader::Open(env, path));
   ClusterTable table;
-  std::string_view line;
-  std::vector<std::string_view> fields;
-  bool header = true;
+  ClusterRecord row;
   for (;;) {
-    NEARDUP_ASSIGN_OR_RETURN(bool got, lines.Next(&line));
-    if (!got) break;
-    if (header) {
-      header = false;
-      if (line.rfind("url\tcluster", 0) != 0) {
-        return Status::Corruption(path + ": not a clusters table (header must start with url, cluster)");
-      }
+    Result<bool> got = reader->Next(&row);
+    if (!got.ok()) {
+      if (!got.status().IsCorruption()) return got.status();
+      ++table.malformed_rows;  // the reader has skipped the row
       continue;
     }
-    SplitTsvLine(line, &fields);
-    uint64_t label = 0;
-    bool ok = fields.size() >= 2 && !fields[1].empty() && fields[1].size() <= 19;
-    for (size_t i = 0; ok && i < fields[1].size(); ++i) {
-      ok = fields[1][i] >= '0' && fields[1][i] <= '9';
-      label = label * 10 + static_cast<uint64_t>(fields[1][i] - '0');
-    }
-    if (!ok) {
-      ++table.malformed_rows;
-      continue;
-    }
-    table.urls.emplace_back(fields[0]);
-    table.cluster.push_back(label);
+    if (!*got) break;
+    table.urls.emplace_back(row.url);
+    table.cluster.push_back(row.cluster);
   }
-  if (header) return Status::Corruption(path + ": empty clusters table");
   return table;
 }
 

@@ -92,8 +92,9 @@ ConnectedTables CountParts(const std::vector<uint64_t>& cluster, const std::vect
 // The files of one crawl argument (EvolveOptions::crawls).
 Result<std::vector<std::string>> CrawlFiles(const std::string& crawl, Env* env);
 
-// clusters.tsv of a dedup output folder: url -> label of the first row of
-// each URL, and the labels by row. Malformed rows are counted, not fatal.
+// clusters.tsv of a dedup output folder (read with ClustersReader): the
+// url and cluster of each row. Malformed rows are counted, not fatal; a
+// missing file or header is an error (NotFound / Corruption).
 struct ClusterTable {
   std::vector<std::string> urls;     // by row
   std::vector<uint64_t> cluster;     // by row

@@ -10,8 +10,8 @@
 #include "engine/method_options.h"
 #include "engine/robust_stage.h"
 #include "neardup/source.h"
-#include "report/site.h"
-#include "report/token_diff.h"
+#include "text/site.h"
+#include "text/token_diff.h"
 #include "text/tokenizer.h"
 #include "text/url.h"
 

@@ -12,7 +12,7 @@
 #include "engine/methods/methods.h"
 #include "engine/methods/simhash_keys.h"
 #include "index/simhash_index.h"
-#include "report/site.h"
+#include "text/site.h"
 #include "sketch/broder.h"
 #include "sketch/simhash.h"
 

@@ -2,7 +2,7 @@
 //
 // Quality of a predicted clustering against a labelled truth, as a dedup run
 // is judged: every item (page) has a predicted cluster label, a true group
-// label and a site (report/site.h). Three families of measures:
+// label and a site (text/site.h). Three families of measures:
 //
 //  - Pairwise precision/recall/F1 over unordered pairs of items, the measure
 //    Henzinger reports ("Finding Near-Duplicate Web Pages", SIGIR 2006, §3),
@@ -35,8 +35,8 @@
 //  - B-cubed precision, recall and F1 are 1 for empty input.
 //
 // Thread-safe (no shared state).
-#ifndef NEARDUP_REPORT_EVALUATION_H_
-#define NEARDUP_REPORT_EVALUATION_H_
+#ifndef NEARDUP_EVALUATION_EVALUATION_H_
+#define NEARDUP_EVALUATION_EVALUATION_H_
 
 #include <cstdint>
 #include <string>
@@ -72,20 +72,22 @@ EvaluationResult Evaluate(const std::vector<std::string>& predicted,
 // with the same group is fine; with two different groups it is an error
 // (InvalidArgument).
 //
-// `dedup_dir`/clusters.tsv, as `neardup dedup` writes it: a header line naming
-// the columns (it must have `url` and `cluster`; others are ignored), then one
-// row per page. Rows are joined to the truth by url, compared byte for byte
-// as written (both files are TSV with the same escaping of tab/CR/LF, which
-// URLs never contain raw). A url repeated in clusters.tsv: its first row wins.
-// Urls of clusters.tsv absent from the truth are ignored; their number
-// (distinct urls) goes to *urls_not_in_truth when that is not null. Truth urls
-// absent from clusters.tsv are counted in missing_from_prediction. Items are
+// `dedup_dir`/clusters.tsv, as `neardup dedup` writes it, read with
+// ClustersReader (output/clusters_file.h): a header line naming the columns
+// (it must have `url` and `cluster`, in any order), then one row per page.
+// Rows are joined to the truth by url, compared byte for byte as written
+// (both files are TSV with the same escaping of tab/CR/LF, which URLs never
+// contain raw). A url repeated in clusters.tsv: its first row wins. Urls of
+// clusters.tsv absent from the truth are ignored; their number (distinct
+// urls) goes to *urls_not_in_truth when that is not null. Truth urls absent
+// from clusters.tsv are counted in missing_from_prediction. Items are
 // evaluated in clusters.tsv order with sites from SiteOfUrl.
 //
-// Errors: NotFound/IOError from env when a file cannot be read; Corruption
-// for a line with too few columns or a clusters.tsv without its header.
+// Errors: NotFound/IOError when a file cannot be read; Corruption for a
+// truth line with too few columns, a clusters.tsv without its header, or a
+// malformed clusters.tsv row (ClustersReader::Next), naming file and line.
 // (Declared in neardup/evaluation.h.)
 
 }  // namespace neardup
 
-#endif  // NEARDUP_REPORT_EVALUATION_H_
+#endif  // NEARDUP_EVALUATION_EVALUATION_H_

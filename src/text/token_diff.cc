@@ -1,5 +1,5 @@
 // Copyright neardup authors. Licensed under Apache-2.0.
-#include "report/token_diff.h"
+#include "text/token_diff.h"
 
 #include <optional>
 #include <utility>

@@ -1,5 +1,5 @@
 // Copyright neardup authors. Licensed under Apache-2.0.
-#include "report/evaluation.h"
+#include "evaluation/evaluation.h"
 
 #include <gtest/gtest.h>
 
@@ -72,9 +72,9 @@ TEST(EvaluationTest, MatchesBruteForceOnRandomLabelings) {
     const uint64_t sites = 1 + rng() % 4;
     Strings c(n), g(n), s(n);
     for (size_t i = 0; i < n; ++i) {
-      c[i] = "c" + std::to_string(rng() % clusters);
+      c[i] = std::string("c").append(std::to_string(rng() % clusters));
       // Truth correlated with the prediction half the time, so TP > 0 often.
-      g[i] = rng() % 2 ? "g" + c[i] : "g" + std::to_string(rng() % groups);
+      g[i] = std::string("g").append(rng() % 2 ? c[i] : std::to_string(rng() % groups));
       s[i] = "site" + std::to_string(rng() % sites);
     }
     SCOPED_TRACE("trial " + std::to_string(trial) + ", n " + std::to_string(n));

@@ -1,5 +1,5 @@
 // Copyright neardup authors. Licensed under Apache-2.0.
-#include "report/evaluation.h"
+#include "evaluation/evaluation.h"
 
 #include <algorithm>
 #include <memory>
@@ -10,7 +10,8 @@
 
 #include "base/line_reader.h"
 #include "base/tsv.h"
-#include "report/site.h"
+#include "output/clusters_file.h"
+#include "text/site.h"
 
 namespace neardup {
 
@@ -231,38 +232,15 @@ Result<EvaluationResult> EvaluateFiles(const std::string& truth_path, const std:
   std::string clusters_path = dedup_dir;
   if (!clusters_path.empty() && clusters_path.back() != '/') clusters_path.push_back('/');
   clusters_path += "clusters.tsv";
-  NEARDUP_ASSIGN_OR_RETURN(auto file, Open(env, clusters_path));
-  LineReader lines(std::move(file));
-
-  std::vector<std::string_view> fields;
-  std::string_view line;
-  NEARDUP_ASSIGN_OR_RETURN(bool got, lines.Next(&line));
-  if (!got) return Status::Corruption(clusters_path + ": empty file, expected a header line");
-  SplitTsvLine(line, &fields);
-  size_t url_col = fields.size(), cluster_col = fields.size();
-  for (size_t i = 0; i < fields.size(); ++i) {
-    if (fields[i] == "url" && url_col == fields.size()) url_col = i;
-    if (fields[i] == "cluster" && cluster_col == fields.size()) cluster_col = i;
-  }
-  if (url_col == fields.size() || cluster_col == fields.size()) {
-    return Status::Corruption(clusters_path + ": header line lacks the url and cluster columns");
-  }
-  const size_t needed = std::max(url_col, cluster_col) + 1;
+  NEARDUP_ASSIGN_OR_RETURN(auto clusters, ClustersReader::Open(env, clusters_path));
 
   std::vector<std::string> predicted, groups, sites;
   std::unordered_set<std::string> unknown_urls;
-  uint64_t line_no = 1;
+  ClusterRecord row;
   for (;;) {
-    NEARDUP_ASSIGN_OR_RETURN(got, lines.Next(&line));
+    NEARDUP_ASSIGN_OR_RETURN(bool got, clusters->Next(&row));
     if (!got) break;
-    ++line_no;
-    if (line.empty()) continue;
-    SplitTsvLine(line, &fields);
-    if (fields.size() < needed) {
-      return Status::Corruption(clusters_path + ":" + std::to_string(line_no) +
-                                ": too few columns");
-    }
-    const std::string url(fields[url_col]);
+    const std::string url(row.url);
     auto it = truth.find(url);
     if (it == truth.end()) {
       unknown_urls.insert(url);
@@ -270,7 +248,7 @@ Result<EvaluationResult> EvaluateFiles(const std::string& truth_path, const std:
     }
     if (it->second.seen) continue;  // a repeated url: the first row wins
     it->second.seen = true;
-    predicted.emplace_back(fields[cluster_col]);
+    predicted.push_back(std::to_string(row.cluster));
     groups.push_back(it->second.group);
     sites.push_back(SiteOfUrl(url));
   }

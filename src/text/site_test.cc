@@ -1,5 +1,5 @@
 // Copyright neardup authors. Licensed under Apache-2.0.
-#include "report/site.h"
+#include "text/site.h"
 
 #include <gtest/gtest.h>
 

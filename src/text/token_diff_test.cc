@@ -1,5 +1,5 @@
 // Copyright neardup authors. Licensed under Apache-2.0.
-#include "report/token_diff.h"
+#include "text/token_diff.h"
 
 #include <gtest/gtest.h>
 
@@ -43,18 +43,24 @@ void ExpectWellFormed(const Terms& a, const Terms& b, const TokenDiff& d) {
         ASSERT_EQ(alen, blen);
         ASSERT_GT(alen, 0u);
         for (uint32_t k = 0; k < alen; ++k) ASSERT_EQ(a[run.a_begin + k], b[run.b_begin + k]);
-        if (r > 0) ASSERT_NE(d.runs[r - 1].kind, Kind::kEqual);
+        if (r > 0) {
+          ASSERT_NE(d.runs[r - 1].kind, Kind::kEqual);
+        }
         break;
       case Kind::kDelete:
         ASSERT_EQ(blen, 0u);
         ASSERT_GT(alen, 0u);
-        if (r > 0) ASSERT_EQ(d.runs[r - 1].kind, Kind::kEqual);
+        if (r > 0) {
+          ASSERT_EQ(d.runs[r - 1].kind, Kind::kEqual);
+        }
         edited += alen;
         break;
       case Kind::kInsert:
         ASSERT_EQ(alen, 0u);
         ASSERT_GT(blen, 0u);
-        if (r > 0) ASSERT_NE(d.runs[r - 1].kind, Kind::kInsert);
+        if (r > 0) {
+          ASSERT_NE(d.runs[r - 1].kind, Kind::kInsert);
+        }
         edited += blen;
         break;
     }

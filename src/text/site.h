@@ -10,11 +10,11 @@
 //
 // Henzinger splits every evaluation into pairs on the same site and pairs on
 // different sites, because precision differs so much between the two (0.34
-// vs 0.86 for Broder et al.'s algorithm); report/evaluation.h does the same.
+// vs 0.86 for Broder et al.'s algorithm); evaluation/evaluation.h does the same.
 //
 // Pure functions, thread-safe, linear in the input length.
-#ifndef NEARDUP_REPORT_SITE_H_
-#define NEARDUP_REPORT_SITE_H_
+#ifndef NEARDUP_TEXT_SITE_H_
+#define NEARDUP_TEXT_SITE_H_
 
 #include <string>
 #include <string_view>
@@ -36,4 +36,4 @@ std::string SiteOfUrl(std::string_view url);
 
 }  // namespace neardup
 
-#endif  // NEARDUP_REPORT_SITE_H_
+#endif  // NEARDUP_TEXT_SITE_H_

@@ -14,8 +14,8 @@
 // terms), so two different terms with equal hashes count as equal.
 //
 // Pure functions, thread-safe.
-#ifndef NEARDUP_REPORT_TOKEN_DIFF_H_
-#define NEARDUP_REPORT_TOKEN_DIFF_H_
+#ifndef NEARDUP_TEXT_TOKEN_DIFF_H_
+#define NEARDUP_TEXT_TOKEN_DIFF_H_
 
 #include <cstdint>
 #include <span>
@@ -63,4 +63,4 @@ TokenDiff DiffTerms(std::span<const uint64_t> a, std::span<const uint64_t> b,
 
 }  // namespace neardup
 
-#endif  // NEARDUP_REPORT_TOKEN_DIFF_H_
+#endif  // NEARDUP_TEXT_TOKEN_DIFF_H_
