@@ -16,7 +16,7 @@ declare -A allowed=(
   [evaluation]="base text output"
   [analysis]="base text output"
   [index]="base sketch"
-  [engine]="base io text fingerprint sketch cluster index overlap"
+  [engine]="base io output text fingerprint sketch cluster index overlap"
   [synth]="base io text"
   [crawls]="base io output text fingerprint sketch cluster analysis engine synth"
 )

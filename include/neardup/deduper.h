@@ -162,12 +162,12 @@ class Deduper {
 
   // After Cluster(): its counters and the method's figures (what
   // summary.json reports), and the near-duplicate pairs it listed when
-  // DedupOptions::write_pairs is set: `pairs_header` is the TSV header of
-  // pairs.tsv and each pair is (id_a, id_b, its method-specific columns,
-  // tab-separated, without a leading tab).
+  // DedupOptions::write_pairs is set: each pair is (id_a, id_b, the values
+  // of the method's pair columns, named by pair_columns(): pairs.tsv's
+  // columns after url_a and url_b).
   virtual const DedupSummary& summary() const = 0;
-  virtual std::string pairs_header() const = 0;
-  virtual Status ForEachPair(const std::function<Status(DocId a, DocId b, std::string_view columns)>& fn) = 0;
+  virtual std::vector<std::string> pair_columns() const = 0;
+  virtual Status ForEachPair(const std::function<Status(DocId a, DocId b, std::span<const double> values)>& fn) = 0;
 };
 
 }  // namespace neardup

@@ -16,6 +16,10 @@
 #include "base/line_reader.h"
 #include "base/tsv.h"
 #include "engine/deduper_impl.h"
+#include "output/clusters_file.h"
+#include "output/pairs_file.h"
+#include "output/summary_file.h"
+#include "output/warnings_file.h"
 #include "neardup/engine.h"
 #include "neardup/env.h"
 #include "neardup/executor.h"
@@ -56,22 +60,16 @@ double SecondsSince(Clock::time_point t0) {
 // Counts warnings, records every one in warnings.tsv, and forwards them.
 class RecordingObserver final : public ReadObserver {
  public:
-  RecordingObserver(ReadObserver* next, BufferedWriter* out) : next_(next), out_(out) {
-    out_->buffer()->append("file\toffset\treason\tmessage\n");
-  }
+  RecordingObserver(ReadObserver* next, WarningsWriter* out) : next_(next), out_(out) {}
   void OnWarning(const ReadWarning& w) override {
     ++count_;
-    std::string* o = out_->buffer();
-    AppendTsvField(w.file, o);
-    o->push_back('\t');
-    if (w.in_decompressed_stream) o->append("u:");  // offset in the decompressed stream
-    o->append(std::to_string(w.offset));
-    o->push_back('\t');
-    AppendTsvField(w.reason_key, o);
-    o->push_back('\t');
-    AppendTsvField(w.message, o);
-    o->push_back('\n');
-    if (status_.ok()) status_ = out_->MaybeFlush();
+    WarningRecord r;
+    r.file = w.file;
+    r.offset = w.offset;
+    r.in_decompressed_stream = w.in_decompressed_stream;
+    r.reason = w.reason_key;
+    r.message = w.message;
+    if (status_.ok()) status_ = out_->Add(r);
     if (next_) next_->OnWarning(w);
   }
   uint64_t count() const { return count_; }
@@ -79,7 +77,7 @@ class RecordingObserver final : public ReadObserver {
 
  private:
   ReadObserver* next_;
-  BufferedWriter* out_;
+  WarningsWriter* out_;
   uint64_t count_ = 0;
   Status status_;
 };
@@ -198,18 +196,13 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   }
   // Per-page strings go to a spill file, not to memory.
   const std::string spill_path = JoinPath(out_dir, ".clusters.tsv.spill");
-  const std::string clusters_tmp = clusters_path + ".tmp";
   auto spill_file = env->NewWritableFile(spill_path);
   if (!spill_file.ok()) {
     return Status::IOError("cannot write in output folder " + out_dir + ": " + spill_file.status().message());
   }
   BufferedWriter spill(std::move(spill_file).value());
-  auto warnings_file = env->NewWritableFile(warnings_path);
-  if (!warnings_file.ok()) {
-    return Status::IOError("cannot write " + warnings_path + ": " + warnings_file.status().message());
-  }
-  BufferedWriter warnings_out(std::move(warnings_file).value());
-  RecordingObserver counting(observer, &warnings_out);
+  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<WarningsWriter> warnings_out, WarningsWriter::Create(env, warnings_path));
+  RecordingObserver counting(observer, warnings_out.get());
   NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DocumentSource> source,
                            OpenDocumentSource(inputs, options.source, env, &counting));
   NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<MethodImpl> method, NewMethodImpl(options));
@@ -239,9 +232,8 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
     (void)env->RemoveFile(spill_path);
     return Status::IOError("cannot write " + spill_path + ": " + s.message());
   }
-  if (Status s = counting.status(); !s.ok() || !(s = warnings_out.Close()).ok()) {
-    return Status::IOError("cannot write " + warnings_path + ": " + s.message());
-  }
+  NEARDUP_RETURN_IF_ERROR(counting.status());
+  NEARDUP_RETURN_IF_ERROR(warnings_out->Finish());
 
   // ---- exact, near, keepers, verification ----
   NEARDUP_ASSIGN_OR_RETURN(Clustering clustering, deduper.Finish());
@@ -265,12 +257,7 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
     auto in = env->NewSequentialFile(spill_path);
     if (!in.ok()) return Status::IOError("cannot reopen " + spill_path + ": " + in.status().message());
     LineReader lines(std::move(in).value());
-    auto out_file = env->NewWritableFile(clusters_tmp);
-    if (!out_file.ok()) {
-      return Status::IOError("cannot write " + clusters_tmp + ": " + out_file.status().message());
-    }
-    BufferedWriter out(std::move(out_file).value());
-    out.buffer()->append("url\tcluster\trole\tmethod\tsimilarity\tsource\toffset\treason\n");
+    NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<ClustersWriter> out, ClustersWriter::Create(env, clusters_path));
     std::vector<std::string_view> fields;
     // URLs of pages that appear in listed pairs, gathered on this pass for
     // pairs.tsv (only those pages' URLs are held in memory).
@@ -290,81 +277,45 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
         pair_urls.append(fields[0]);
         pair_urls.push_back('\0');
       }
-      std::string* o = out.buffer();
-      o->append(fields[0]);
-      o->push_back('\t');
-      o->append(std::to_string(clustering.keeper_of(doc)));
-      o->push_back('\t');
-      o->append(clustering.role_of(doc) == DocRole::kKeep || clustering.role_of(doc) == DocRole::kSingle ? "keep"
-                                                                                                     : "duplicate");
-      o->push_back('\t');
-      o->append(clustering.method_of(doc));
-      o->push_back('\t');
-      o->append(FormatSimilarity(clustering.similarity_of(doc)));
-      o->push_back('\t');
-      o->append(fields[1]);
-      o->push_back('\t');
-      o->append(fields[2]);
-      o->push_back('\t');
-      o->append(clustering.keeper_reason_of(doc));
-      o->push_back('\n');
-      if (Status s = out.MaybeFlush(); !s.ok()) {
-        return Status::IOError("cannot write " + clusters_tmp + ": " + s.message());
-      }
+      // The spill holds the URL and source escaped already (AppendTsvField;
+      // escaping again changes nothing).
+      ClusterRecord r;
+      r.url = fields[0];
+      r.cluster = clustering.keeper_of(doc);
+      r.role = clustering.role_of(doc) == DocRole::kDuplicate ? ClusterRole::kDuplicate : ClusterRole::kKeep;
+      r.method = clustering.method_of(doc);
+      r.similarity = clustering.similarity_of(doc);
+      r.source = fields[1];
+      r.offset = std::strtoull(std::string(fields[2]).c_str(), nullptr, 10);
+      r.reason = clustering.keeper_reason_of(doc);
+      NEARDUP_RETURN_IF_ERROR(out->Add(r));
     }
-    if (Status s = out.Close(); !s.ok()) {
-      return Status::IOError("cannot write " + clusters_tmp + ": " + s.message());
-    }
-    uint64_t written = out.bytes_written();
+    NEARDUP_RETURN_IF_ERROR(out->Finish());
+    uint64_t written = out->bytes_written();
     if (want_pair_urls) {
       summary.pairs_path = JoinPath(out_dir, "pairs.tsv");
-      const std::string tmp = summary.pairs_path + ".tmp";
-      auto pf = env->NewWritableFile(tmp);
-      if (!pf.ok()) return Status::IOError("cannot write " + tmp + ": " + pf.status().message());
-      BufferedWriter pw(std::move(pf).value());
-      pw.buffer()->append(deduper.pairs_header() + "\n");
+      NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<PairsWriter> pw,
+                               PairsWriter::Create(env, summary.pairs_path, deduper.PairColumns()));
       const bool by_url = deduper.pairs_ordered_by_url();
-      NEARDUP_RETURN_IF_ERROR(deduper.ForEachPair([&](DocId a, DocId b, std::string_view columns) -> Status {
-        std::string* o = pw.buffer();
-        const char* url_a = pair_urls.c_str() + pair_url_offset[static_cast<uint32_t>(a)];
-        const char* url_b = pair_urls.c_str() + pair_url_offset[static_cast<uint32_t>(b)];
-        if (by_url && std::strcmp(url_a, url_b) > 0) std::swap(url_a, url_b);
-        o->append(url_a);
-        o->push_back('\t');
-        o->append(url_b);
-        o->push_back('\t');
-        o->append(columns);
-        o->push_back('\n');
-        if (Status s = pw.MaybeFlush(); !s.ok()) return Status::IOError("cannot write " + tmp + ": " + s.message());
-        return Status::OK();
+      NEARDUP_RETURN_IF_ERROR(deduper.ForEachPair([&](DocId a, DocId b, std::span<const double> values) {
+        std::string_view url_a = pair_urls.c_str() + pair_url_offset[static_cast<uint32_t>(a)];
+        std::string_view url_b = pair_urls.c_str() + pair_url_offset[static_cast<uint32_t>(b)];
+        if (by_url && url_a > url_b) std::swap(url_a, url_b);
+        return pw->Add(url_a, url_b, values);
       }));
-      if (Status s = pw.Close(); !s.ok()) return Status::IOError("cannot write " + tmp + ": " + s.message());
-      if (Status s = env->RenameFile(tmp, summary.pairs_path); !s.ok()) {
-        return Status::IOError("cannot write " + summary.pairs_path + ": " + s.message());
-      }
-      written += pw.bytes_written();
+      NEARDUP_RETURN_IF_ERROR(pw->Finish());
+      written += pw->bytes_written();
     }
     summary.stages.push_back({"write", SecondsSince(t_write), written});
   }
   (void)env->RemoveFile(spill_path);
-  if (Status s = env->RenameFile(clusters_tmp, summary.clusters_path); !s.ok()) {
-    return Status::IOError("cannot write " + summary.clusters_path + ": " + s.message());
-  }
 
   summary.seconds = SecondsSince(t_start);
   if (options.memory_probe) {
     uint64_t resident = 0;
     options.memory_probe(&resident, &summary.peak_rss_bytes);
   }
-  {
-    const std::string json = SummaryJson(summary, options, deduper).dump(2) + "\n";
-    const std::string tmp = summary.summary_path + ".tmp";
-    auto f = env->NewWritableFile(tmp);
-    Status s = f.ok() ? f.value()->Append(json) : f.status();
-    if (s.ok()) s = f.value()->Close();
-    if (s.ok()) s = env->RenameFile(tmp, summary.summary_path);
-    if (!s.ok()) return Status::IOError("cannot write " + summary.summary_path + ": " + s.message());
-  }
+  NEARDUP_RETURN_IF_ERROR(WriteSummaryJson(env, summary.summary_path, SummaryJson(summary, options, deduper)));
   return summary;
 }
 

@@ -697,7 +697,15 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   return c;
 }
 
-std::string DeduperImpl::pairs_header() const { return run_ ? run_->PairsHeader() : "url_a\turl_b"; }
+std::vector<PairColumn> DeduperImpl::PairColumns() const {
+  return run_ ? run_->PairColumns() : std::vector<PairColumn>();
+}
+
+std::vector<std::string> DeduperImpl::pair_columns() const {
+  std::vector<std::string> names;
+  for (const PairColumn& c : PairColumns()) names.push_back(c.name);
+  return names;
+}
 
 bool DeduperImpl::pairs_ordered_by_url() const { return run_ && run_->PairsOrderedByUrl(); }
 
@@ -711,10 +719,10 @@ void DeduperImpl::MarkPairMembers(std::vector<uint8_t>* member) const {
   for (size_t p = 0; p < by_page.size(); ++p) (*member)[run_ids_[p]] = by_page[p];
 }
 
-Status DeduperImpl::ForEachPair(const std::function<Status(DocId a, DocId b, std::string_view columns)>& fn) {
+Status DeduperImpl::ForEachPair(const std::function<Status(DocId a, DocId b, std::span<const double> values)>& fn) {
   if (!run_) return Status::FailedPrecondition("Cluster() has not run");
   return run_->ForEachPair(
-      [&](uint32_t a, uint32_t b, std::string_view columns) { return fn(run_ids_[a], run_ids_[b], columns); });
+      [&](uint32_t a, uint32_t b, std::span<const double> values) { return fn(run_ids_[a], run_ids_[b], values); });
 }
 
 void DeduperImpl::WriteMethodSummary(const DedupOptions& options, nlohmann::ordered_json* root) const {

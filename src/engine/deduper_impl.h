@@ -37,8 +37,10 @@ class DeduperImpl final : public Deduper {
   uint64_t size() const override { return count_; }
   uint64_t live() const override { return count_ - removed_count_; }
   const DedupSummary& summary() const override { return summary_; }
-  std::string pairs_header() const override;
-  Status ForEachPair(const std::function<Status(DocId a, DocId b, std::string_view columns)>& fn) override;
+  std::vector<std::string> pair_columns() const override;
+  Status ForEachPair(const std::function<Status(DocId a, DocId b, std::span<const double> values)>& fn) override;
+  // The pair columns with their decimals (pairs.tsv's writer).
+  std::vector<PairColumn> PairColumns() const;
 
   // As Cluster(), releasing the signatures as it goes (the batch job's last
   // step: one copy of them at the peak). No call but the ones below may follow.

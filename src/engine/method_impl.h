@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -20,6 +21,7 @@
 #include "neardup/engine.h"
 #include "neardup/env.h"
 #include "neardup/method.h"
+#include "output/pairs_file.h"
 #include "text/tokenizer.h"
 
 namespace neardup {
@@ -51,8 +53,8 @@ struct MethodCollection {
 };
 
 // One pair of pages a run lists for pairs.tsv: the page numbers and the
-// method's columns (tab-separated, without a leading tab).
-using PairVisitor = std::function<Status(uint32_t a, uint32_t b, std::string_view columns)>;
+// values of the method's columns (MethodRun::PairColumns).
+using PairVisitor = std::function<Status(uint32_t a, uint32_t b, std::span<const double> values)>;
 
 // A method's state over one collection: the pairs it found and what its rule
 // learned (robust's site templates). Made by MethodImpl::NewRun.
@@ -80,10 +82,10 @@ class MethodRun {
   // The similarity column of clusters.tsv for `page`, a near-duplicate
   // member, against its cluster's kept page.
   virtual double Similarity(uint32_t page, uint32_t kept) const { return Decide(page, kept).similarity; }
-  // pairs.tsv: its header, whether url_a < url_b in every row (the pairs are
-  // then ordered by URL, as the Overlap table of Shivakumar and Garcia-Molina
-  // is), and the pairs listed (a < b, in order).
-  virtual std::string PairsHeader() const = 0;
+  // pairs.tsv: the method's columns after url_a and url_b, whether
+  // url_a < url_b in every row (as in Shivakumar and Garcia-Molina's Overlap
+  // table), and the pairs listed (a < b, in order).
+  virtual std::vector<PairColumn> PairColumns() const = 0;
   virtual bool PairsOrderedByUrl() const { return false; }
   virtual bool HasPairs() const = 0;                 // some pair is listed
   virtual void MarkPairMembers(std::vector<uint8_t>* member) const = 0;

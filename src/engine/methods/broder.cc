@@ -112,13 +112,16 @@ class BroderRun final : public MethodRun {
   PairDecision Decide(uint32_t a, uint32_t b) const override {
     return DecideBroder(c_.word_at(a, m_prime_), c_.word_at(b, m_prime_), m_prime_, NeedAgreeing(o_, m_prime_));
   }
-  std::string PairsHeader() const override { return "url_a\turl_b\tsupershingles_shared"; }
+  std::vector<PairColumn> PairColumns() const override { return {{"supershingles_shared", 0}}; }
   bool HasPairs() const override { return !pairs_.empty(); }
   void MarkPairMembers(std::vector<uint8_t>* member) const override {
     for (const NearPair& p : pairs_) (*member)[p.a] = (*member)[p.b] = 1;
   }
   Status ForEachPair(const PairVisitor& visit) override {
-    for (const NearPair& p : pairs_) NEARDUP_RETURN_IF_ERROR(visit(p.a, p.b, std::to_string(p.b_similarity)));
+    for (const NearPair& p : pairs_) {
+      const double v[1] = {static_cast<double>(p.b_similarity)};
+      NEARDUP_RETURN_IF_ERROR(visit(p.a, p.b, v));
+    }
     return Status::OK();
   }
   void WriteSummary(const DedupSummary& s, const DedupOptions&, nlohmann::ordered_json* root) const override {

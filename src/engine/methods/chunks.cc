@@ -103,7 +103,7 @@ class ChunkRun final : public MethodRun {
   bool verifies() const override { return false; }
   uint32_t SplitRoot(uint32_t p) const override { return c_.exact_root[p]; }
   double Similarity(uint32_t page, uint32_t) const override { return share_[page]; }
-  std::string PairsHeader() const override { return "url_a\turl_b\tF"; }
+  std::vector<PairColumn> PairColumns() const override { return {{"F", 0}}; }
   bool PairsOrderedByUrl() const override { return true; }
   bool HasPairs() const override { return !pairs_path_.empty(); }
   void MarkPairMembers(std::vector<uint8_t>* member) const override {
@@ -113,7 +113,10 @@ class ChunkRun final : public MethodRun {
   Status ForEachPair(const PairVisitor& visit) override {
     if (pairs_path_.empty()) return Status::OK();
     return ReadChunkPairs(c_.env, pairs_path_,
-                          [&](const NearPair& p) { return visit(p.a, p.b, std::to_string(p.b_similarity)); });
+                          [&](const NearPair& p) {
+                            const double v[1] = {static_cast<double>(p.b_similarity)};
+                            return visit(p.a, p.b, v);
+                          });
   }
   void WriteSummary(const DedupSummary& s, const DedupOptions& o, nlohmann::ordered_json* root) const override {
     (*root)["near_duplicates"]["comparisons"] = s.near_candidate_pairs;

@@ -155,15 +155,17 @@ class CombinedRun final : public MethodRun {
     gather(b, &y);
     return DecideCombined(x.data(), y.data(), l_, so_, bo_.level == NearLevel::kVirtuallyIdentical ? l_.m_prime : 2);
   }
-  std::string PairsHeader() const override { return "url_a\turl_b\tsupershingles_shared\tbits_agreeing"; }
+  std::vector<PairColumn> PairColumns() const override {
+    return {{"supershingles_shared", 0}, {"bits_agreeing", 0}};
+  }
   bool HasPairs() const override { return !pairs_.empty(); }
   void MarkPairMembers(std::vector<uint8_t>* member) const override {
     for (const NearPair& p : pairs_) (*member)[p.a] = (*member)[p.b] = 1;
   }
   Status ForEachPair(const PairVisitor& visit) override {
     for (const NearPair& p : pairs_) {
-      NEARDUP_RETURN_IF_ERROR(
-          visit(p.a, p.b, std::to_string(p.b_similarity) + "\t" + std::to_string(p.c_similarity)));
+      const double v[2] = {static_cast<double>(p.b_similarity), static_cast<double>(p.c_similarity)};
+      NEARDUP_RETURN_IF_ERROR(visit(p.a, p.b, v));
     }
     return Status::OK();
   }

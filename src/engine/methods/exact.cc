@@ -20,7 +20,7 @@ class ExactRun final : public MethodRun {
     d.reason = d.duplicate ? "same token sequence or same bytes" : "neither the tokens nor the bytes are equal";
     return d;
   }
-  std::string PairsHeader() const override { return "url_a\turl_b"; }
+  std::vector<PairColumn> PairColumns() const override { return {}; }
   bool HasPairs() const override { return false; }
   void MarkPairMembers(std::vector<uint8_t>*) const override {}
   Status ForEachPair(const PairVisitor&) override { return Status::OK(); }

@@ -124,18 +124,18 @@ class ParagraphRun final : public MethodRun {
   // The clusters are the connected components of the pairs (no
   // verification), so the column holds the page's best pair share.
   double Similarity(uint32_t page, uint32_t) const override { return share_[page]; }
-  std::string PairsHeader() const override { return "url_a\turl_b\tshared_percentage\tparagraphs_of_both"; }
+  std::vector<PairColumn> PairColumns() const override {
+    return {{"shared_percentage", 2}, {"paragraphs_of_both", 0}};
+  }
   bool HasPairs() const override { return !pairs_.empty(); }
   void MarkPairMembers(std::vector<uint8_t>* member) const override {
     for (const NearPair& p : pairs_) (*member)[p.a] = (*member)[p.b] = 1;
   }
   Status ForEachPair(const PairVisitor& visit) override {
-    char buf[64];
     for (const NearPair& p : pairs_) {
-      std::snprintf(buf, sizeof buf, "%.2f\t%u",
-                    p.content_positions ? 100.0 * p.content_agreeing / p.content_positions : 100.0,
-                    p.content_positions);
-      NEARDUP_RETURN_IF_ERROR(visit(p.a, p.b, buf));
+      const double v[2] = {p.content_positions ? 100.0 * p.content_agreeing / p.content_positions : 100.0,
+                           static_cast<double>(p.content_positions)};
+      NEARDUP_RETURN_IF_ERROR(visit(p.a, p.b, v));
     }
     return Status::OK();
   }

@@ -179,18 +179,18 @@ class RobustRun final : public MethodRun {
     if (identity_[page] == identity_[kept]) return 1.0;
     return templates_.Compare(View(page).mins, View(kept).mins, l_.m).similarity();
   }
-  std::string PairsHeader() const override { return "url_a\turl_b\tcontent_similarity\tcontent_positions"; }
+  std::vector<PairColumn> PairColumns() const override {
+    return {{"content_similarity", 4}, {"content_positions", 0}};
+  }
   bool HasPairs() const override { return !pairs_.empty(); }
   void MarkPairMembers(std::vector<uint8_t>* member) const override {
     for (const RobustPair& p : pairs_) (*member)[p.a] = (*member)[p.b] = 1;
   }
   Status ForEachPair(const PairVisitor& visit) override {
-    char buf[64];
     for (const RobustPair& p : pairs_) {
-      std::snprintf(buf, sizeof buf, "%.4f\t%u",
-                    p.match.positions ? static_cast<double>(p.match.agreeing) / p.match.positions : 1.0,
-                    p.match.positions);
-      NEARDUP_RETURN_IF_ERROR(visit(p.a, p.b, buf));
+      const double v[2] = {p.match.positions ? static_cast<double>(p.match.agreeing) / p.match.positions : 1.0,
+                           static_cast<double>(p.match.positions)};
+      NEARDUP_RETURN_IF_ERROR(visit(p.a, p.b, v));
     }
     return Status::OK();
   }

@@ -95,13 +95,16 @@ class SimhashRun final : public MethodRun {
   PairDecision Decide(uint32_t a, uint32_t b) const override {
     return DecideSimhash(c_.word_at(a, words_), c_.word_at(b, words_), o_.bits, o_.threshold);
   }
-  std::string PairsHeader() const override { return "url_a\turl_b\tbits_agreeing"; }
+  std::vector<PairColumn> PairColumns() const override { return {{"bits_agreeing", 0}}; }
   bool HasPairs() const override { return !pairs_.empty(); }
   void MarkPairMembers(std::vector<uint8_t>* member) const override {
     for (const SimhashPair& p : pairs_) (*member)[p.a] = (*member)[p.b] = 1;
   }
   Status ForEachPair(const PairVisitor& visit) override {
-    for (const SimhashPair& p : pairs_) NEARDUP_RETURN_IF_ERROR(visit(p.a, p.b, std::to_string(p.c_similarity)));
+    for (const SimhashPair& p : pairs_) {
+      const double v[1] = {static_cast<double>(p.c_similarity)};
+      NEARDUP_RETURN_IF_ERROR(visit(p.a, p.b, v));
+    }
     return Status::OK();
   }
   void WriteSummary(const DedupSummary& s, const DedupOptions&, nlohmann::ordered_json* root) const override {
