@@ -3,6 +3,7 @@
 #
 #   bench/e2e.sh [--method exact|broder] [--pages N] [--scales 1,4]
 #                [--max-page-bytes B] [--html-dir DIR] [--all-cores]
+#                [--baseline BIN]
 #
 # For each scale s, builds (once, cached in build/bench-data/) a per-record
 # gzip .warc.gz crawl of s*N pages with bench/crawlgen from the real pages in
@@ -14,11 +15,13 @@
 # Runs `neardup dedup --threads 1` on each crawl (per-core figures; with
 # --all-cores also with every core) and prints a Markdown row per run:
 # pages, seconds, pages/s, MB/s of uncompressed HTML, peak RSS, RSS per page;
-# then the growth of time and memory between scales. Paste the rows into
+# then the growth of time and memory between scales. --baseline runs another
+# neardup binary (say, one built from an earlier commit) on the same crawls
+# right after each run, in the same sitting, and labels its rows. Paste the rows into
 # bench/RESULTS.md with the machine line after a change to a hot path.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-method=exact pages=20000 scales=1,4 max_page_bytes=0 html_dir=../shared/data/html all_cores=0
+method=exact pages=20000 scales=1,4 max_page_bytes=0 html_dir=../shared/data/html all_cores=0 baseline=
 while [ $# -gt 0 ]; do
   case $1 in
     --method) method=$2; shift 2 ;;
@@ -27,6 +30,7 @@ while [ $# -gt 0 ]; do
     --max-page-bytes) max_page_bytes=$2; shift 2 ;;
     --html-dir) html_dir=$2; shift 2 ;;
     --all-cores) all_cores=1; shift ;;
+    --baseline) baseline=$(realpath "$2"); shift 2 ;;
     *) echo "e2e: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -39,28 +43,31 @@ mkdir -p build/bench-data
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 echo "machine: $cpu, $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB RAM; $(date -u +%Y-%m-%d); method $method"
 echo
-echo "| crawl | pages | threads | seconds | pages/s | MB/s HTML | MB/s per core | peak RSS MB | RSS bytes/page |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| binary | crawl | pages | threads | seconds | pages/s | MB/s HTML | MB/s per core | peak RSS MB | RSS bytes/page |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 results=$(mktemp)
-run() {  # crawl threads
-  local crawl=$1 threads=$2 out=build/bench-out tfile
+run() {  # crawl threads [binary]
+  local crawl=$1 threads=$2 bin=${3:-./build/neardup} out=build/bench-out tfile label=this
+  [ -n "${3:-}" ] && label=baseline
   rm -rf "$out"
   tfile=$(mktemp)
-  /usr/bin/time -v ./build/neardup dedup "$crawl" --out "$out" --method "$method" --threads "$threads" -q 2>"$tfile"
+  /usr/bin/time -v "$bin" dedup "$crawl" --out "$out" --method "$method" --threads "$threads" -q 2>"$tfile"
   local kb
   kb=$(awk -F: '/Maximum resident set size/{gsub(/ /,"",$2); print $2}' "$tfile")
   rm -f "$tfile"
-  python3 - "$out/summary.json" "$crawl" "$threads" "$kb" "$(nproc)" "$results" <<'PY'
+  python3 - "$out/summary.json" "$crawl" "$threads" "$kb" "$(nproc)" "$results" "$label" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 crawl, threads, kb, ncores, results = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+label = sys.argv[7]
 docs, secs, payload = s["documents_read"], s["seconds"], s["payload_bytes"]
 cores = min(threads if threads > 0 else ncores, ncores)
 mbs = payload / 1e6 / secs
-print(f"| {crawl.split('/')[-1]} | {docs:,} | {threads or ncores} | {secs:.2f} | {docs/secs:,.0f} | {mbs:.0f} | "
+print(f"| {label} | {crawl.split('/')[-1]} | {docs:,} | {threads or ncores} | {secs:.2f} | {docs/secs:,.0f} | {mbs:.0f} | "
       f"{mbs/cores:.0f} | {kb/1024:.0f} | {kb*1024/docs:.0f} |")
-with open(results, "a") as f:
-    f.write(f"{threads} {docs} {secs} {kb}\n")
+if label == "this":
+    with open(results, "a") as f:
+        f.write(f"{threads} {docs} {secs} {kb}\n")
 PY
 }
 IFS=, read -ra scale_list <<<"$scales"
@@ -70,7 +77,11 @@ for s in "${scale_list[@]}"; do
   [ -f "$crawl" ] || ./build/bench/crawlgen --html-dir "$html_dir" --pages "$n" --seed 1 \
       --max-page-bytes "$max_page_bytes" --out "$crawl" 2>/dev/null
   run "$crawl" 1
-  [ $all_cores = 1 ] && run "$crawl" 0
+  [ -n "$baseline" ] && run "$crawl" 1 "$baseline"
+  if [ $all_cores = 1 ]; then
+    run "$crawl" 0
+    [ -n "$baseline" ] && run "$crawl" 0 "$baseline"
+  fi
 done
 echo
 python3 - "$results" <<'PY'

@@ -180,7 +180,7 @@ struct DedupRun {
 // Reads DIR/clusters.tsv (required: error NotFound / Corruption when missing,
 // unreadable, or without a valid header), and summary.json, pairs.tsv and
 // mirrors.tsv when present. Malformed rows are counted and skipped.
-Result<DedupRun> LoadDedupRun(const std::string& dir, Env* env);
+Result<DedupRun> LoadDedupRun(const std::string& dir, Env* env = nullptr);
 
 // ---------------------------------------------------------------------------
 // The report.
@@ -257,8 +257,8 @@ std::string RunReportJson(const DedupRun& run, const RunReport& report,
 std::string RunReportHtml(const DedupRun& run, const RunReport& report,
                           const ReportOptions& options);
 // Loads DIR, computes, writes DIR/report.html and DIR/report.json.
-Result<RunReport> WriteRunReport(const std::string& dir, const ReportOptions& options, Env* env,
-                                 DedupRun* loaded = nullptr);
+Result<RunReport> WriteRunReport(const std::string& dir, const ReportOptions& options = ReportOptions(),
+                                 Env* env = nullptr, DedupRun* loaded = nullptr);
 
 // ---------------------------------------------------------------------------
 // Mirrors (Fetterly, Manasse and Najork, §2 and §4).
@@ -318,8 +318,8 @@ MirrorResult FindMirrors(const std::vector<ClusterRow>& clusters, const MirrorOp
 std::string MirrorsTsv(const MirrorResult& result);
 // Loads DIR, finds mirrors, writes DIR/mirrors.tsv, then rewrites the report
 // (DIR/report.html, DIR/report.json) so it includes the mirrors section.
-Result<MirrorResult> WriteMirrors(const std::string& dir, const MirrorOptions& options,
-                                  const ReportOptions& report_options, Env* env);
+Result<MirrorResult> WriteMirrors(const std::string& dir, const MirrorOptions& options = MirrorOptions(),
+                                  const ReportOptions& report_options = ReportOptions(), Env* env = nullptr);
 
 }  // namespace neardup
 

@@ -77,7 +77,7 @@ struct Comparison {
 // robust view learns the two hosts' templates from the inputs' pages.
 // NotFound when a page cannot be found.
 Result<Comparison> ComparePages(const std::string& a, const std::string& b, const DedupOptions& options,
-                                Env* env, const std::vector<std::string>& inputs = {});
+                                Env* env = nullptr, const std::vector<std::string>& inputs = {});
 
 }  // namespace neardup
 

@@ -144,8 +144,8 @@ struct EvolveSummary {
 // bad options; NotFound when a crawl holds no document; IOError when an
 // output cannot be written; RunDedup's errors. `env` nullptr:
 // Env::Default(); `executor` may be nullptr; `observer` gets read warnings.
-Result<EvolveSummary> RunEvolve(const EvolveOptions& options, Executor* executor, Env* env,
-                                ReadObserver* observer);
+Result<EvolveSummary> RunEvolve(const EvolveOptions& options, Executor* executor = nullptr, Env* env = nullptr,
+                                ReadObserver* observer = nullptr);
 
 // ------------------------------------------------------------- connected
 
@@ -211,8 +211,8 @@ struct ConnectedSummary {
 // table) and out_dir/report.html. Errors: InvalidArgument for bad options;
 // NotFound when the crawl holds no document or dedup_dir has no
 // clusters.tsv; IOError when an output cannot be written.
-Result<ConnectedSummary> RunConnected(const ConnectedOptions& options, Executor* executor, Env* env,
-                                      ReadObserver* observer);
+Result<ConnectedSummary> RunConnected(const ConnectedOptions& options, Executor* executor = nullptr,
+                                      Env* env = nullptr, ReadObserver* observer = nullptr);
 
 }  // namespace neardup
 

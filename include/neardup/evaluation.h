@@ -60,7 +60,7 @@ struct EvaluationResult {
 // clusters.tsv without truth are ignored and counted in *urls_not_in_truth.
 // `env` is the file system to read through (Env::Default() for the real one).
 Result<EvaluationResult> EvaluateFiles(const std::string& truth_path, const std::string& dedup_dir,
-                                       Env* env, uint64_t* urls_not_in_truth = nullptr);
+                                       Env* env = nullptr, uint64_t* urls_not_in_truth = nullptr);
 
 }  // namespace neardup
 

@@ -121,7 +121,7 @@ struct SynthSummary {
 // Errors: InvalidArgument for bad options; NotFound when the inputs hold no
 // usable HTML page or no paragraph of at least 12 words; IOError when an
 // output cannot be written. `env` may be nullptr for Env::Default().
-Result<SynthSummary> BuildSyntheticCrawl(const SynthOptions& options, Env* env);
+Result<SynthSummary> BuildSyntheticCrawl(const SynthOptions& options, Env* env = nullptr);
 
 // ---- Successive crawls of one synthetic web (`neardup synth-web`) ----
 //
@@ -200,7 +200,7 @@ struct SynthWebSummary {
 // text), new (URL absent before; every page of crawl 1); `kind`: home, section, article, orphan, print, alias, mirror,
 // scraped. Deterministic given the inputs and options. Errors as
 // BuildSyntheticCrawl. `env` may be nullptr for Env::Default().
-Result<SynthWebSummary> BuildSyntheticWeb(const SynthWebOptions& options, Env* env);
+Result<SynthWebSummary> BuildSyntheticWeb(const SynthWebOptions& options, Env* env = nullptr);
 
 }  // namespace neardup
 

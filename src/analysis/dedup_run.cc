@@ -236,7 +236,7 @@ std::string JoinDir(const std::string& dir, const std::string& name) {
 }
 
 Result<DedupRun> LoadDedupRun(const std::string& dir, Env* env) {
-  if (env == nullptr) return Status::InvalidArgument("no Env given");
+  if (env == nullptr) env = Env::Default();
   DedupRun run;
   NEARDUP_RETURN_IF_ERROR(ReadClusters(JoinDir(dir, "clusters.tsv"), env, &run));
   ReadSummary(JoinDir(dir, "summary.json"), env, &run);

@@ -236,7 +236,7 @@ std::string MirrorsTsv(const MirrorResult& result) {
 
 Result<MirrorResult> WriteMirrors(const std::string& dir, const MirrorOptions& options,
                                   const ReportOptions& report_options, Env* env) {
-  if (env == nullptr) return Status::InvalidArgument("no Env given");
+  if (env == nullptr) env = Env::Default();
   NEARDUP_RETURN_IF_ERROR(options.Validate());
   NEARDUP_RETURN_IF_ERROR(report_options.Validate());
   NEARDUP_ASSIGN_OR_RETURN(DedupRun run, LoadDedupRun(dir, env));

@@ -499,7 +499,7 @@ std::string RunReportHtml(const DedupRun& run, const RunReport& r, const ReportO
 
 Result<RunReport> WriteRunReport(const std::string& dir, const ReportOptions& options, Env* env,
                                  DedupRun* loaded) {
-  if (env == nullptr) return Status::InvalidArgument("no Env given");
+  if (env == nullptr) env = Env::Default();
   NEARDUP_RETURN_IF_ERROR(options.Validate());
   NEARDUP_ASSIGN_OR_RETURN(DedupRun run, LoadDedupRun(dir, env));
   NEARDUP_ASSIGN_OR_RETURN(RunReport report, ComputeRunReport(run, options));

@@ -137,6 +137,7 @@ std::string RunText(const TokenizedDocument& t, uint32_t begin, uint32_t end) {
 Result<Comparison> ComparePages(const std::string& input_a, const std::string& input_b,
                                 const DedupOptions& options, Env* env, const std::vector<std::string>& inputs) {
   NEARDUP_RETURN_IF_ERROR(options.Validate());
+  if (env == nullptr) env = Env::Default();
   const RobustMethodOptions& ro = options.robust;
   const BroderSketcher robust_sketcher(RobustSketchOptions(ro));
   Loaded a, b;

@@ -33,9 +33,9 @@ namespace neardup {
 const char* Version() { return NEARDUP_VERSION; }
 
 Status DedupOptions::Validate() const {
-  if (auto m = NewMethodImpl(*this); !m.ok()) return m.status();
-  const bool batch_only = NewMethodImpl(*this).value()->batch_only();
-  if (batch_only && memory_bytes < (uint64_t{16} << 20)) {
+  auto m = NewMethodImpl(*this);  // the method's own checks
+  if (!m.ok()) return m.status();
+  if ((*m)->batch_only() && memory_bytes < (uint64_t{16} << 20)) {
     return Status::InvalidArgument("memory_bytes must be at least 16 MiB");
   }
   if (broder.max_bucket_pages < 2) return Status::InvalidArgument("max_bucket_pages must be at least 2");

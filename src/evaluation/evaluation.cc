@@ -226,7 +226,7 @@ EvaluationResult Evaluate(const std::vector<std::string>& predicted,
 
 Result<EvaluationResult> EvaluateFiles(const std::string& truth_path, const std::string& dedup_dir,
                                        Env* env, uint64_t* urls_not_in_truth) {
-  NEARDUP_CHECK(env != nullptr);
+  if (env == nullptr) env = Env::Default();
   NEARDUP_ASSIGN_OR_RETURN(auto truth, ReadTruth(truth_path, env));
 
   std::string clusters_path = dedup_dir;
