@@ -55,40 +55,6 @@ void UpdateMinsAvx512(const uint64_t* ys, size_t n, const uint64_t* mul, const u
                       size_t m_padded, int64_t* mins);
 #endif
 
-// MurmurHash3's 64-bit finalizer (Appleby), a bijection on 64-bit values
-// (xor-shifts by 33 >= 32 are involutions, the multipliers are odd), and its
-// inverse.
-inline constexpr uint64_t kFmixMul1 = 0xff51afd7ed558ccdULL;
-inline constexpr uint64_t kFmixMul2 = 0xc4ceb9fe1a85ec53ULL;
-
-// a^-1 mod 2^64 for odd a (Newton: each step doubles the correct low bits,
-// starting from 3 since a * a = 1 mod 8).
-constexpr uint64_t InverseMod64(uint64_t a) {
-  uint64_t x = a;
-  for (int i = 0; i < 5; ++i) x *= 2 - a * x;
-  return x;
-}
-
-inline uint64_t Fmix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= kFmixMul1;
-  x ^= x >> 33;
-  x *= kFmixMul2;
-  x ^= x >> 33;
-  return x;
-}
-
-inline uint64_t Fmix64Inverse(uint64_t x) {
-  constexpr uint64_t kInv1 = InverseMod64(kFmixMul1);
-  constexpr uint64_t kInv2 = InverseMod64(kFmixMul2);
-  x ^= x >> 33;
-  x *= kInv2;
-  x ^= x >> 33;
-  x *= kInv1;
-  x ^= x >> 33;
-  return x;
-}
-
 }  // namespace sketch_internal
 }  // namespace neardup
 

@@ -13,18 +13,6 @@
 namespace neardup::sketch_internal {
 namespace {
 
-TEST(MinHashKernelsTest, InversesAreExact) {
-  std::mt19937_64 rng(1);
-  for (int t = 0; t < 10000; ++t) {
-    const uint64_t x = rng();
-    EXPECT_EQ(Fmix64Inverse(Fmix64(x)), x);
-    EXPECT_EQ(Fmix64(Fmix64Inverse(x)), x);
-    const uint64_t a = x | 1;
-    EXPECT_EQ(a * InverseMod64(a), 1u);
-  }
-  EXPECT_EQ(Fmix64(0), 0u);  // a fixed point; harmless (b_i moves it)
-}
-
 TEST(MinHashKernelsTest, PortableIsTheDefinition) {
   std::mt19937_64 rng(2);
   const size_t m = 16;

@@ -4,25 +4,19 @@
 #include <algorithm>
 #include <bit>
 
+#include "base/hash.h"
 #include "sketch/simhash_kernels.h"
 
 namespace neardup {
 
 namespace {
 
-uint64_t SplitMix64(uint64_t* state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 // key_w: an independent-looking 64-bit value per projection word, drawn from
 // options.seed. Part of the signature (see Name()).
 uint64_t ProjectionKey(uint64_t seed, uint32_t w) {
   constexpr uint64_t kSimhashTag = 0x73696d68;  // "simh"
   uint64_t state = seed ^ ((kSimhashTag + w) * 0xd1b54a32d192ed03ULL);
-  return SplitMix64(&state);
+  return SplitMix64Next(&state);
 }
 
 }  // namespace

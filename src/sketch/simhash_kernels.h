@@ -24,6 +24,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/hash.h"
+
 namespace neardup {
 namespace sketch_internal {
 
@@ -37,10 +39,7 @@ inline constexpr uint32_t kMaxSimhashWords = 8;
 // its avalanche makes the 64 bits look independent and balanced.
 // Part of the signature (SimhashOptions::Name()).
 inline uint64_t ProjectionWord(uint64_t term_hash, uint64_t key) {
-  uint64_t z = term_hash + key;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+  return Mix13(term_hash + key);
 }
 
 // REQUIRES: 1 <= words <= kMaxSimhashWords; keys holds `words` values;
