@@ -69,9 +69,9 @@ Status BroderOptions::Validate() const {
   if (family != MinHashFamily::kFast && family != MinHashFamily::kRabin) {
     return Status::InvalidArgument("broder: unknown min-hash family (valid: fast, rabin)");
   }
-  if (!kernel.empty() && sketch_internal::FindKernel(kernel) == nullptr) {
+  if (!kernel.empty() && sketch_internal::MinHashKernels().Find(kernel) == nullptr) {
     std::string valid;
-    for (const auto* k : sketch_internal::SupportedKernels()) valid += std::string(" ") + k->name;
+    for (const auto* k : sketch_internal::MinHashKernels().Supported()) valid += std::string(" ") + k->name;
     return Status::NotSupported("broder: min-hash kernel '" + kernel +
                                 "' is unknown or unsupported by this CPU (available:" + valid +
                                 ")");
@@ -172,8 +172,8 @@ void BuildMulTable(uint64_t c, uint64_t p_low, Table* table) {
 
 BroderSketcher::BroderSketcher(const BroderOptions& options)
     : options_(options),
-      kernel_(options.kernel.empty() ? &sketch_internal::ActiveKernel()
-                                     : sketch_internal::FindKernel(options.kernel)),
+      kernel_(options.kernel.empty() ? &sketch_internal::MinHashKernels().Active()
+                                     : sketch_internal::MinHashKernels().Find(options.kernel)),
       shingle_fp_(DrawIrreduciblePolynomial(SubSeed(options.seed, kShingleTag))),
       super_fp_(DrawIrreduciblePolynomial(SubSeed(options.seed, kSupershingleTag))),
       in_(std::make_unique<MulTable>()),
@@ -362,7 +362,7 @@ bool BroderSketcher::Sketch(std::span<const uint64_t> term_hashes, SketchScratch
   return true;
 }
 
-const char* BroderSketcher::KernelName() { return sketch_internal::ActiveKernel().name; }
+const char* BroderSketcher::KernelName() { return sketch_internal::MinHashKernels().Active().name; }
 
 const char* BroderSketcher::kernel_name() const { return kernel_->name; }
 

@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/cpu.h"
+
 namespace neardup {
 namespace sketch_internal {
 
@@ -33,16 +35,14 @@ using UpdateMinsFn = void (*)(const uint64_t* ys, size_t n, const uint64_t* mul,
 
 struct MinHashKernel {
   const char* name;  // "portable", "avx2", "avx512"
+  CpuLevel level;    // what the CPU must support
   UpdateMinsFn update_mins;
 };
 
-// The kernel chosen once per process (see BroderSketcher::KernelName()).
-const MinHashKernel& ActiveKernel();
-// Every kernel compiled in and supported by this CPU, best last; always
-// starts with "portable".
-std::vector<const MinHashKernel*> SupportedKernels();
-// A supported kernel by name, or null.
-const MinHashKernel* FindKernel(std::string_view name);
+// Every kernel compiled in, portable first, best last (base/cpu.h):
+// Active() is the one chosen once per process (BroderSketcher::KernelName()),
+// Supported() those this CPU runs, Find(name) one of them by name or null.
+const KernelRegistry<MinHashKernel>& MinHashKernels();
 
 // Kernels; the SIMD ones exist only on x86-64 and may be called only when
 // the CPU supports them.

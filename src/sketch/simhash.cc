@@ -26,9 +26,9 @@ Status SimhashOptions::Validate() const {
     return Status::InvalidArgument(
         "simhash: bits (b) must be a multiple of 64 from 64 to 512, got " + std::to_string(bits));
   }
-  if (!kernel.empty() && sketch_internal::FindSimhashKernel(kernel) == nullptr) {
+  if (!kernel.empty() && sketch_internal::SimhashKernels().Find(kernel) == nullptr) {
     std::string valid;
-    for (const auto* k : sketch_internal::SupportedSimhashKernels()) valid += std::string(" ") + k->name;
+    for (const auto* k : sketch_internal::SimhashKernels().Supported()) valid += std::string(" ") + k->name;
     return Status::NotSupported("simhash: kernel '" + kernel +
                                 "' is unknown or unsupported by this CPU (available:" + valid +
                                 ")");
@@ -42,8 +42,8 @@ std::string SimhashOptions::Name() const {
 
 SimhashSketcher::SimhashSketcher(const SimhashOptions& options)
     : options_(options),
-      kernel_(options.kernel.empty() ? &sketch_internal::ActiveSimhashKernel()
-                                     : sketch_internal::FindSimhashKernel(options.kernel)) {
+      kernel_(options.kernel.empty() ? &sketch_internal::SimhashKernels().Active()
+                                     : sketch_internal::SimhashKernels().Find(options.kernel)) {
   NEARDUP_CHECK(options_.Validate().ok());
   NEARDUP_CHECK(kernel_ != nullptr);
   keys_.resize(options_.words());
@@ -70,7 +70,7 @@ bool SimhashSketcher::Sketch(std::span<const uint64_t> term_hashes, SimhashScrat
   return true;
 }
 
-const char* SimhashSketcher::KernelName() { return sketch_internal::ActiveSimhashKernel().name; }
+const char* SimhashSketcher::KernelName() { return sketch_internal::SimhashKernels().Active().name; }
 
 const char* SimhashSketcher::kernel_name() const { return kernel_->name; }
 
