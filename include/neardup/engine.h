@@ -238,7 +238,7 @@ struct DedupProgress {
 
 // Called from the thread that calls RunDedup, at most every
 // `progress_interval_seconds`. Returning false cancels the run: RunDedup
-// then returns Status::IOError("cancelled").
+// then returns Status::Cancelled("cancelled").
 using DedupProgressCallback = std::function<bool(const DedupProgress&)>;
 
 struct StageStats {

@@ -25,6 +25,7 @@ class [[nodiscard]] Status {
     kIOError,          // the operating system refused a read or write
     kNotSupported,     // a valid input using a feature neardup lacks
     kResourceExhausted,// a configured limit (memory, record size) was hit
+    kCancelled,        // the caller asked the operation to stop (progress callback)
   };
 
   // A default-constructed Status is OK. Copying is cheap (message string).
@@ -40,6 +41,7 @@ class [[nodiscard]] Status {
   static Status ResourceExhausted(std::string_view msg) {
     return Status(Code::kResourceExhausted, msg);
   }
+  static Status Cancelled(std::string_view msg) { return Status(Code::kCancelled, msg); }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
@@ -48,6 +50,7 @@ class [[nodiscard]] Status {
   bool IsInvalidArgument() const { return code_ == Code::kInvalidArgument; }
   bool IsIOError() const { return code_ == Code::kIOError; }
   bool IsResourceExhausted() const { return code_ == Code::kResourceExhausted; }
+  bool IsCancelled() const { return code_ == Code::kCancelled; }
   // The message alone, without the code name.
   const std::string& message() const { return message_; }
   // "OK" or "<code name>: <message>".

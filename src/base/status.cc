@@ -12,6 +12,7 @@ std::string Status::ToString() const {
     case Code::kIOError: name = "IO error"; break;
     case Code::kNotSupported: name = "Not supported"; break;
     case Code::kResourceExhausted: name = "Resource exhausted"; break;
+    case Code::kCancelled: name = "Cancelled"; break;
   }
   return std::string(name) + ": " + message_;
 }

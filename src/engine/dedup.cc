@@ -875,7 +875,7 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   if (cancelled) {
     (void)spill.Close();
     (void)env->RemoveFile(spill_path);
-    return Status::IOError("cancelled");
+    return Status::Cancelled("cancelled");
   }
   if (spill_status.ok()) spill_status = spill.Close();
   if (spill_status.ok() && links_spill) spill_status = links_spill->Close();
