@@ -128,13 +128,24 @@ int RunDedupCommand(const std::vector<std::string>& inputs, const std::string& o
   }
   const neardup::DedupSummary& s = result.value();
   if (s.documents == 0) {
-    uint64_t skipped = 0;
-    for (const auto& [k, v] : s.read.skipped) skipped += v;
-    std::fprintf(stderr,
-                 "neardup: error: no usable document could be read from the %zu input%s "
-                 "(%s records skipped, %s warnings; details in %s)\n",
-                 s.inputs.size(), s.inputs.size() == 1 ? "" : "s", WithCommas(skipped).c_str(),
-                 WithCommas(s.warnings).c_str(), s.warnings_path.c_str());
+    // One line, printed even with --quiet: the files and why (first warning
+    // of up to kNamedFiles files), then where the rest is.
+    const std::vector<neardup::ReadWarning>& named = observer.first_per_file();
+    std::string line = "no usable document could be read";
+    if (named.empty()) {
+      line += " from the " + std::to_string(s.inputs.size()) + " input" +
+              (s.inputs.size() == 1 ? "" : "s") + " (see " + s.warnings_path + ")";
+    } else {
+      for (size_t i = 0; i < named.size(); ++i) {
+        line += (i == 0 ? ": " : "; ") + named[i].file + ": " + DescribeWarning(named[i]);
+      }
+      const uint64_t rest = observer.seen() - named.size();
+      if (rest > 0) {
+        line += "; " + WithCommas(rest) + " more warning" + (rest == 1 ? "" : "s") + ", see " +
+                s.warnings_path;
+      }
+    }
+    std::fprintf(stderr, "neardup: error: %s\n", line.c_str());
     return kExitNoData;
   }
   if (!quiet) PrintSummary(s);
@@ -291,10 +302,11 @@ int main(int argc, char** argv) {
   // ---- dedup ----
   CLI::App* dedup = app.add_subcommand(
       "dedup",
-      "Read crawls, group exact duplicates (same token sequence or same bytes) and, with "
-      "--method broder, near duplicates; write DIR/clusters.tsv (url, cluster, role, method, "
-      "similarity, source, offset, reason), DIR/summary.json, DIR/warnings.tsv and with --pairs "
-      "DIR/pairs.tsv.");
+      "Read crawls, group exact duplicates (same token sequence or same bytes) and near "
+      "duplicates by the --method chosen: robust (the default), broder, simhash, combined, "
+      "paragraphs or chunks; exact finds exact duplicates only. Write DIR/clusters.tsv (url, "
+      "cluster, role, method, similarity, source, offset, reason), DIR/summary.json, "
+      "DIR/warnings.tsv and with --pairs DIR/pairs.tsv.");
   std::vector<std::string> inputs;
   std::string out_dir;
   int threads = 0;
