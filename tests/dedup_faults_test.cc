@@ -209,6 +209,12 @@ TEST_F(DedupFaultsTest, OutputWriteFaultsFailTheRunAndLeaveNoPartialOutput) {
                                                  " fault"),
               std::string::npos)
         << what << ": " << run.result.status().ToString();
+    if (fault.op == FileOp::kRename) {
+      // The file that could not be renamed stays under its .tmp name.
+      EXPECT_TRUE(std::any_of(run.files.begin(), run.files.end(),
+                              [](const std::string& p) { return p.ends_with(".tmp"); }))
+          << what;
+    }
     ExpectOnlyCompleteOutputs(&env, run, what);
   }
 }

@@ -67,8 +67,7 @@ class Env {
 //
 // Thread-safe: every method takes an internal lock. A SequentialFile keeps
 // the contents it was opened on (later appends and removals do not change
-// what it reads). Files and fault rules outlive open files only while the
-// MemEnv does. REQUIRES: the MemEnv outlives every file it returned.
+// what it reads). REQUIRES: the MemEnv outlives every file it returned.
 
 // The operations a fault can be injected into.
 enum class FileOp : unsigned char {
