@@ -19,14 +19,14 @@
 #include <vector>
 
 #include "bench_util.h"
-#include "io/mem_env.h"
 #include "io/warc_writer.h"
+#include "neardup/env.h"
 #include "neardup/source.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using neardup::io::MemEnv;
+using neardup::MemEnv;
 
 
 // About 48 MB of pages.

@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "neardup/env.h"
 #include "neardup/evaluation.h"
 #include "neardup/executor.h"
+#include "neardup/method.h"
 #include "neardup/synth.h"
 #include "cli_util.h"
 #include "commands.h"
@@ -129,13 +131,24 @@ int RunDedupCommand(const std::vector<std::string>& inputs, const std::string& o
   }
   const neardup::DedupSummary& s = result.value();
   if (s.documents == 0) {
-    uint64_t skipped = 0;
-    for (const auto& [k, v] : s.read.skipped) skipped += v;
-    std::fprintf(stderr,
-                 "neardup: error: no usable document could be read from the %zu input%s "
-                 "(%s records skipped, %s warnings; details in %s)\n",
-                 s.inputs.size(), s.inputs.size() == 1 ? "" : "s", WithCommas(skipped).c_str(),
-                 WithCommas(s.warnings).c_str(), s.warnings_path.c_str());
+    // One line, printed even with --quiet: the files and why (first warning
+    // of up to kNamedFiles files), then where the rest is.
+    const std::vector<neardup::ReadWarning>& named = observer.first_per_file();
+    std::string line = "no usable document could be read";
+    if (named.empty()) {
+      line += " from the " + std::to_string(s.inputs.size()) + " input" +
+              (s.inputs.size() == 1 ? "" : "s") + " (see " + s.warnings_path + ")";
+    } else {
+      for (size_t i = 0; i < named.size(); ++i) {
+        line += (i == 0 ? ": " : "; ") + named[i].file + ": " + DescribeWarning(named[i]);
+      }
+      const uint64_t rest = observer.seen() - named.size();
+      if (rest > 0) {
+        line += "; " + WithCommas(rest) + " more warning" + (rest == 1 ? "" : "s") + ", see " +
+                s.warnings_path;
+      }
+    }
+    std::fprintf(stderr, "neardup: error: %s\n", line.c_str());
     return kExitNoData;
   }
   if (!quiet) PrintSummary(s);
@@ -283,6 +296,13 @@ int RunSynthCommand(const neardup::SynthOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // NEARDUP_SIMD=portable|avx2|avx512 caps the SIMD kernels (benchmarks,
+  // checks on a lesser CPU); the library itself reads no environment.
+  if (const char* simd = std::getenv("NEARDUP_SIMD"); simd != nullptr && *simd != '\0') {
+    if (neardup::Status s = neardup::SetSimdKernel(simd); !s.ok()) {
+      std::fprintf(stderr, "neardup: warning: NEARDUP_SIMD ignored: %s\n", s.message().c_str());
+    }
+  }
   CLI::App app{
       "neardup: find exact and near-duplicate documents in web crawls (WARC, ARC, folders of "
       "HTML/text files, JSON Lines), cluster them, and keep one page per cluster."};
@@ -292,10 +312,11 @@ int main(int argc, char** argv) {
   // ---- dedup ----
   CLI::App* dedup = app.add_subcommand(
       "dedup",
-      "Read crawls, group exact duplicates (same token sequence or same bytes) and, with "
-      "--method broder, near duplicates; write DIR/clusters.tsv (url, cluster, role, method, "
-      "similarity, source, offset, reason), DIR/summary.json, DIR/warnings.tsv and with --pairs "
-      "DIR/pairs.tsv.");
+      "Read crawls, group exact duplicates (same token sequence or same bytes) and near "
+      "duplicates by the --method chosen: robust (the default), broder, simhash, combined, "
+      "paragraphs or chunks; exact finds exact duplicates only. Write DIR/clusters.tsv (url, "
+      "cluster, role, method, similarity, source, offset, reason), DIR/summary.json, "
+      "DIR/warnings.tsv and with --pairs DIR/pairs.tsv.");
   std::vector<std::string> inputs;
   std::string out_dir;
   int threads = 0;
@@ -327,8 +348,16 @@ int main(int argc, char** argv) {
                     "shingle paragraphs: runs of 3 sentences, documents sharing --min-shared "
                     "percent of them, m-pass algorithm within --memory), chunks (Shivakumar and "
                     "Garcia-Molina's chunk overlap: documents sharing --threshold T chunk "
-                    "fingerprints of --chunk, --algorithm sort or coarse within --memory)")
-      ->check(CLI::IsMember({"exact", "broder", "simhash", "combined", "robust", "paragraphs", "chunks"}));
+                    "fingerprints of --chunk, --algorithm sort or coarse within --memory). Also a "
+                    "spec string as summary.json's method_spec shows it, e.g. "
+                    "'broder:k=8,no-wrap,level=virtually-identical' (keys left out keep the flags' "
+                    "values; see doc/spec.md)")
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            auto m = neardup::NewMethod(value);
+            return m.ok() ? std::string() : m.status().message();
+          },
+          "NAME|SPEC", "method"));
   neardup::ParagraphMethodOptions paragraph_defaults;
   neardup::ChunkMethodOptions chunk_defaults;
   uint32_t min_shared = paragraph_defaults.min_shared_percent;
@@ -549,7 +578,9 @@ int main(int argc, char** argv) {
     options.chunks.algorithm = chunk_algorithm;
     options.chunks.coarse_hash_functions = coarse_hashes;
     options.chunks.seed = seed;
-    if (method == "chunks" && threshold_option->count() > 0) {
+    // A spec string (doc/spec.md) sets its method's parameters over the flags.
+    const std::string method_name = method.substr(0, method.find(':'));
+    if (method_name == "chunks" && threshold_option->count() > 0) {
       options.chunks.threshold = sim_threshold;
       options.simhash.threshold = neardup::SimhashMethodOptions().threshold;
     }
@@ -557,8 +588,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "neardup: error: --memory: cannot read '%s' as a size (e.g. 2G)\n", memory.c_str());
       return kExitUsage;
     }
-    if (pairs && method == "exact") {
-      std::fprintf(stderr, "neardup: error: --pairs needs a near-duplicate method (--method broder, simhash, combined or robust)\n");
+    if (pairs && method_name == "exact") {
+      std::fprintf(stderr, "neardup: error: --pairs needs a near-duplicate method (any --method but exact)\n");
       return kExitUsage;
     }
     options.source.keep_non_2xx = !skip_non_2xx;

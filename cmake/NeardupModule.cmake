@@ -33,7 +33,9 @@ function(neardup_module_test_binaries)
     if(srcs)
       add_executable(${lib}_tests EXCLUDE_FROM_ALL ${srcs} ${PROJECT_SOURCE_DIR}/tests/test_util.cc)
       target_include_directories(${lib}_tests PRIVATE ${PROJECT_SOURCE_DIR}/tests)
-      target_link_libraries(${lib}_tests PRIVATE ${lib} GTest::gtest GTest::gtest_main GTest::gmock ZLIB::ZLIB
+      # neardup_io for MemEnv (include/neardup/env.h), which tests of every
+      # module may use.
+      target_link_libraries(${lib}_tests PRIVATE ${lib} neardup_io GTest::gtest GTest::gtest_main GTest::gmock ZLIB::ZLIB
                             nlohmann_json::nlohmann_json)
       target_compile_definitions(${lib}_tests PRIVATE NEARDUP_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
                                  NEARDUP_CLI_PATH="$<TARGET_FILE:neardup_cli>")

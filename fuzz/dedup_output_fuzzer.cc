@@ -9,12 +9,12 @@
 #include <cstdlib>
 #include <string>
 
-#include "io/mem_env.h"
 #include "neardup/analysis.h"
+#include "neardup/env.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string in(reinterpret_cast<const char*>(data), size);
-  neardup::io::MemEnv env;
+  neardup::MemEnv env;
   const char* names[] = {"run/clusters.tsv", "run/pairs.tsv", "run/summary.json"};
   size_t start = 0;
   for (int part = 0; part < 3 && start <= in.size(); ++part) {

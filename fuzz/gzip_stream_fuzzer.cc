@@ -10,13 +10,13 @@
 #include <string>
 
 #include "io/input_stream.h"
-#include "io/mem_env.h"
+#include "neardup/env.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace neardup::io;
   if (size == 0) return 0;
   const uint8_t knob = data[0];
-  neardup::io::MemEnv env;
+  neardup::MemEnv env;
   env.AddFile("f", std::string(reinterpret_cast<const char*>(data) + 1, size - 1));
   env.SetMaxReadChunk((knob & 7) * 37);
   StreamLimits limits;

@@ -8,11 +8,11 @@
 #include <cstdlib>
 #include <string>
 
-#include "io/mem_env.h"
+#include "neardup/env.h"
 #include "neardup/source.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  neardup::io::MemEnv env;
+  neardup::MemEnv env;
   env.AddFile("input.warc", std::string(reinterpret_cast<const char*>(data), size));
   neardup::SourceOptions options;
   options.max_record_bytes = 1 << 20;

@@ -26,6 +26,12 @@ TEST(CliTest, HelpListsCommandAndOptions) {
   for (const char* flag : {"--out", "--threads", "--quiet", "--method", "--max-record-size"}) {
     EXPECT_NE(out.find(flag), std::string::npos) << flag;
   }
+  // The description names the default method and lists the others.
+  EXPECT_NE(out.find("robust (the default)"), std::string::npos) << out;
+  EXPECT_EQ(out.find("with --method broder"), std::string::npos) << out;
+  for (const char* method : {"broder", "simhash", "combined", "paragraphs", "chunks", "exact"}) {
+    EXPECT_NE(out.find(method), std::string::npos) << method;
+  }
   EXPECT_EQ(RunCommand(Q(CliPath()) + " --version", &out), 0);
   EXPECT_NE(out.find("neardup "), std::string::npos);
 }
@@ -51,6 +57,36 @@ TEST(CliTest, NothingUsableExitsOneWithOneLine) {
             1);
   EXPECT_NE(out.find("no usable document"), std::string::npos) << out;
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  // The one line names the file and why it gave nothing, even with --quiet.
+  EXPECT_NE(out.find(dir + "/missing.warc.gz: cannot open (No such file or directory)"),
+            std::string::npos)
+      << out;
+  fs::remove_all(dir);
+}
+
+TEST(CliTest, NothingUsableNamesUpToThreeFilesWithReasons) {
+  const std::string dir = MakeTempDir("cli-nothing-many");
+  WriteFileOrDie(dir + "/empty.jsonl", "");
+  WriteFileOrDie(dir + "/notes.md", "# not a crawl\n");
+  std::string out;
+  EXPECT_EQ(RunCommand(Q(CliPath()) + " dedup " + Q(dir + "/missing.warc") + " " +
+                           Q(dir + "/empty.jsonl") + " " + Q(dir + "/notes.md") + " " +
+                           Q(dir + "/gone1.warc") + " " + Q(dir + "/gone2.warc") + " --out " +
+                           Q(dir + "/out") + " --quiet",
+                       &out),
+            1);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_NE(out.find(dir + "/missing.warc: cannot open (No such file or directory)"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find(dir + "/empty.jsonl: empty-file"), std::string::npos) << out;
+  EXPECT_NE(out.find(dir + "/notes.md: unknown-format"), std::string::npos) << out;
+  // The fourth and fifth files are left to warnings.tsv.
+  EXPECT_EQ(out.find("gone1.warc"), std::string::npos) << out;
+  EXPECT_NE(out.find("2 more warnings, see " + dir + "/out/warnings.tsv"), std::string::npos)
+      << out;
+  const std::string warnings = ReadFileOrEmpty(dir + "/out/warnings.tsv");
+  EXPECT_NE(warnings.find("gone2.warc"), std::string::npos) << warnings;
   fs::remove_all(dir);
 }
 

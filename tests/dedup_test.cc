@@ -228,6 +228,7 @@ TEST(DedupTest, ProgressCallbackCanCancel) {
                     },
                     0.0);
   ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsCancelled()) << r.status().ToString();
   EXPECT_EQ(r.status().message(), "cancelled");
   EXPECT_GE(calls, 1);
   fs::remove_all(dir);

@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "neardup/env.h"
+
 namespace neardup::testing {
 
 namespace fs = std::filesystem;
@@ -57,6 +59,11 @@ void WriteFileOrDie(const std::string& path, const std::string& data) {
     std::fprintf(stderr, "cannot write %s\n", path.c_str());
     std::abort();
   }
+}
+
+size_t CountFilesBelow(Env* env, const std::string& dir) {
+  auto files = env->ListFilesRecursive(dir);
+  return files.ok() ? files->size() : 0;
 }
 
 std::string GunzipFileOrDie(const std::string& path) {

@@ -5,6 +5,10 @@
 #include <string>
 #include <vector>
 
+namespace neardup {
+class Env;
+}  // namespace neardup
+
 namespace neardup::testing {
 
 // The repository's own test data folder (tests/data), always present.
@@ -23,6 +27,9 @@ std::string MakeTempDir(const std::string& prefix);
 // Reads a whole file ("" when missing); writes one (aborts on failure).
 std::string ReadFileOrEmpty(const std::string& path);
 void WriteFileOrDie(const std::string& path, const std::string& data);
+
+// Files below `dir` in `env`, recursively (0 when `dir` does not exist).
+size_t CountFilesBelow(Env* env, const std::string& dir);
 
 // Gunzips a .gz file in memory (the shared data stores pages gzipped).
 std::string GunzipFileOrDie(const std::string& path);

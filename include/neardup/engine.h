@@ -249,7 +249,7 @@ struct DedupProgress {
 
 // Called from the thread that calls RunDedup, at most every
 // `progress_interval_seconds`. Returning false cancels the run: RunDedup
-// then returns Status::IOError("cancelled").
+// then returns Status::Cancelled("cancelled").
 using DedupProgressCallback = std::function<bool(const DedupProgress&)>;
 
 struct StageStats {
@@ -359,7 +359,7 @@ struct DedupSummary {
 // (nullptr: everything on the calling thread). `env` nullptr: Env::Default().
 // Returns the summary even when no document could be read (documents == 0;
 // the caller decides how to report that). Errors: InvalidArgument for bad
-// options, IOError when the output cannot be written, IOError("cancelled")
+// options, IOError when the output cannot be written, Cancelled
 // when the progress callback returned false.
 Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std::string& out_dir,
                               const DedupOptions& options = DedupOptions(), Executor* executor = nullptr,

@@ -55,6 +55,101 @@ class Env {
   virtual Status RenameFile(const std::string& from, const std::string& to) = 0;
 };
 
+// ---------------------------------------------------------------------------
+// MemEnv: an Env whose files live in memory, for tests, fuzzers and
+// benchmarks, with fault injection (leveldb's fault-injecting test Env).
+//
+// Paths are plain strings; folders exist implicitly as prefixes of file paths
+// ("a/b/c.html" makes "a" and "a/b" folders) or through CreateDirs(). The
+// path "-" is an ordinary file name here, so tests can stand in for stdin.
+// NewWritableFile creates (or truncates) the file at once, so a file being
+// written is visible under its name, as on a real file system.
+//
+// Thread-safe: every method takes an internal lock. A SequentialFile keeps
+// the contents it was opened on (later appends and removals do not change
+// what it reads). REQUIRES: the MemEnv outlives every file it returned.
+
+// The operations a fault can be injected into.
+enum class FileOp : unsigned char {
+  kOpenRead,   // NewSequentialFile
+  kRead,       // SequentialFile::Read
+  kOpenWrite,  // NewWritableFile
+  kAppend,     // WritableFile::Append
+  kFlush,      // WritableFile::Flush
+  kClose,      // WritableFile::Close (the file then counts as closed)
+  kRename,     // RenameFile (nothing is renamed)
+  kRemove,     // RemoveFile (nothing is removed)
+};
+// "open-read", "read", "open-write", "append", "flush", "close", "rename",
+// "remove".
+const char* FileOpName(FileOp op);
+
+// Which operations fail. A fault fails the operation with
+//   IOError("<path>: injected <op> fault")
+// and has no other effect (an append that fails appends nothing).
+struct FaultRule {
+  FileOp op = FileOp::kRead;
+  // Only operations on paths starting with this count ("" = every path). A
+  // rename counts when its source or its target matches.
+  std::string path_prefix;
+  // The first `skip` matching operations succeed, then the next `count`
+  // fail; count == 0: every later one fails. {op, p, n - 1, 1} fails the
+  // n-th matching operation, {op, p, 0, 0} all of them.
+  uint64_t skip = 0;
+  uint64_t count = 1;
+};
+
+class MemEnv final : public Env {
+ public:
+  MemEnv();
+  ~MemEnv() override;
+  MemEnv(const MemEnv&) = delete;
+  MemEnv& operator=(const MemEnv&) = delete;
+
+  // Creates or replaces a file (not subject to faults).
+  void AddFile(const std::string& path, std::string contents);
+  // The current contents of a file (NotFound if missing; not subject to
+  // faults).
+  Result<std::string> GetContents(const std::string& path);
+  // Every file, sorted by path (byte order).
+  std::vector<std::string> AllFiles();
+
+  // --- Fault injection. Rules apply to operations after the call.
+
+  // Adds a rule; every rule is checked on every operation, in order, and
+  // each counts its own matching operations.
+  void InjectFault(FaultRule rule);
+  // Reads of `path` fail with `error` once `bytes` bytes of that file have
+  // been returned by the open file (bytes == 0: the first read fails).
+  // Applies to files opened after the call.
+  void FailReadsAfter(const std::string& path, uint64_t bytes,
+                      Status error = Status::IOError("injected read error"));
+  // Appends to `path` fail once the file would exceed `bytes` bytes.
+  void FailWritesAfter(const std::string& path, uint64_t bytes);
+  // Every Read returns at most `n` bytes (0 = no limit), to exercise callers
+  // that must loop on short reads.
+  void SetMaxReadChunk(size_t n);
+  // Removes every fault (rules, read and write limits, the read chunk).
+  void ClearFaults();
+  // Operations failed by injected faults so far (ClearFaults keeps it).
+  uint64_t faults_injected();
+
+  Result<std::unique_ptr<SequentialFile>> NewSequentialFile(const std::string& path) override;
+  Result<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override;
+  bool FileExists(const std::string& path) override;
+  bool IsDirectory(const std::string& path) override;
+  Result<uint64_t> GetFileSize(const std::string& path) override;
+  Result<std::vector<std::string>> ListFilesRecursive(const std::string& dir) override;
+  Status CreateDirs(const std::string& dir) override;
+  Status RemoveFile(const std::string& path) override;
+  Status RenameFile(const std::string& from, const std::string& to) override;
+
+  struct Rep;  // the state shared with open files (src/io/mem_env.cc)
+
+ private:
+  std::unique_ptr<Rep> rep_;
+};
+
 }  // namespace neardup
 
 #endif  // NEARDUP_ENV_H_

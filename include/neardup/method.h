@@ -141,6 +141,13 @@ Result<std::unique_ptr<Method>> NewMethod(const DedupOptions& options);
 // The names NewMethod knows, in the order the README lists them.
 std::vector<std::string> MethodNames();
 
+// Caps the SIMD kernels of the sketches at "portable", "avx2" or "avx512"
+// (the best this CPU supports is used by default; a level above it is
+// ignored). Process-wide; call it before the first signature (the CLI does,
+// from its NEARDUP_SIMD environment variable). InvalidArgument for another
+// name.
+Status SetSimdKernel(std::string_view level);
+
 }  // namespace neardup
 
 #endif  // NEARDUP_METHOD_H_

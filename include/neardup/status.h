@@ -26,6 +26,7 @@ class [[nodiscard]] Status {
     kNotSupported,     // a valid input using a feature neardup lacks
     kResourceExhausted,// a configured limit (memory, record size) was hit
     kFailedPrecondition,  // the object is not in a state that allows the call
+    kCancelled,        // the caller asked the operation to stop (progress callback)
   };
 
   // A default-constructed Status is OK. Copying is cheap (message string).
@@ -42,6 +43,7 @@ class [[nodiscard]] Status {
     return Status(Code::kResourceExhausted, msg);
   }
   static Status FailedPrecondition(std::string_view msg) { return Status(Code::kFailedPrecondition, msg); }
+  static Status Cancelled(std::string_view msg) { return Status(Code::kCancelled, msg); }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
@@ -51,6 +53,7 @@ class [[nodiscard]] Status {
   bool IsIOError() const { return code_ == Code::kIOError; }
   bool IsResourceExhausted() const { return code_ == Code::kResourceExhausted; }
   bool IsFailedPrecondition() const { return code_ == Code::kFailedPrecondition; }
+  bool IsCancelled() const { return code_ == Code::kCancelled; }
   // The message alone, without the code name.
   const std::string& message() const { return message_; }
   // "OK" or "<code name>: <message>".

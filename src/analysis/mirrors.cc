@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "analysis/files.h"
+#include "base/hash.h"
 #include "base/tsv.h"
 #include "neardup/analysis.h"
 #include "text/url.h"
@@ -33,19 +34,11 @@
 namespace neardup {
 namespace {
 
+// FNV-1a from a seeded basis, then Mix13 so nearby strings spread over all
+// bits. The basis constant (not FNV's standard one) is kept as it was so
+// mirror keys do not change.
 uint64_t Fnv1a(std::string_view s, uint64_t seed) {
-  uint64_t h = 1469598103934665603ull ^ seed;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  // Final mix (splitmix64) so nearby strings spread over all bits.
-  h ^= h >> 30;
-  h *= 0xbf58476d1ce4e5b9ull;
-  h ^= h >> 27;
-  h *= 0x94d049bb133111ebull;
-  h ^= h >> 31;
-  return h;
+  return Mix13(Fnv1a64(s, 1469598103934665603ull ^ seed));
 }
 
 constexpr uint64_t kSuffixSeed = 0x5u;  // hash of "the last k arcs"

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/memory_env_for_test.h"
 #include "neardup/analysis.h"
+#include "neardup/env.h"
 
 namespace neardup {
 namespace {
@@ -23,10 +23,8 @@ constexpr char kDir[] = "run";
 // Valid documents 7; malformed 2 (row 4, row 7's cluster); clusters
 // {0,1,3} {2} {5,6} {7} = 4; duplicates rows 1, 3, 6 = 3; size histogram
 // {1: 2, 2: 1, 3: 1}. Hosts: x.com 4 docs 1 dup, y.com 2/1, z.com 1/1.
-void WriteRun(TEST_MemoryEnv* env) {
-  env->files["run/clusters.tsv"] =
-
-                 "url\tcluster\trole\tmethod\tsimilarity\tsource\toffset\treason\n"
+void WriteRun(MemEnv* env) {
+  env->AddFile("run/clusters.tsv", "url\tcluster\trole\tmethod\tsimilarity\tsource\toffset\treason\n"
                  "http://x.com/1\t0\tkeep\tcombined\t1\ts\t0\tr\n"
                  "http://y.com/1\t0\tduplicate\tcombined\t0.9\ts\t1\tr\n"
                  "http://x.com/2\t2\tkeep\tsingle\t1\ts\t2\tsingle\n"
@@ -34,20 +32,18 @@ void WriteRun(TEST_MemoryEnv* env) {
                  "garbage without tabs\n"
                  "http://x.com/3\t5\tkeep\texact\t1\ts\t5\tr\n"
                  "http://x.com/4\t5\tduplicate\texact\t1\ts\t6\tr\n"
-                 "http://y.com/2\t99\tkeep\tsingle\t1\ts\t7\tsingle\n";
-  env->files["run/summary.json"] =
-                 R"({"options": {"method": "combined"}, "documents_read": 8, "clusters": 4,
-                     "duplicates": 3, "method_spec": "spec<x>"})";
+                 "http://y.com/2\t99\tkeep\tsingle\t1\ts\t7\tsingle\n");
+  env->AddFile("run/summary.json", R"({"options": {"method": "combined"}, "documents_read": 8, "clusters": 4,
+                     "duplicates": 3, "method_spec": "spec<x>"})");
   // Edges x1-y1, x1-z1 (degrees x1 2, y1 1, z1 1); one malformed row.
-  env->files["run/pairs.tsv"] =
-                 "url_a\turl_b\tsupershingles_shared\tbits_agreeing\n"
+  env->AddFile("run/pairs.tsv", "url_a\turl_b\tsupershingles_shared\tbits_agreeing\n"
                  "http://x.com/1\thttp://y.com/1\t3\t380\n"
                  "http://x.com/1\thttp://z.com/1\t2\t375\n"
-                 "http://x.com/1\thttp://z.com/1\tfoo\t375\n";
+                 "http://x.com/1\thttp://z.com/1\tfoo\t375\n");
 }
 
 TEST(RunReportTest, HandCountedFolder) {
-  TEST_MemoryEnv env;
+  MemEnv env;
   WriteRun(&env);
   auto run = LoadDedupRun(kDir, &env);
   ASSERT_TRUE(run.ok()) << run.status().ToString();
@@ -88,7 +84,7 @@ TEST(RunReportTest, HandCountedFolder) {
   DedupRun loaded;
   auto written = WriteRunReport(kDir, top1, &env, &loaded);
   ASSERT_TRUE(written.ok()) << written.status().ToString();
-  const auto j = nlohmann::json::parse(env.files["run/report.json"]);
+  const auto j = nlohmann::json::parse(env.GetContents("run/report.json").value());
   EXPECT_EQ(j["summary"]["documents"], 7);
   EXPECT_EQ(j["summary"]["clusters"], 4);
   EXPECT_EQ(j["summary"]["duplicates"], 3);
@@ -100,7 +96,7 @@ TEST(RunReportTest, HandCountedFolder) {
   EXPECT_TRUE(j["cluster_sizes"]["power_law"]["discrete_mle"]["alpha"].is_number());
   EXPECT_EQ(j["degree_distribution"]["edges"], 2);
   EXPECT_FALSE(j.contains("mirrors"));
-  const std::string html = env.files["run/report.html"];
+  const std::string html = env.GetContents("run/report.html").value();
   EXPECT_NE(html.find("spec&lt;x&gt;"), std::string::npos);
   EXPECT_NE(html.find("Henzinger Table 9"), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);
@@ -117,26 +113,26 @@ TEST(RunReportTest, HandCountedFolder) {
     EXPECT_EQ(p.common_pages, 1u);
     EXPECT_EQ(p.confirmed_pages, 1u);
   }
-  const auto j2 = nlohmann::json::parse(env.files["run/report.json"]);
+  const auto j2 = nlohmann::json::parse(env.GetContents("run/report.json").value());
   EXPECT_EQ(j2["mirrors"]["host_pairs"], 3);
   EXPECT_EQ(j2["mirrors"]["size_distribution"][0]["common_pages"], 1);
   EXPECT_EQ(j2["mirrors"]["size_distribution"][0]["host_pairs"], 3);
-  EXPECT_NE(env.files["run/report.html"].find("Mirror size distribution"), std::string::npos);
-  EXPECT_EQ(env.files["run/mirrors.tsv"].substr(0, 13), "host_a\thost_b");
+  EXPECT_NE(env.GetContents("run/report.html").value().find("Mirror size distribution"), std::string::npos);
+  EXPECT_EQ(env.GetContents("run/mirrors.tsv").value().substr(0, 13), "host_a\thost_b");
 }
 
 TEST(RunReportTest, PassesAndReplicaHistogramsFromTheSummary) {
-  TEST_MemoryEnv env;
+  MemEnv env;
   WriteRun(&env);
   // A paragraphs run's passes and a chunks run's histograms (both kinds in
   // one summary here), buckets out of order as a JSON object may hold them.
-  env.files["run/summary.json"] = R"({"options": {"method": "chunks"},
+  env.AddFile("run/summary.json", R"({"options": {"method": "chunks"},
       "paragraphs": {"passes": [{"pass": 1, "documents_loaded": 4, "clusters": 1, "duplicates": 2,
                                  "estimated_final_duplicates": 2.5},
                                 {"pass": 2, "documents_loaded": 7, "clusters": 2, "duplicates": 3,
                                  "estimated_final_duplicates": 3}]},
       "chunks": {"replica_histogram": {"lines:4": {"3-10": 3, "1": 2, "2": 2, "11-100": 0},
-                                       "whole": {"2": 2, "1": 5}}}})";
+                                       "whole": {"2": 2, "1": 5}}}})");
   auto run = LoadDedupRun(kDir, &env);
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   ASSERT_EQ(run->paragraph_passes.size(), 2u);
@@ -161,24 +157,24 @@ TEST(RunReportTest, PassesAndReplicaHistogramsFromTheSummary) {
 }
 
 TEST(RunReportTest, MissingOrBadClustersIsAnError) {
-  TEST_MemoryEnv env;
+  MemEnv env;
   auto missing = LoadDedupRun("nowhere", &env);
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), Status::Code::kNotFound);
-  env.files["run/clusters.tsv"] = "";
+  env.AddFile("run/clusters.tsv", "");
   EXPECT_EQ(LoadDedupRun(kDir, &env).status().code(), Status::Code::kCorruption);
-  env.files["run/clusters.tsv"] = "a\tb\n1\t2\n";
+  env.AddFile("run/clusters.tsv", "a\tb\n1\t2\n");
   EXPECT_EQ(LoadDedupRun(kDir, &env).status().code(), Status::Code::kCorruption);
   // A header only: an empty run still reports (zero everywhere).
-  env.files["run/clusters.tsv"] = "url\tcluster\trole\tmethod\n";
-  env.files["run/summary.json"] = "{not json";
-  env.files["run/pairs.tsv"] = "url_a\turl_b\n\n\t\n";  // two malformed rows
+  env.AddFile("run/clusters.tsv", "url\tcluster\trole\tmethod\n");
+  env.AddFile("run/summary.json", "{not json");
+  env.AddFile("run/pairs.tsv", "url_a\turl_b\n\n\t\n");  // two malformed rows
   auto empty = WriteRunReport(kDir, ReportOptions{}, &env);
   ASSERT_TRUE(empty.ok()) << empty.status().ToString();
   EXPECT_EQ(empty->documents, 0u);
   EXPECT_FALSE(empty->cluster_sizes.mle_alpha.has_value());
-  EXPECT_NE(env.files["run/report.json"].find("\"pairs_tsv\": 2"), std::string::npos);
-  EXPECT_NE(env.files["run/report.html"].find("<svg"), std::string::npos);
+  EXPECT_NE(env.GetContents("run/report.json").value().find("\"pairs_tsv\": 2"), std::string::npos);
+  EXPECT_NE(env.GetContents("run/report.html").value().find("<svg"), std::string::npos);
   EXPECT_FALSE(ReportOptions{0}.Validate().ok());
   EXPECT_FALSE(LoadDedupRun(kDir, nullptr).ok());
 }
@@ -186,7 +182,7 @@ TEST(RunReportTest, MissingOrBadClustersIsAnError) {
 TEST(RunReportTest, GarbageRowsNeverCrash) {
   // Deterministic junk (a linear congruential generator) after valid headers:
   // every file parses to some counted rows and the report still renders.
-  TEST_MemoryEnv env;
+  MemEnv env;
   std::string junk;
   uint32_t state = 12345;
   for (int i = 0; i < 20000; ++i) {
@@ -194,16 +190,16 @@ TEST(RunReportTest, GarbageRowsNeverCrash) {
     const char c = static_cast<char>((state >> 16) & 0xff);
     junk.push_back(c == '\0' ? '\t' : c);
   }
-  env.files["run/clusters.tsv"] = "url\tcluster\trole\tmethod\n" + junk + "\nhttp://a/\t0\tkeep\texact\n"
-                                 "http://\xff\xfe.com/\xc3\t0\tduplicate\texact\n";  // not UTF-8
-  env.files["run/pairs.tsv"] = "url_a\turl_b\tsupershingles_shared\tbits_agreeing\n" + junk;
-  env.files["run/mirrors.tsv"] = "host_a\thost_b\tcommon_pages\n" + junk;
-  env.files["run/summary.json"] = junk;
+  env.AddFile("run/clusters.tsv", "url\tcluster\trole\tmethod\n" + junk + "\nhttp://a/\t0\tkeep\texact\n"
+                                 "http://\xff\xfe.com/\xc3\t0\tduplicate\texact\n");  // not UTF-8
+  env.AddFile("run/pairs.tsv", "url_a\turl_b\tsupershingles_shared\tbits_agreeing\n" + junk);
+  env.AddFile("run/mirrors.tsv", "host_a\thost_b\tcommon_pages\n" + junk);
+  env.AddFile("run/summary.json", junk);
   auto report = WriteRunReport(kDir, ReportOptions{}, &env);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_GE(report->documents, 1u);
-  EXPECT_NE(env.files["run/report.html"].find("</html>"), std::string::npos);
-  EXPECT_NE(env.files["run/report.json"].find("\"documents\""), std::string::npos);
+  EXPECT_NE(env.GetContents("run/report.html").value().find("</html>"), std::string::npos);
+  EXPECT_NE(env.GetContents("run/report.json").value().find("\"documents\""), std::string::npos);
   MirrorOptions m;
   m.min_host_pages = 1;
   m.min_common_pages = 1;

@@ -13,6 +13,7 @@ std::string Status::ToString() const {
     case Code::kNotSupported: name = "Not supported"; break;
     case Code::kResourceExhausted: name = "Resource exhausted"; break;
     case Code::kFailedPrecondition: name = "Failed precondition"; break;
+    case Code::kCancelled: name = "Cancelled"; break;
   }
   return std::string(name) + ": " + message_;
 }

@@ -35,6 +35,11 @@ TEST(StatusTest, CodesAndMessages) {
   EXPECT_TRUE(s.IsCorruption());
   EXPECT_EQ(s.message(), "bad gzip member");
   EXPECT_EQ(s.ToString(), "Corruption: bad gzip member");
+  const Status c = Status::Cancelled("cancelled");
+  EXPECT_TRUE(c.IsCancelled());
+  EXPECT_FALSE(c.IsIOError());
+  EXPECT_EQ(c.code(), Status::Code::kCancelled);
+  EXPECT_EQ(c.ToString(), "Cancelled: cancelled");
 }
 
 TEST(StatusTest, MacrosPropagate) {

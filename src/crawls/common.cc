@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/hash.h"
 #include "crawls/crawls_internal.h"
 #include "output/clusters_file.h"
 
@@ -67,9 +68,7 @@ PageSketch SketchPage(std::string_view body, ContentKind kind, std::string_view 
   PageSketch p;
   p.bytes_size = body.size();
   p.bytes_hash = std::hash<std::string_view>()(body);
-  uint64_t fnv = 14695981039346656037ull;  // FNV-1a 64
-  for (unsigned char c : body) fnv = (fnv ^ c) * 1099511628211ull;
-  p.bytes_hash2 = fnv;
+  p.bytes_hash2 = Fnv1a64(body);
   tokenizer->Tokenize(body, kind, charset, url, tokens);
   if (tokens->num_terms() == 0) return p;
   sketcher.Shingles(tokens->term_hashes, &scratch->shingles);

@@ -436,7 +436,7 @@ Status DeduperImpl::AddFrom(DocumentSource* source, const DocumentCallback& on_d
     }
   }
   if (!status.ok()) return status;
-  if (cancelled) return Status::IOError("cancelled");
+  if (cancelled) return Status::Cancelled("cancelled");
   (void)report(true);
   return Status::OK();
 }

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <xxhash.h>
 
+#include "base/cpu.h"
 #include "fingerprint/rabin.h"
 
 namespace neardup {
@@ -97,6 +98,16 @@ void WriteTableStageFigures(const DedupSummary& s, nlohmann::ordered_json* root)
   near["pairs_not_listed_upper_bound"] = s.near_pairs_not_listed;
   near["megashingle_collisions"] = s.megashingle_collisions;
   near["simhash_index_complete"] = s.simhash_complete;
+}
+
+Status SetSimdKernel(std::string_view level) {
+  for (const char* name : {"portable", "avx2", "avx512"}) {
+    if (level == name) {
+      SetForcedKernelName(name);
+      return Status::OK();
+    }
+  }
+  return Status::InvalidArgument("unknown SIMD kernel '" + std::string(level) + "'; valid: portable, avx2, avx512");
 }
 
 std::string FormatSimilarity(double value) {

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "base/hash.h"
+
 namespace neardup {
 namespace gf2 {
 
@@ -67,13 +69,6 @@ bool IsIrreducible(uint64_t p_low) {
 
 namespace {
 
-uint64_t SplitMix64(uint64_t* state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 inline uint64_t LoadBigEndian64(const unsigned char* p) {
   uint64_t v;
   std::memcpy(&v, p, 8);
@@ -85,7 +80,7 @@ inline uint64_t LoadBigEndian64(const unsigned char* p) {
 uint64_t DrawIrreduciblePolynomial(uint64_t seed) {
   uint64_t state = seed;
   for (;;) {
-    const uint64_t candidate = SplitMix64(&state) | 1;
+    const uint64_t candidate = SplitMix64Next(&state) | 1;
     if (gf2::IsIrreducible(candidate)) return candidate;
   }
 }

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "io/io_test_util.h"
-#include "io/mem_env.h"
+#include "neardup/env.h"
 #include "neardup/source.h"
 #include "test_util.h"
 

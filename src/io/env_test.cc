@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <string>
 
-#include "io/mem_env.h"
 #include "neardup/env.h"
 #include "test_util.h"
 
@@ -167,6 +166,60 @@ TEST(MemEnvTest, FaultInjection) {
   auto again = env.NewSequentialFile("f");
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(ReadWhole(&env, "f", &s).size(), 100u);
+}
+
+TEST(MemEnvTest, FaultRulesCountMatchingOperations) {
+  MemEnv env;
+  // The 2nd append under out/ fails, once; nothing is appended by it.
+  env.InjectFault({FileOp::kAppend, "out/", 1, 1});
+  auto w = env.NewWritableFile("out/a");
+  ASSERT_TRUE(w.ok());
+  auto other = env.NewWritableFile("elsewhere");
+  ASSERT_TRUE(other.ok());
+  EXPECT_TRUE(other.value()->Append("x").ok());  // does not match the prefix
+  EXPECT_TRUE(w.value()->Append("1").ok());
+  const Status s = w.value()->Append("2");
+  EXPECT_TRUE(s.IsIOError());
+  EXPECT_EQ(s.message(), "out/a: injected append fault");
+  EXPECT_TRUE(w.value()->Append("3").ok());
+  EXPECT_EQ(env.GetContents("out/a").value(), "13");
+  EXPECT_EQ(env.faults_injected(), 1u);
+
+  // count == 0: every matching operation fails from the first on.
+  env.InjectFault({FileOp::kOpenRead, "out/", 0, 0});
+  EXPECT_TRUE(env.NewSequentialFile("out/a").status().IsIOError());
+  EXPECT_TRUE(env.NewSequentialFile("out/a").status().IsIOError());
+  EXPECT_TRUE(env.NewSequentialFile("elsewhere").ok());
+  EXPECT_EQ(env.faults_injected(), 3u);
+
+  // Close, rename (matched on the target too), remove, open-write, read.
+  env.ClearFaults();
+  env.InjectFault({FileOp::kClose, "out/a", 0, 1});
+  EXPECT_TRUE(w.value()->Close().IsIOError());
+  env.InjectFault({FileOp::kRename, "final/", 0, 1});
+  EXPECT_TRUE(env.RenameFile("out/a", "final/a").IsIOError());
+  EXPECT_TRUE(env.FileExists("out/a"));
+  EXPECT_FALSE(env.FileExists("final/a"));
+  EXPECT_TRUE(env.RenameFile("out/a", "final/a").ok());
+  env.InjectFault({FileOp::kRemove, "", 0, 1});
+  EXPECT_TRUE(env.RemoveFile("final/a").IsIOError());
+  EXPECT_TRUE(env.FileExists("final/a"));
+  env.InjectFault({FileOp::kOpenWrite, "new", 0, 1});
+  EXPECT_TRUE(env.NewWritableFile("new").status().IsIOError());
+  EXPECT_FALSE(env.FileExists("new"));
+  env.InjectFault({FileOp::kRead, "final/a", 1, 1});
+  auto r = env.NewSequentialFile("final/a");
+  ASSERT_TRUE(r.ok());
+  char buf[1];
+  size_t n = 0;
+  EXPECT_TRUE(r.value()->Read(1, buf, &n).ok());
+  EXPECT_EQ(n, 1u);
+  const Status rs = r.value()->Read(1, buf, &n);
+  EXPECT_EQ(rs.message(), "final/a: injected read fault");
+  EXPECT_EQ(n, 0u);
+  EXPECT_TRUE(r.value()->Read(1, buf, &n).ok());
+  EXPECT_EQ(env.AllFiles(), (std::vector<std::string>{"elsewhere", "final/a"}));
+  EXPECT_STREQ(FileOpName(FileOp::kOpenWrite), "open-write");
 }
 
 }  // namespace

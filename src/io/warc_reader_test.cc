@@ -11,8 +11,8 @@
 
 #include "io/input_stream.h"
 #include "io/io_test_util.h"
-#include "io/mem_env.h"
 #include "io/record_reader.h"
+#include "neardup/env.h"
 #include "test_util.h"
 
 namespace neardup::io {

@@ -7,16 +7,11 @@
 #include <cstdio>
 #include <cstring>
 
+#include "base/hash.h"
+
 namespace neardup::io {
 
 namespace {
-
-uint64_t SplitMix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 const char* ReasonPhrase(int status) {
   switch (status) {

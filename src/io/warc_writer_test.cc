@@ -6,7 +6,7 @@
 #include <string>
 
 #include "io/io_test_util.h"
-#include "io/mem_env.h"
+#include "neardup/env.h"
 
 namespace neardup::io {
 namespace {

@@ -5,12 +5,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "overlap/test_file_env.h"
+#include "neardup/env.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -28,18 +27,13 @@ struct ByKey {
 
 class ExternalSortTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = testing::MakeTempDir("overlap_xsort");
-    temp_ = dir_ + "/tmp";
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   void WriteItems(const std::string& path, const std::vector<Item>& items) {
-    testing::WriteFileOrDie(
-        path, std::string(reinterpret_cast<const char*>(items.data()), items.size() * sizeof(Item)));
+    env_.AddFile(path, std::string(reinterpret_cast<const char*>(items.data()),
+                                   items.size() * sizeof(Item)));
   }
   std::vector<Item> ReadItems(const std::string& path) {
-    const std::string bytes = testing::ReadFileOrEmpty(path);
+    const std::string bytes = env_.GetContents(path).value();
     std::vector<Item> items(bytes.size() / sizeof(Item));
     if (!items.empty()) std::memcpy(items.data(), bytes.data(), items.size() * sizeof(Item));
     return items;
@@ -72,9 +66,9 @@ class ExternalSortTest : public ::testing::Test {
     }
   }
 
-  std::string dir_;
-  std::string temp_;
-  testing::TestFileEnv env_;
+  const std::string dir_ = "overlap_xsort";
+  const std::string temp_ = dir_ + "/tmp";
+  MemEnv env_;
 };
 
 TEST_F(ExternalSortTest, InMemoryWhenItFits) {
@@ -106,7 +100,7 @@ TEST_F(ExternalSortTest, ManyRunsAndMergeLevelsStayStable) {
   EXPECT_GE(stats.merge_levels, 1u);
   EXPECT_GT(stats.spill_bytes, in.size() * sizeof(Item));
   EXPECT_LE(stats.peak_buffer_bytes, 1u << 20);
-  EXPECT_EQ(testing::CountFiles(temp_), 0u);  // runs removed
+  EXPECT_EQ(testing::CountFilesBelow(&env_, temp_), 0u);  // runs removed
 }
 
 TEST_F(ExternalSortTest, SortsInPlaceAndHandlesEmptyInput) {
@@ -126,7 +120,7 @@ TEST_F(ExternalSortTest, SortsInPlaceAndHandlesEmptyInput) {
 }
 
 TEST_F(ExternalSortTest, Errors) {
-  testing::WriteFileOrDie(dir_ + "/odd", std::string(12, 'x'));  // 1.5 items of 8 bytes
+  env_.AddFile(dir_ + "/odd", std::string(12, 'x'));  // 1.5 items of 8 bytes
   Status s = ExternalSort<Item>(&env_, dir_ + "/odd", dir_ + "/out", ByKey(), 1 << 20, temp_, nullptr);
   EXPECT_TRUE(s.IsCorruption());
   EXPECT_NE(s.message().find("size 12"), std::string::npos);
@@ -141,10 +135,21 @@ TEST_F(ExternalSortTest, Errors) {
 TEST_F(ExternalSortTest, WriteFailureRemovesRuns) {
   const std::vector<Item> in = RandomItems(300000, 1000, 4);
   WriteItems(dir_ + "/in", in);
-  env_.fail_after_bytes = 1 << 20;  // the second or third run fails
-  Status s = ExternalSort<Item>(&env_, dir_ + "/in", dir_ + "/out", ByKey(), 1 << 20, temp_, nullptr);
-  EXPECT_TRUE(s.IsIOError()) << s.ToString();
-  EXPECT_EQ(testing::CountFiles(temp_), 0u);
+  // The second spill append and every later one fail (a run already on
+  // disk); then a second run that cannot be created, then one whose close
+  // fails.
+  for (const FaultRule& fault : {FaultRule{FileOp::kAppend, temp_ + "/", 1, 0},
+                                 FaultRule{FileOp::kOpenWrite, temp_ + "/", 1, 1},
+                                 FaultRule{FileOp::kClose, temp_ + "/", 1, 1}}) {
+    env_.InjectFault(fault);
+    Status s =
+        ExternalSort<Item>(&env_, dir_ + "/in", dir_ + "/out", ByKey(), 1 << 20, temp_, nullptr);
+    EXPECT_TRUE(s.IsIOError()) << FileOpName(fault.op) << ": " << s.ToString();
+    EXPECT_NE(s.message().find(std::string("injected ") + FileOpName(fault.op)), std::string::npos)
+        << s.ToString();
+    EXPECT_EQ(testing::CountFilesBelow(&env_, temp_), 0u) << FileOpName(fault.op);
+    env_.ClearFaults();
+  }
 }
 
 TEST_F(ExternalSortTest, UnstableSorterGrowsThenSpills) {
@@ -175,7 +180,7 @@ TEST_F(ExternalSortTest, UnstableSorterGrowsThenSpills) {
     EXPECT_LE(budget.peak(), 1u << 20);
   }
   EXPECT_EQ(budget.used(), 0u);
-  EXPECT_EQ(testing::CountFiles(temp_), 0u);
+  EXPECT_EQ(testing::CountFilesBelow(&env_, temp_), 0u);
 }
 
 TEST(StableSortWithScratchTest, MatchesStdStableSort) {

@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 
+#include "base/hash.h"
 #include "overlap/external_sort.h"
 
 namespace neardup {
@@ -29,21 +30,6 @@ inline uint64_t Key(uint32_t hi, uint32_t lo) { return (static_cast<uint64_t>(hi
 inline uint32_t Hi(uint64_t key) { return static_cast<uint32_t>(key >> 32); }
 inline uint32_t Lo(uint64_t key) { return static_cast<uint32_t>(key); }
 
-// Murmur3's 64-bit finalizer: a bijective mixer.
-inline uint64_t Fmix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
-}
-inline uint64_t SplitMix64(uint64_t* state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 // Maps a 64-bit hash onto [0, n) (Lemire's multiply-shift range reduction).
 inline uint64_t Reduce(uint64_t hash, uint64_t n) {
   return static_cast<uint64_t>((static_cast<unsigned __int128>(hash) * n) >> 64);
@@ -414,7 +400,7 @@ Status CoarseCount(const OverlapOptions& options, MemoryBudget* budget, uint64_t
   }
   std::vector<uint64_t> seeds(k);
   uint64_t state = options.seed;
-  for (uint64_t& s : seeds) s = SplitMix64(&state);
+  for (uint64_t& s : seeds) s = SplitMix64Next(&state);
 
   // 1. Hashing scan: A_h[h(a, b)] += 1, saturating.
   std::vector<BudgetedBuffer<Counter>> counters(k);

@@ -4,13 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <iterator>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "overlap/test_file_env.h"
+#include "neardup/env.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -21,11 +20,6 @@ using Algorithm = Result<OverlapStats> (*)(Env*, const std::string&, const Overl
 
 class OverlapTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = testing::MakeTempDir("overlap");
-    temp_ = dir_ + "/spill";
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   std::string Write(const std::vector<FprintDocId>& records) {
     const std::string path = dir_ + "/records.bin";
@@ -54,9 +48,7 @@ class OverlapTest : public ::testing::Test {
       EXPECT_TRUE(out[i - 1].a < out[i].a || (out[i - 1].a == out[i].a && out[i - 1].b < out[i].b))
           << "out of order at " << i;
     }
-    if (std::filesystem::exists(temp_)) {
-      EXPECT_EQ(testing::CountFiles(temp_), 0u);
-    }
+    EXPECT_EQ(testing::CountFilesBelow(&env_, temp_), 0u);
     if (r.ok()) {
       EXPECT_LE(r->peak_buffer_bytes, options.memory_bytes);
       EXPECT_EQ(r->result_pairs, out.size());
@@ -64,9 +56,9 @@ class OverlapTest : public ::testing::Test {
     return out;
   }
 
-  std::string dir_;
-  std::string temp_;
-  testing::TestFileEnv env_;
+  const std::string dir_ = "overlap";
+  const std::string temp_ = dir_ + "/spill";
+  MemEnv env_;
 };
 
 // Four documents (fprints; doc 4 repeats (40, 4) and (60, 4)):
@@ -161,7 +153,7 @@ TEST_F(OverlapTest, EdgeCases) {
 
 TEST_F(OverlapTest, ErrorCases) {
   const OverlapSink ignore = [](const OverlapPair&) { return Status::OK(); };
-  testing::WriteFileOrDie(dir_ + "/bad.bin", std::string(20, 'x'));
+  env_.AddFile(dir_ + "/bad.bin", std::string(20, 'x'));
   for (Algorithm algorithm : {&SortBasedOverlap, &CoarseCountingOverlap}) {
     Result<OverlapStats> r = algorithm(&env_, dir_ + "/bad.bin", Options(2), ignore);
     ASSERT_FALSE(r.ok());
@@ -338,13 +330,16 @@ TEST_F(OverlapTest, SpillFilesRemovedOnWriteError) {
   std::mt19937_64 rng(9);
   const std::string path = Write(RandomRecords(rng, 3000, 40, 3));
   for (Algorithm algorithm : {&SortBasedOverlap, &CoarseCountingOverlap}) {
-    env_.bytes_written = 0;
-    env_.fail_after_bytes = 600 << 10;  // after the first spilled run
+    // Appends of 64 KiB blocks: the 10th spill append is past the first run.
+    env_.InjectFault({FileOp::kAppend, temp_ + "/", 9, 0});
+    const uint64_t before = env_.faults_injected();
     Result<OverlapStats> r = algorithm(&env_, path, Options(1, 1 << 20),
                                        [](const OverlapPair&) { return Status::OK(); });
     EXPECT_TRUE(r.status().IsIOError()) << r.status().ToString();
-    EXPECT_EQ(testing::CountFiles(temp_), 0u);
-    env_.fail_after_bytes = UINT64_MAX;
+    EXPECT_NE(r.status().message().find("injected append fault"), std::string::npos);
+    EXPECT_GT(env_.faults_injected(), before);
+    EXPECT_EQ(testing::CountFilesBelow(&env_, temp_), 0u);
+    env_.ClearFaults();
   }
 }
 
@@ -353,7 +348,7 @@ TEST_F(OverlapTest, EmptyTempDirMeansTheRecordsFolder) {
   OverlapOptions o = Options(2);
   o.temp_dir.clear();
   EXPECT_EQ(Run(&SortBasedOverlap, path, o).size(), 3u);
-  EXPECT_EQ(testing::CountFiles(dir_), 1u);  // the records file only
+  EXPECT_EQ(testing::CountFilesBelow(&env_, dir_), 1u);  // the records file only
 }
 
 }  // namespace

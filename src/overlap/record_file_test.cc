@@ -3,22 +3,18 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <string>
 #include <vector>
 
-#include "overlap/test_file_env.h"
-#include "test_util.h"
+#include "neardup/env.h"
 
 namespace neardup {
 namespace {
 
 class RecordFileTest : public ::testing::Test {
  protected:
-  void SetUp() override { dir_ = testing::MakeTempDir("overlap_records"); }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string dir_;
-  testing::TestFileEnv env_;
+  const std::string dir_ = "overlap_records";
+  MemEnv env_;
 };
 
 TEST_F(RecordFileTest, LittleEndianLayoutWithoutHeader) {
@@ -26,7 +22,7 @@ TEST_F(RecordFileTest, LittleEndianLayoutWithoutHeader) {
   const std::vector<FprintDocId> records = {{0x04030201u, 0x08070605u}};
   ASSERT_TRUE(WriteFprintDocIdFile(&env_, path, records).ok());
   // fprint then doc, each least significant byte first: 01 02 .. 08.
-  EXPECT_EQ(testing::ReadFileOrEmpty(path), std::string("\x01\x02\x03\x04\x05\x06\x07\x08", 8));
+  EXPECT_EQ(env_.GetContents(path).value(), std::string("\x01\x02\x03\x04\x05\x06\x07\x08", 8));
 }
 
 TEST_F(RecordFileTest, RoundTripThroughSmallBlocks) {
@@ -42,7 +38,7 @@ TEST_F(RecordFileTest, RoundTripThroughSmallBlocks) {
     ASSERT_TRUE((*w)->Close().ok());
     EXPECT_FALSE((*w)->Append(records[0]).ok());  // closed
   }
-  EXPECT_EQ(std::filesystem::file_size(path), 8000u);
+  EXPECT_EQ(env_.GetFileSize(path).value(), 8000u);
   Result<std::vector<FprintDocId>> back = ReadFprintDocIdFile(&env_, path);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(*back, records);
@@ -50,7 +46,7 @@ TEST_F(RecordFileTest, RoundTripThroughSmallBlocks) {
 
 TEST_F(RecordFileTest, SizeNotMultipleOfEightIsCorruption) {
   const std::string path = dir_ + "/bad.bin";
-  testing::WriteFileOrDie(path, std::string(9, 'x'));
+  env_.AddFile(path, std::string(9, 'x'));
   Result<std::unique_ptr<FprintDocIdReader>> r = FprintDocIdReader::Open(&env_, path);
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(r.status().IsCorruption());

@@ -8,12 +8,11 @@
 #include <cstring>
 #include <unordered_set>
 
+#include "base/hash.h"
 #include "sketch/minhash_kernels.h"
 
 namespace neardup {
 
-using sketch_internal::Fmix64;
-using sketch_internal::Fmix64Inverse;
 using sketch_internal::kLanePad;
 
 namespace {
@@ -23,18 +22,11 @@ constexpr uint32_t kMaxShingleSize = 64;
 constexpr uint32_t kMaxMinhashes = 256;
 constexpr uint32_t kMaxSupershingles = 16;
 
-uint64_t SplitMix64(uint64_t* state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 // An independent-looking 64-bit seed for each use (`tag`) of options.seed.
 // Part of the signature: changing it changes every sketch (see Name()).
 uint64_t SubSeed(uint64_t seed, uint64_t tag) {
   uint64_t state = seed ^ (tag * 0xd1b54a32d192ed03ULL);
-  return SplitMix64(&state);
+  return SplitMix64Next(&state);
 }
 constexpr uint64_t kShingleTag = 1;
 constexpr uint64_t kSupershingleTag = 2;
@@ -77,9 +69,9 @@ Status BroderOptions::Validate() const {
   if (family != MinHashFamily::kFast && family != MinHashFamily::kRabin) {
     return Status::InvalidArgument("broder: unknown min-hash family (valid: fast, rabin)");
   }
-  if (!kernel.empty() && sketch_internal::FindKernel(kernel) == nullptr) {
+  if (!kernel.empty() && sketch_internal::MinHashKernels().Find(kernel) == nullptr) {
     std::string valid;
-    for (const auto* k : sketch_internal::SupportedKernels()) valid += std::string(" ") + k->name;
+    for (const auto* k : sketch_internal::MinHashKernels().Supported()) valid += std::string(" ") + k->name;
     return Status::NotSupported("broder: min-hash kernel '" + kernel +
                                 "' is unknown or unsupported by this CPU (available:" + valid +
                                 ")");
@@ -180,8 +172,8 @@ void BuildMulTable(uint64_t c, uint64_t p_low, Table* table) {
 
 BroderSketcher::BroderSketcher(const BroderOptions& options)
     : options_(options),
-      kernel_(options.kernel.empty() ? &sketch_internal::ActiveKernel()
-                                     : sketch_internal::FindKernel(options.kernel)),
+      kernel_(options.kernel.empty() ? &sketch_internal::MinHashKernels().Active()
+                                     : sketch_internal::MinHashKernels().Find(options.kernel)),
       shingle_fp_(DrawIrreduciblePolynomial(SubSeed(options.seed, kShingleTag))),
       super_fp_(DrawIrreduciblePolynomial(SubSeed(options.seed, kSupershingleTag))),
       in_(std::make_unique<MulTable>()),
@@ -203,9 +195,9 @@ BroderSketcher::BroderSketcher(const BroderOptions& options)
     mul_inv_.assign(padded, 1);
     uint64_t state = SubSeed(options_.seed, kFastTag);
     for (uint32_t i = 0; i < m; ++i) {
-      mul_[i] = SplitMix64(&state) | 1;
-      xor_[i] = SplitMix64(&state);
-      mul_inv_[i] = sketch_internal::InverseMod64(mul_[i]);
+      mul_[i] = SplitMix64Next(&state) | 1;
+      xor_[i] = SplitMix64Next(&state);
+      mul_inv_[i] = InverseMod64(mul_[i]);
     }
   } else {
     std::unordered_set<uint64_t> seen;
@@ -370,7 +362,7 @@ bool BroderSketcher::Sketch(std::span<const uint64_t> term_hashes, SketchScratch
   return true;
 }
 
-const char* BroderSketcher::KernelName() { return sketch_internal::ActiveKernel().name; }
+const char* BroderSketcher::KernelName() { return sketch_internal::MinHashKernels().Active().name; }
 
 const char* BroderSketcher::kernel_name() const { return kernel_->name; }
 

@@ -4,8 +4,6 @@
 #include "sketch/minhash_kernels.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <string_view>
 
 namespace neardup {
 namespace sketch_internal {
@@ -34,52 +32,20 @@ void UpdateMinsPortable(const uint64_t* ys, size_t n, const uint64_t* mul, const
 
 namespace {
 
-constexpr MinHashKernel kPortable{"portable", &UpdateMinsPortable};
+// Best last (base/cpu.h).
+constexpr MinHashKernel kKernels[] = {
+    {"portable", CpuLevel::kPortable, &UpdateMinsPortable},
 #if defined(NEARDUP_SKETCH_X86)
-constexpr MinHashKernel kAvx2{"avx2", &UpdateMinsAvx2};
-constexpr MinHashKernel kAvx512{"avx512", &UpdateMinsAvx512};
-
-bool CpuHasAvx2() {
-  __builtin_cpu_init();  // may run before libgcc's own initializer
-  return __builtin_cpu_supports("avx2");
-}
-bool CpuHasAvx512() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
-}
+    {"avx2", CpuLevel::kAvx2, &UpdateMinsAvx2},
+    {"avx512", CpuLevel::kAvx512, &UpdateMinsAvx512},
 #endif
-
-const MinHashKernel* ChooseKernel() {
-  const std::vector<const MinHashKernel*> supported = SupportedKernels();
-  if (const char* env = std::getenv("NEARDUP_SIMD"); env != nullptr) {
-    for (const MinHashKernel* k : supported) {
-      if (std::string_view(k->name) == env) return k;
-    }
-  }
-  return supported.back();
-}
+};
 
 }  // namespace
 
-std::vector<const MinHashKernel*> SupportedKernels() {
-  std::vector<const MinHashKernel*> kernels{&kPortable};
-#if defined(NEARDUP_SKETCH_X86)
-  if (CpuHasAvx2()) kernels.push_back(&kAvx2);
-  if (CpuHasAvx512()) kernels.push_back(&kAvx512);
-#endif
-  return kernels;
-}
-
-const MinHashKernel* FindKernel(std::string_view name) {
-  for (const MinHashKernel* k : SupportedKernels()) {
-    if (name == k->name) return k;
-  }
-  return nullptr;
-}
-
-const MinHashKernel& ActiveKernel() {
-  static const MinHashKernel* const kernel = ChooseKernel();
-  return *kernel;
+const KernelRegistry<MinHashKernel>& MinHashKernels() {
+  static const KernelRegistry<MinHashKernel> registry(kKernels);
+  return registry;
 }
 
 }  // namespace sketch_internal

@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/cpu.h"
+
 namespace neardup {
 namespace sketch_internal {
 
@@ -33,16 +35,14 @@ using UpdateMinsFn = void (*)(const uint64_t* ys, size_t n, const uint64_t* mul,
 
 struct MinHashKernel {
   const char* name;  // "portable", "avx2", "avx512"
+  CpuLevel level;    // what the CPU must support
   UpdateMinsFn update_mins;
 };
 
-// The kernel chosen once per process (see BroderSketcher::KernelName()).
-const MinHashKernel& ActiveKernel();
-// Every kernel compiled in and supported by this CPU, best last; always
-// starts with "portable".
-std::vector<const MinHashKernel*> SupportedKernels();
-// A supported kernel by name, or null.
-const MinHashKernel* FindKernel(std::string_view name);
+// Every kernel compiled in, portable first, best last (base/cpu.h):
+// Active() is the one chosen once per process (BroderSketcher::KernelName()),
+// Supported() those this CPU runs, Find(name) one of them by name or null.
+const KernelRegistry<MinHashKernel>& MinHashKernels();
 
 // Kernels; the SIMD ones exist only on x86-64 and may be called only when
 // the CPU supports them.
@@ -54,40 +54,6 @@ void UpdateMinsAvx2(const uint64_t* ys, size_t n, const uint64_t* mul, const uin
 void UpdateMinsAvx512(const uint64_t* ys, size_t n, const uint64_t* mul, const uint64_t* xr,
                       size_t m_padded, int64_t* mins);
 #endif
-
-// MurmurHash3's 64-bit finalizer (Appleby), a bijection on 64-bit values
-// (xor-shifts by 33 >= 32 are involutions, the multipliers are odd), and its
-// inverse.
-inline constexpr uint64_t kFmixMul1 = 0xff51afd7ed558ccdULL;
-inline constexpr uint64_t kFmixMul2 = 0xc4ceb9fe1a85ec53ULL;
-
-// a^-1 mod 2^64 for odd a (Newton: each step doubles the correct low bits,
-// starting from 3 since a * a = 1 mod 8).
-constexpr uint64_t InverseMod64(uint64_t a) {
-  uint64_t x = a;
-  for (int i = 0; i < 5; ++i) x *= 2 - a * x;
-  return x;
-}
-
-inline uint64_t Fmix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= kFmixMul1;
-  x ^= x >> 33;
-  x *= kFmixMul2;
-  x ^= x >> 33;
-  return x;
-}
-
-inline uint64_t Fmix64Inverse(uint64_t x) {
-  constexpr uint64_t kInv1 = InverseMod64(kFmixMul1);
-  constexpr uint64_t kInv2 = InverseMod64(kFmixMul2);
-  x ^= x >> 33;
-  x *= kInv2;
-  x ^= x >> 33;
-  x *= kInv1;
-  x ^= x >> 33;
-  return x;
-}
 
 }  // namespace sketch_internal
 }  // namespace neardup

@@ -4,25 +4,19 @@
 #include <algorithm>
 #include <bit>
 
+#include "base/hash.h"
 #include "sketch/simhash_kernels.h"
 
 namespace neardup {
 
 namespace {
 
-uint64_t SplitMix64(uint64_t* state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 // key_w: an independent-looking 64-bit value per projection word, drawn from
 // options.seed. Part of the signature (see Name()).
 uint64_t ProjectionKey(uint64_t seed, uint32_t w) {
   constexpr uint64_t kSimhashTag = 0x73696d68;  // "simh"
   uint64_t state = seed ^ ((kSimhashTag + w) * 0xd1b54a32d192ed03ULL);
-  return SplitMix64(&state);
+  return SplitMix64Next(&state);
 }
 
 }  // namespace
@@ -32,9 +26,9 @@ Status SimhashOptions::Validate() const {
     return Status::InvalidArgument(
         "simhash: bits (b) must be a multiple of 64 from 64 to 512, got " + std::to_string(bits));
   }
-  if (!kernel.empty() && sketch_internal::FindSimhashKernel(kernel) == nullptr) {
+  if (!kernel.empty() && sketch_internal::SimhashKernels().Find(kernel) == nullptr) {
     std::string valid;
-    for (const auto* k : sketch_internal::SupportedSimhashKernels()) valid += std::string(" ") + k->name;
+    for (const auto* k : sketch_internal::SimhashKernels().Supported()) valid += std::string(" ") + k->name;
     return Status::NotSupported("simhash: kernel '" + kernel +
                                 "' is unknown or unsupported by this CPU (available:" + valid +
                                 ")");
@@ -48,8 +42,8 @@ std::string SimhashOptions::Name() const {
 
 SimhashSketcher::SimhashSketcher(const SimhashOptions& options)
     : options_(options),
-      kernel_(options.kernel.empty() ? &sketch_internal::ActiveSimhashKernel()
-                                     : sketch_internal::FindSimhashKernel(options.kernel)) {
+      kernel_(options.kernel.empty() ? &sketch_internal::SimhashKernels().Active()
+                                     : sketch_internal::SimhashKernels().Find(options.kernel)) {
   NEARDUP_CHECK(options_.Validate().ok());
   NEARDUP_CHECK(kernel_ != nullptr);
   keys_.resize(options_.words());
@@ -76,7 +70,7 @@ bool SimhashSketcher::Sketch(std::span<const uint64_t> term_hashes, SimhashScrat
   return true;
 }
 
-const char* SimhashSketcher::KernelName() { return sketch_internal::ActiveSimhashKernel().name; }
+const char* SimhashSketcher::KernelName() { return sketch_internal::SimhashKernels().Active().name; }
 
 const char* SimhashSketcher::kernel_name() const { return kernel_->name; }
 

@@ -33,8 +33,8 @@ inline __m512i WidenU8(__m128i a) { return _mm512_maskz_cvtepu8_epi32(0xffff, a)
 // ProjectionWord on 8 lanes (bit-exact: same shifts, exact low 64 bits of
 // the products).
 inline __m512i ProjectionWord8(__m512i h, __m512i key) {
-  const __m512i m1 = _mm512_set1_epi64(static_cast<long long>(0xbf58476d1ce4e5b9ULL));
-  const __m512i m2 = _mm512_set1_epi64(static_cast<long long>(0x94d049bb133111ebULL));
+  const __m512i m1 = _mm512_set1_epi64(static_cast<long long>(kMix13Mul1));
+  const __m512i m2 = _mm512_set1_epi64(static_cast<long long>(kMix13Mul2));
   __m512i z = _mm512_add_epi64(h, key);
   z = _mm512_mullo_epi64(_mm512_xor_si512(z, Srli64(z, 30)), m1);
   z = _mm512_mullo_epi64(_mm512_xor_si512(z, Srli64(z, 27)), m2);

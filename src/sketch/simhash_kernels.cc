@@ -5,8 +5,6 @@
 #include "sketch/simhash_kernels.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <string_view>
 
 namespace neardup {
 namespace sketch_internal {
@@ -43,53 +41,20 @@ void SimhashCountPortable(const uint64_t* hashes, size_t n, const uint64_t* keys
 
 namespace {
 
-constexpr SimhashKernel kPortable{"portable", &SimhashCountPortable};
+// Best last (base/cpu.h).
+constexpr SimhashKernel kKernels[] = {
+    {"portable", CpuLevel::kPortable, &SimhashCountPortable},
 #if defined(NEARDUP_SKETCH_X86)
-constexpr SimhashKernel kAvx2{"avx2", &SimhashCountAvx2};
-constexpr SimhashKernel kAvx512{"avx512", &SimhashCountAvx512};
-
-bool CpuHasAvx2() {
-  __builtin_cpu_init();  // may run before libgcc's own initializer
-  return __builtin_cpu_supports("avx2");
-}
-bool CpuHasAvx512() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512dq");
-}
+    {"avx2", CpuLevel::kAvx2, &SimhashCountAvx2},
+    {"avx512", CpuLevel::kAvx512, &SimhashCountAvx512},
 #endif
-
-const SimhashKernel* ChooseKernel() {
-  const std::vector<const SimhashKernel*> supported = SupportedSimhashKernels();
-  if (const char* env = std::getenv("NEARDUP_SIMD"); env != nullptr) {
-    for (const SimhashKernel* k : supported) {
-      if (std::string_view(k->name) == env) return k;
-    }
-  }
-  return supported.back();
-}
+};
 
 }  // namespace
 
-std::vector<const SimhashKernel*> SupportedSimhashKernels() {
-  std::vector<const SimhashKernel*> kernels{&kPortable};
-#if defined(NEARDUP_SKETCH_X86)
-  if (CpuHasAvx2()) kernels.push_back(&kAvx2);
-  if (CpuHasAvx512()) kernels.push_back(&kAvx512);
-#endif
-  return kernels;
-}
-
-const SimhashKernel* FindSimhashKernel(std::string_view name) {
-  for (const SimhashKernel* k : SupportedSimhashKernels()) {
-    if (name == k->name) return k;
-  }
-  return nullptr;
-}
-
-const SimhashKernel& ActiveSimhashKernel() {
-  static const SimhashKernel* const kernel = ChooseKernel();
-  return *kernel;
+const KernelRegistry<SimhashKernel>& SimhashKernels() {
+  static const KernelRegistry<SimhashKernel> registry(kKernels);
+  return registry;
 }
 
 }  // namespace sketch_internal

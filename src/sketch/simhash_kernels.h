@@ -24,6 +24,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/cpu.h"
+#include "base/hash.h"
+
 namespace neardup {
 namespace sketch_internal {
 
@@ -37,10 +40,7 @@ inline constexpr uint32_t kMaxSimhashWords = 8;
 // its avalanche makes the 64 bits look independent and balanced.
 // Part of the signature (SimhashOptions::Name()).
 inline uint64_t ProjectionWord(uint64_t term_hash, uint64_t key) {
-  uint64_t z = term_hash + key;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+  return Mix13(term_hash + key);
 }
 
 // REQUIRES: 1 <= words <= kMaxSimhashWords; keys holds `words` values;
@@ -51,17 +51,15 @@ using SimhashCountFn = void (*)(const uint64_t* hashes, size_t n, const uint64_t
 
 struct SimhashKernel {
   const char* name;  // "portable", "avx2", "avx512"
+  CpuLevel level;    // what the CPU must support
   SimhashCountFn count;
 };
 
-// The kernel chosen once per process (SimhashSketcher::KernelName()); the
-// environment variable NEARDUP_SIMD picks a lower supported one.
-const SimhashKernel& ActiveSimhashKernel();
-// Every kernel compiled in and supported by this CPU, best last; always
-// starts with "portable".
-std::vector<const SimhashKernel*> SupportedSimhashKernels();
-// A supported kernel by name, or null.
-const SimhashKernel* FindSimhashKernel(std::string_view name);
+// Every kernel compiled in, portable first, best last (base/cpu.h):
+// Active() is the one chosen once per process (SimhashSketcher::KernelName();
+// NEARDUP_SIMD picks a lower supported one), Supported() those this CPU
+// runs, Find(name) one of them by name or null.
+const KernelRegistry<SimhashKernel>& SimhashKernels();
 
 // Kernels; the SIMD ones exist only on x86-64 and may be called only when
 // the CPU supports them (AVX2; AVX-512 F + BW + DQ).

@@ -14,14 +14,11 @@
 #include <utility>
 #include <vector>
 
+#include "base/hash.h"
+
 namespace neardup::synth_internal {
 
-inline uint64_t SplitMix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+using neardup::SplitMix64;
 
 class Random {
  public:
