@@ -3,14 +3,23 @@
 # of allowed dependencies (other neardup modules and external targets): the
 # module DAG is exactly these edges. TESTS are *_test.cc files beside the
 # code; they are collected into the single neardup_tests binary.
+#
+# Include directories: include/ (the public API) is the only one that
+# reaches an installed module ($<INSTALL_INTERFACE:include>); src/ is for
+# modules of this build only. neardup_warnings is build-only too, so the
+# installed package names neither a source path nor a warning target.
+set_property(GLOBAL PROPERTY NEARDUP_MODULES "")
 set_property(GLOBAL PROPERTY NEARDUP_TEST_SOURCES "")
 set_property(GLOBAL PROPERTY NEARDUP_TEST_LIBS "")
 function(neardup_module NAME)
   cmake_parse_arguments(M "" "" "SOURCES;DEPS;TESTS" ${ARGN})
   add_library(neardup_${NAME} STATIC ${M_SOURCES})
   target_include_directories(neardup_${NAME} PUBLIC
-    ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src)
-  target_link_libraries(neardup_${NAME} PUBLIC ${M_DEPS} PRIVATE neardup_warnings)
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>
+    $<INSTALL_INTERFACE:include>)
+  target_link_libraries(neardup_${NAME} PUBLIC ${M_DEPS} PRIVATE $<BUILD_INTERFACE:neardup_warnings>)
+  set_property(GLOBAL APPEND PROPERTY NEARDUP_MODULES neardup_${NAME})
   set(abs_tests "")
   foreach(t ${M_TESTS})
     list(APPEND abs_tests ${CMAKE_CURRENT_SOURCE_DIR}/${t})

@@ -2,7 +2,8 @@
 # The second README command (and what CI runs): installs the Debian
 # packages, builds, and runs the whole test suite twice: a Release build,
 # then an AddressSanitizer + UndefinedBehaviorSanitizer build. Also checks
-# the module dependency graph of #include edges.
+# the module dependency graph of #include edges, and that the Release build
+# installs as a package examples/ builds against (scripts/check-install.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -13,6 +14,9 @@ bash scripts/check-includes.sh
 echo "== Release build and tests"
 bash scripts/build.sh
 ctest --test-dir build --output-on-failure -j"$jobs" --timeout 900
+
+echo "== Install, and the example built against the installed package"
+bash scripts/check-install.sh build
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNEARDUP_SANITIZE=ON \

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "io/mem_env.h"
+#include "neardup/env.h"
 
 namespace neardup {
 namespace {
@@ -55,7 +55,7 @@ ReadBack ReadAll(Env* env, const std::string& path) {
 }
 
 TEST(ClustersFileTest, WritesTheDocumentedBytes) {
-  io::MemEnv env;
+  MemEnv env;
   auto w = ClustersWriter::Create(&env, kPath);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   for (const ClusterRecord& r : SampleRecords()) ASSERT_TRUE((*w)->Add(r).ok());
@@ -72,7 +72,7 @@ TEST(ClustersFileTest, WritesTheDocumentedBytes) {
 }
 
 TEST(ClustersFileTest, RoundTrip) {
-  io::MemEnv env;
+  MemEnv env;
   auto w = ClustersWriter::Create(&env, kPath);
   ASSERT_TRUE(w.ok());
   const std::vector<ClusterRecord> in = SampleRecords();
@@ -104,7 +104,7 @@ TEST(ClustersFileTest, RoundTrip) {
 }
 
 TEST(ClustersFileTest, ControlBytesAreEscapedNotSplit) {
-  io::MemEnv env;
+  MemEnv env;
   auto w = ClustersWriter::Create(&env, kPath);
   ASSERT_TRUE(w.ok());
   ClusterRecord r{"http://a/\tb", 0, ClusterRole::kKeep, "exact", 1, "line\nbreak\r", 0, "r"};
@@ -117,7 +117,7 @@ TEST(ClustersFileTest, ControlBytesAreEscapedNotSplit) {
 }
 
 TEST(ClustersFileTest, NothingUnderTheFinalNameUntilFinish) {
-  io::MemEnv env;
+  MemEnv env;
   const std::string tmp = std::string(kPath) + ".tmp";
   {
     auto w = ClustersWriter::Create(&env, kPath);
@@ -131,7 +131,7 @@ TEST(ClustersFileTest, NothingUnderTheFinalNameUntilFinish) {
 }
 
 TEST(ClustersFileTest, WriteErrorsNameTheFileAndStick) {
-  io::MemEnv env;
+  MemEnv env;
   const std::string tmp = std::string(kPath) + ".tmp";
   env.FailWritesAfter(tmp, 3 << 20);
   auto w = ClustersWriter::Create(&env, kPath);
@@ -161,7 +161,7 @@ TEST(ClustersFileTest, CreateErrorNamesTheFile) {
 }
 
 TEST(ClustersFileTest, HeaderErrors) {
-  io::MemEnv env;
+  MemEnv env;
   auto missing = ClustersReader::Open(&env, "nowhere/clusters.tsv");
   EXPECT_TRUE(missing.status().IsNotFound());
   EXPECT_NE(missing.status().message().find("nowhere/clusters.tsv"), std::string::npos);
@@ -188,7 +188,7 @@ TEST(ClustersFileTest, HeaderErrors) {
 }
 
 TEST(ClustersFileTest, ColumnsByNameInAnyOrder) {
-  io::MemEnv env;
+  MemEnv env;
   env.AddFile(kPath, "cluster\textra\turl\n7\tx\thttp://h/1\n");
   auto reader = ClustersReader::Open(&env, kPath);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
@@ -203,7 +203,7 @@ TEST(ClustersFileTest, ColumnsByNameInAnyOrder) {
 }
 
 TEST(ClustersFileTest, MalformedRowsNameTheLineAndAreSkipped) {
-  io::MemEnv env;
+  MemEnv env;
   env.AddFile(kPath, std::string(kHeader) +
                          "http://ok/1\t0\tkeep\texact\t1\ts\t0\tr\n"  // line 2
                          "too\tfew\n"                                  // 3
@@ -226,7 +226,7 @@ TEST(ClustersFileTest, MalformedRowsNameTheLineAndAreSkipped) {
 }
 
 TEST(ClustersFileTest, ReadErrorsAreReturned) {
-  io::MemEnv env;
+  MemEnv env;
   env.AddFile(kPath, std::string(kHeader) + "http://ok/1\t0\tkeep\texact\t1\ts\t0\tr\n");
   env.FailReadsAfter(kPath, 10);
   auto reader = ClustersReader::Open(&env, kPath);

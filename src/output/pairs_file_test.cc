@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "io/mem_env.h"
+#include "neardup/env.h"
 
 namespace neardup {
 namespace {
@@ -36,7 +36,7 @@ TEST(PairsFileTest, WritesEachMethodsColumns) {
       {{{"F"}}, {4294967296.0}, "url_a\turl_b\tF\nhttp://a/\thttp://b/\t4294967296\n"},
   };
   for (const Case& c : cases) {
-    io::MemEnv env;
+    MemEnv env;
     auto w = PairsWriter::Create(&env, kPath, c.columns);
     ASSERT_TRUE(w.ok()) << w.status().ToString();
     ASSERT_TRUE((*w)->Add("http://a/", "http://b/", c.values).ok());
@@ -69,7 +69,7 @@ TEST(PairsFileTest, WritesEachMethodsColumns) {
 }
 
 TEST(PairsFileTest, WrongNumberOfValuesIsRefused) {
-  io::MemEnv env;
+  MemEnv env;
   auto w = PairsWriter::Create(&env, kPath, {{"bits_agreeing"}});
   ASSERT_TRUE(w.ok());
   const double two[] = {1, 2};
@@ -82,7 +82,7 @@ TEST(PairsFileTest, WrongNumberOfValuesIsRefused) {
 }
 
 TEST(PairsFileTest, AbandonedWriterLeavesNothing) {
-  io::MemEnv env;
+  MemEnv env;
   {
     auto w = PairsWriter::Create(&env, kPath, {});
     ASSERT_TRUE(w.ok());
@@ -93,7 +93,7 @@ TEST(PairsFileTest, AbandonedWriterLeavesNothing) {
 }
 
 TEST(PairsFileTest, UnknownValueColumnsAreKeptByName) {
-  io::MemEnv env;
+  MemEnv env;
   env.AddFile(kPath, "score\turl_b\turl_a\tnew_measure\n0.5\thttp://b/\thttp://a/\t7\n");
   auto r = PairsReader::Open(&env, kPath);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -108,7 +108,7 @@ TEST(PairsFileTest, UnknownValueColumnsAreKeptByName) {
 }
 
 TEST(PairsFileTest, HeaderErrors) {
-  io::MemEnv env;
+  MemEnv env;
   EXPECT_TRUE(PairsReader::Open(&env, kPath).status().IsNotFound());
   env.AddFile(kPath, "");
   EXPECT_TRUE(PairsReader::Open(&env, kPath).status().IsCorruption());
@@ -119,7 +119,7 @@ TEST(PairsFileTest, HeaderErrors) {
 }
 
 TEST(PairsFileTest, MalformedRowsNameTheLineAndAreSkipped) {
-  io::MemEnv env;
+  MemEnv env;
   env.AddFile(kPath,
               "url_a\turl_b\tsupershingles_shared\tbits_agreeing\n"
               "http://a/\thttp://b/\t3\t380\n"  // line 2

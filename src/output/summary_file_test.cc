@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "io/mem_env.h"
+#include "neardup/env.h"
 
 namespace neardup {
 namespace {
@@ -13,7 +13,7 @@ namespace {
 constexpr char kPath[] = "out/summary.json";
 
 TEST(SummaryFileTest, RoundTrip) {
-  io::MemEnv env;
+  MemEnv env;
   nlohmann::ordered_json j;
   j["command"] = "dedup";
   j["documents_read"] = 8;
@@ -28,7 +28,7 @@ TEST(SummaryFileTest, RoundTrip) {
 }
 
 TEST(SummaryFileTest, ReadErrorsNameTheFile) {
-  io::MemEnv env;
+  MemEnv env;
   Status missing = ReadSummaryJson(&env, kPath).status();
   EXPECT_TRUE(missing.IsNotFound());
   EXPECT_NE(missing.message().find(kPath), std::string::npos);
@@ -51,7 +51,7 @@ TEST(SummaryFileTest, ReadErrorsNameTheFile) {
 }
 
 TEST(SummaryFileTest, WriteErrorLeavesNoFile) {
-  io::MemEnv env;
+  MemEnv env;
   env.FailWritesAfter(std::string(kPath) + ".tmp", 4);
   nlohmann::ordered_json j;
   j["documents_read"] = 8;

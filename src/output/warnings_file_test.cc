@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "io/mem_env.h"
+#include "neardup/env.h"
 
 namespace neardup {
 namespace {
@@ -17,7 +17,7 @@ namespace {
 constexpr char kPath[] = "out/warnings.tsv";
 
 TEST(WarningsFileTest, RoundTrip) {
-  io::MemEnv env;
+  MemEnv env;
   auto w = WarningsWriter::Create(&env, kPath);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   const std::vector<WarningRecord> in = {
@@ -49,7 +49,7 @@ TEST(WarningsFileTest, RoundTrip) {
 }
 
 TEST(WarningsFileTest, Errors) {
-  io::MemEnv env;
+  MemEnv env;
   EXPECT_TRUE(WarningsReader::Open(&env, kPath).status().IsNotFound());
   env.AddFile(kPath, "file\toffset\treason\n");
   Status s = WarningsReader::Open(&env, kPath).status();
