@@ -7,9 +7,9 @@
 // fault. In both cases the final outputs clusters.tsv, pairs.tsv and
 // summary.json appear only complete (written as NAME.tmp, then renamed):
 // each is either absent or byte-identical to the fault-free run's
-// (summary.json: whole, parseable JSON). After a failed run, NAME.tmp files
-// and the hidden spill files may be left behind (RunDedup does not remove
-// them); warnings.tsv, a log written in place, may be partial.
+// (summary.json: whole, parseable JSON), and so is warnings.tsv. A failed
+// run removes its temporary files (NAME.tmp, the hidden spill files) unless
+// the fault was on that very removal.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -82,15 +82,15 @@ class DedupFaultsTest : public ::testing::Test {
     return baseline_;
   }
 
-  // Every file under out/ is a complete final output, a .tmp or spill file
-  // (allowed only after an error) or warnings.tsv.
+  // Every file under out/ is a complete final output, warnings.tsv, or a
+  // .tmp or spill file left only after an error.
   void ExpectOnlyCompleteOutputs(MemEnv* env, const RunOutcome& run, const std::string& what) {
     const std::map<std::string, std::string>& baseline = Baseline();
     for (const std::string& path : run.files) {
       if (path == kInput) continue;
       ASSERT_EQ(path.rfind(std::string(kOut) + "/", 0), 0u) << what << ": " << path;
       const std::string name = path.substr(std::string(kOut).size() + 1);
-      if (name == "warnings.tsv") continue;
+      if (name == "warnings.tsv") continue;  // its rows depend on the faults; written whole too
       const bool leftover = name.ends_with(".tmp") || (name[0] == '.' && name.ends_with(".spill"));
       if (leftover) {
         EXPECT_FALSE(run.result.ok()) << what << ": " << path << " left after a successful run";
@@ -209,12 +209,11 @@ TEST_F(DedupFaultsTest, OutputWriteFaultsFailTheRunAndLeaveNoPartialOutput) {
                                                  " fault"),
               std::string::npos)
         << what << ": " << run.result.status().ToString();
-    if (fault.op == FileOp::kRename) {
-      // The file that could not be renamed stays under its .tmp name.
-      EXPECT_TRUE(std::any_of(run.files.begin(), run.files.end(),
-                              [](const std::string& p) { return p.ends_with(".tmp"); }))
-          << what;
-    }
+    // The output writers remove their .tmp file when they cannot finish it
+    // (src/output): a failed run leaves no temporary output behind.
+    EXPECT_FALSE(std::any_of(run.files.begin(), run.files.end(),
+                             [](const std::string& p) { return p.ends_with(".tmp"); }))
+        << what;
     ExpectOnlyCompleteOutputs(&env, run, what);
   }
 }

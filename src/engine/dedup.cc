@@ -194,8 +194,14 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
   if (Status s = env->CreateDirs(out_dir); !s.ok()) {
     return Status::IOError("cannot create output folder " + out_dir + ": " + s.message());
   }
-  // Per-page strings go to a spill file, not to memory.
+  // Per-page strings go to a spill file, not to memory; it is removed when
+  // the run ends, whether it succeeded or not.
   const std::string spill_path = JoinPath(out_dir, ".clusters.tsv.spill");
+  struct RemoveOnExit {
+    Env* env;
+    std::string path;
+    ~RemoveOnExit() { (void)env->RemoveFile(path); }
+  } remove_spill{env, spill_path};
   auto spill_file = env->NewWritableFile(spill_path);
   if (!spill_file.ok()) {
     return Status::IOError("cannot write in output folder " + out_dir + ": " + spill_file.status().message());
