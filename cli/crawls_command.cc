@@ -12,10 +12,10 @@
 
 #include "cli_util.h"
 #include "commands.h"
-#include "neardup/crawls.h"
+#include "crawls/crawls.h"
 #include "neardup/engine.h"
 #include "neardup/executor.h"
-#include "neardup/synth.h"
+#include "synth/synth.h"
 
 namespace neardup_cli {
 

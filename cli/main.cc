@@ -20,7 +20,7 @@
 #include "neardup/evaluation.h"
 #include "neardup/executor.h"
 #include "neardup/method.h"
-#include "neardup/synth.h"
+#include "synth/synth.h"
 #include "cli_util.h"
 #include "commands.h"
 

@@ -11,7 +11,7 @@
 
 #include "cli_util.h"
 #include "commands.h"
-#include "neardup/analysis.h"
+#include "analysis/analysis.h"
 #include "neardup/env.h"
 
 namespace neardup_cli {

@@ -1,5 +1,8 @@
-# neardup_module(NAME SOURCES ... DEPS ... TESTS ...)
-# Defines the static library neardup_<NAME> from src/<NAME>. DEPS is the list
+# neardup_module(NAME [APP] SOURCES ... DEPS ... TESTS ...)
+# Defines the static library neardup_<NAME> from src/<NAME>, or with APP an
+# application library from apps/<NAME> (the report, mirrors, crawl studies
+# and benchmark builder: built on the library, linked by the CLI, never
+# installed; their headers are apps/<NAME>/<NAME>.h). DEPS is the list
 # of allowed dependencies (other neardup modules and external targets): the
 # module DAG is exactly these edges. TESTS are *_test.cc files beside the
 # code; they are collected into the single neardup_tests binary.
@@ -12,14 +15,18 @@ set_property(GLOBAL PROPERTY NEARDUP_MODULES "")
 set_property(GLOBAL PROPERTY NEARDUP_TEST_SOURCES "")
 set_property(GLOBAL PROPERTY NEARDUP_TEST_LIBS "")
 function(neardup_module NAME)
-  cmake_parse_arguments(M "" "" "SOURCES;DEPS;TESTS" ${ARGN})
+  cmake_parse_arguments(M "APP" "" "SOURCES;DEPS;TESTS" ${ARGN})
   add_library(neardup_${NAME} STATIC ${M_SOURCES})
   target_include_directories(neardup_${NAME} PUBLIC
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>
     $<INSTALL_INTERFACE:include>)
   target_link_libraries(neardup_${NAME} PUBLIC ${M_DEPS} PRIVATE $<BUILD_INTERFACE:neardup_warnings>)
-  set_property(GLOBAL APPEND PROPERTY NEARDUP_MODULES neardup_${NAME})
+  if(M_APP)
+    target_include_directories(neardup_${NAME} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/apps>)
+  else()
+    set_property(GLOBAL APPEND PROPERTY NEARDUP_MODULES neardup_${NAME})
+  endif()
   set(abs_tests "")
   foreach(t ${M_TESTS})
     list(APPEND abs_tests ${CMAKE_CURRENT_SOURCE_DIR}/${t})

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "neardup/analysis.h"
+#include "analysis/analysis.h"
 #include "neardup/env.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

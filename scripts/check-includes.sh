@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Rejects #include edges that leave the module DAG (STYLE: folder = module =
-# node). Each src/<module> may include only the public headers, itself, and
-# the modules listed for it below; cli/ may include only include/neardup.
+# node). Each src/<module> and apps/<module> may include only the public
+# headers, itself, and the modules listed for it below; nothing under src/
+# may include an application (apps/); cli/ may include only include/neardup
+# and the applications' headers apps/<name>/<name>.h.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 declare -A allowed=(
@@ -21,8 +23,11 @@ declare -A allowed=(
   [crawls]="base io output text fingerprint sketch cluster analysis engine synth"
 )
 fail=0
+apps=" analysis synth crawls "
 for module in "${!allowed[@]}"; do
-  [ -d "src/$module" ] || continue
+  dir=src/$module
+  [[ "$apps" == *" $module "* ]] && dir=apps/$module
+  [ -d "$dir" ] || continue
   while IFS= read -r line; do
     file=${line%%:*}
     dep=$(printf '%s' "$line" | sed -E 's/.*#include "([a-z_]+)\/.*/\1/')
@@ -31,13 +36,13 @@ for module in "${!allowed[@]}"; do
     ok=0
     for a in ${allowed[$module]}; do [ "$a" = "$dep" ] && ok=1; done
     if [ $ok = 0 ]; then
-      echo "check-includes: $file includes $dep/, which src/$module may not use" >&2
+      echo "check-includes: $file includes $dep/, which $dir may not use" >&2
       fail=1
     fi
-  done < <(grep -HE '^#include "[a-z_]+/' -r "src/$module" || true)
+  done < <(grep -HE '^#include "[a-z_]+/' -r "$dir" || true)
 done
-if grep -HE '^#include "' -r cli | grep -vE "#include \"(neardup/|cli_util.h|commands.h)" >&2; then
-  echo "check-includes: cli/ may include only neardup/ public headers and its own cli_util.h, commands.h" >&2
+if grep -HE '^#include "' -r cli | grep -vE "#include \"(neardup/|analysis/analysis.h|synth/synth.h|crawls/crawls.h|cli_util.h|commands.h)" >&2; then
+  echo "check-includes: cli/ may include only neardup/ public headers, the applications' headers and its own cli_util.h, commands.h" >&2
   fail=1
 fi
 [ $fail = 0 ] && echo "check-includes: module dependency graph respected"

@@ -27,7 +27,7 @@
 #include "neardup/env.h"
 #include "neardup/evaluation.h"
 #include "neardup/source.h"
-#include "neardup/synth.h"
+#include "synth/synth.h"
 #include "test_util.h"
 
 namespace neardup {

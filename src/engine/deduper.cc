@@ -532,7 +532,11 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     const auto t_near = Clock::now();
     MethodCollection mc;
     mc.n = n;
-    mc.words = live_column(col.words, words_per_doc_);
+    if (release && all_live) {
+      mc.pending_words = std::move(col.words);
+    } else {
+      mc.words = live_column(col.words, words_per_doc_);
+    }
     mc.eligible = live_column(col.eligible, 1);
     mc.exact_root.resize(n);
     for (uint32_t i = 0; i < n; ++i) mc.exact_root[i] = grouper.Root(i);

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "cluster/union_find.h"
@@ -30,6 +31,13 @@ template <typename T>
 class ChunkedVector {
  public:
   static constexpr size_t kChunk = 1 << 16;
+  ChunkedVector() = default;
+  ChunkedVector(ChunkedVector&& o) noexcept : chunks_(std::move(o.chunks_)), size_(std::exchange(o.size_, 0)) {}
+  ChunkedVector& operator=(ChunkedVector&& o) noexcept {
+    chunks_ = std::move(o.chunks_);
+    size_ = std::exchange(o.size_, 0);
+    return *this;
+  }
   void push_back(const T& v) {
     if (size_ % kChunk == 0) chunks_.push_back(std::make_unique<T[]>(kChunk));
     chunks_.back()[size_ % kChunk] = v;
@@ -37,6 +45,17 @@ class ChunkedVector {
   }
   size_t size() const { return size_; }
   const T& operator[](size_t i) const { return chunks_[i / kChunk][i % kChunk]; }
+  // Calls fn(data, count) for each chunk in order, freeing each after the
+  // call; leaves the vector empty. Peak memory: the vector plus nothing.
+  template <typename F>
+  void Drain(F&& fn) {
+    for (size_t c = 0; c < chunks_.size(); ++c) {
+      fn(static_cast<const T*>(chunks_[c].get()), std::min(kChunk, size_ - c * kChunk));
+      chunks_[c].reset();
+    }
+    chunks_.clear();
+    size_ = 0;
+  }
   std::vector<T> MoveToVector() {
     std::vector<T> out;
     out.reserve(size_);

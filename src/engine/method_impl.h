@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cluster/union_find.h"
+#include "engine/exact_grouper.h"
 #include "neardup/engine.h"
 #include "neardup/env.h"
 #include "neardup/method.h"
@@ -37,7 +38,13 @@ class SignScratch {
 // handed to the method's batch stage. The run owns it.
 struct MethodCollection {
   uint32_t n = 0;
-  std::vector<uint64_t> words;        // n * signature_words(), page p's at [p * W, (p + 1) * W)
+  // The pages' signature words, n * signature_words(), page p's at
+  // [p * W, (p + 1) * W): in `words`, or, when the Deduper hands its own
+  // column over (Finish()), in `pending_words` until Materialize() or
+  // DrainPages() takes them (so that a run that splits the words into its
+  // own columns never holds two copies).
+  std::vector<uint64_t> words;
+  ChunkedVector<uint64_t> pending_words;
   std::vector<uint8_t> eligible;      // the page has something to compare
   std::vector<uint32_t> exact_root;   // earliest page of p's exact identity set
   // Batch-only methods: the spill file of units, in document order, written
@@ -48,8 +55,36 @@ struct MethodCollection {
   uint64_t memory_budget = 0;         // bytes the stage's tables may take
   bool collect_pairs = false;         // list the pairs for pairs.tsv
   uint32_t max_bucket_pages = 1000;   // DedupOptions::broder.max_bucket_pages
-  // Bytes per page the near stage works on (the "near" stage's byte count).
   const uint64_t* word_at(uint32_t p, size_t w) const { return words.data() + size_t{p} * w; }
+  // Makes `words` hold every page's words.
+  void Materialize() {
+    if (pending_words.size() > 0) words = pending_words.MoveToVector();
+  }
+  // Calls fn(p, page p's w words) for p = 0..n-1 in order, releasing the
+  // words as it goes; `words` is empty afterwards.
+  template <typename F>
+  void DrainPages(size_t w, F&& fn) {
+    if (pending_words.size() == 0) {
+      for (uint32_t p = 0; p < n; ++p) fn(p, words.data() + size_t{p} * w);
+      std::vector<uint64_t>().swap(words);
+      return;
+    }
+    std::vector<uint64_t> page(w);
+    size_t filled = 0;
+    uint32_t p = 0;
+    pending_words.Drain([&](const uint64_t* data, size_t count) {
+      for (size_t i = 0; i < count;) {
+        const size_t take = std::min(w - filled, count - i);
+        std::copy(data + i, data + i + take, page.begin() + static_cast<std::ptrdiff_t>(filled));
+        filled += take;
+        i += take;
+        if (filled == w) {
+          fn(p++, page.data());
+          filled = 0;
+        }
+      }
+    });
+  }
 };
 
 // One pair of pages a run lists for pairs.tsv: the page numbers and the

@@ -87,7 +87,9 @@ PairDecision DecideBroder(const uint64_t* a, const uint64_t* b, uint32_t m_prime
 class BroderRun final : public MethodRun {
  public:
   BroderRun(MethodCollection c, const BroderMethodOptions& o, uint32_t m_prime)
-      : c_(std::move(c)), o_(o), m_prime_(m_prime) {}
+      : c_(std::move(c)), o_(o), m_prime_(m_prime) {
+    c_.Materialize();
+  }
 
   Status FindPairs(UnionFind* uf, DedupSummary* summary) override {
     std::vector<uint8_t> candidate(c_.n);

@@ -74,7 +74,7 @@ PairDecision DecideChunks(uint64_t shared, uint64_t chunks_a, uint64_t chunks_b,
 
 class ChunkRun final : public MethodRun {
  public:
-  ChunkRun(MethodCollection c, const ChunkMethodOptions& o) : c_(std::move(c)), o_(o) {}
+  ChunkRun(MethodCollection c, const ChunkMethodOptions& o) : c_(std::move(c)), o_(o) { c_.Materialize(); }
 
   Status FindPairs(UnionFind* uf, DedupSummary* summary) override {
     const uint32_t n = c_.n;

@@ -78,13 +78,11 @@ class CombinedRun final : public MethodRun {
     sigs_.resize(size_t{c_.n} * l_.m_prime);
     sims_.resize(size_t{c_.n} * l_.sim_words);
     sites_.resize(c_.n);
-    for (uint32_t p = 0; p < c_.n; ++p) {
-      const uint64_t* w = c_.word_at(p, l_.words());
+    c_.DrainPages(l_.words(), [&](uint32_t p, const uint64_t* w) {
       std::copy(w, w + l_.m_prime, sigs_.begin() + size_t{p} * l_.m_prime);
       std::copy(w + l_.m_prime, w + l_.m_prime + l_.sim_words, sims_.begin() + size_t{p} * l_.sim_words);
       sites_[p] = w[l_.site()];
-    }
-    std::vector<uint64_t>().swap(c_.words);
+    });
   }
 
   uint32_t csim(uint32_t a, uint32_t b) const {

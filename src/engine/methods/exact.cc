@@ -9,7 +9,7 @@ namespace {
 
 class ExactRun final : public MethodRun {
  public:
-  explicit ExactRun(MethodCollection c) : c_(std::move(c)) {}
+  explicit ExactRun(MethodCollection c) : c_(std::move(c)) { c_.Materialize(); }
   Status FindPairs(UnionFind*, DedupSummary*) override { return Status::OK(); }
   bool verifies() const override { return false; }
   uint32_t SplitRoot(uint32_t p) const override { return c_.exact_root[p]; }

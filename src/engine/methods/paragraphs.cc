@@ -81,7 +81,7 @@ PairDecision DecideSorted(const uint64_t* a, size_t na, const uint64_t* b, size_
 
 class ParagraphRun final : public MethodRun {
  public:
-  ParagraphRun(MethodCollection c, const ParagraphMethodOptions& o) : c_(std::move(c)), o_(o) {}
+  ParagraphRun(MethodCollection c, const ParagraphMethodOptions& o) : c_(std::move(c)), o_(o) { c_.Materialize(); }
 
   Status FindPairs(UnionFind* uf, DedupSummary* summary) override {
     const uint32_t n = c_.n;

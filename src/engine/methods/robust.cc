@@ -110,8 +110,7 @@ class RobustRun final : public MethodRun {
     sites_.resize(n);
     identity_.resize(n);
     if (l_.digests) digests_.resize(size_t{n} * kRobustDigestCells);
-    for (uint32_t p = 0; p < n; ++p) {
-      const uint64_t* w = c_.word_at(p, l_.words());
+    c_.DrainPages(l_.words(), [&](uint32_t p, const uint64_t* w) {
       sites_[p] = w[0];
       identity_[p] = w[1];
       std::memcpy(mins_.data() + size_t{p} * l_.m, w + 2, l_.m * sizeof(uint32_t));
@@ -119,8 +118,7 @@ class RobustRun final : public MethodRun {
         std::copy(w + l_.digest_at(), w + l_.digest_at() + kRobustDigestCells,
                   digests_.begin() + size_t{p} * kRobustDigestCells);
       }
-    }
-    std::vector<uint64_t>().swap(c_.words);
+    });
   }
 
   Status FindPairs(UnionFind* uf, DedupSummary* summary) override {

@@ -65,7 +65,9 @@ class SimhashScratchBox final : public SignScratch {
 
 class SimhashRun final : public MethodRun {
  public:
-  SimhashRun(MethodCollection c, const SimhashMethodOptions& o) : c_(std::move(c)), o_(o), words_(o.bits / 64) {}
+  SimhashRun(MethodCollection c, const SimhashMethodOptions& o) : c_(std::move(c)), o_(o), words_(o.bits / 64) {
+    c_.Materialize();
+  }
 
   Status FindPairs(UnionFind* uf, DedupSummary* summary) override {
     std::vector<uint8_t> candidate(c_.n);
