@@ -193,6 +193,11 @@ int RunCompareCommand(const std::string& a, const std::string& b, const neardup:
                 rb.template_known ? "known" : "unknown");
   }
   std::printf("\n  -> %s: %s\n", rb.similar ? "near duplicates" : "not near duplicates", rb.why.c_str());
+  std::printf("each method's rule, as dedup applies it:\n");
+  for (const neardup::Comparison::Verdict& v : c.verdicts) {
+    std::printf("  %-10s %s: %s\n", v.method.c_str(), v.decision.duplicate ? "near duplicates" : "not near duplicates",
+                v.decision.reason.c_str());
+  }
   std::printf("term difference (Henzinger: terms a diff of the token sequences returns): %s\n",
               WithCommas(c.term_difference).c_str());
   uint32_t shown = 0;

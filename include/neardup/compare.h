@@ -18,6 +18,7 @@
 
 #include "neardup/engine.h"
 #include "neardup/env.h"
+#include "neardup/method.h"
 #include "neardup/status.h"
 
 namespace neardup {
@@ -68,6 +69,15 @@ struct Comparison {
     bool similar = false;
     std::string why;                  // the rule that decided, in words
   } robust;
+
+  // Every method's one pair rule (Method::Compare, the rule dedup applies)
+  // on the two pages: exact, broder, simhash, combined, then robust with
+  // the templates learned from the inputs; paragraphs and chunks.
+  struct Verdict {
+    std::string method;
+    PairDecision decision;
+  };
+  std::vector<Verdict> verdicts;
 };
 
 // Compares two pages with `options`' Broder, simhash and robust parameters.

@@ -7,6 +7,7 @@
 #include <tuple>
 #include <unordered_set>
 
+#include "engine/method_impl.h"
 #include "engine/method_options.h"
 #include "engine/robust_stage.h"
 #include "neardup/source.h"
@@ -169,7 +170,7 @@ Result<Comparison> ComparePages(const std::string& input_a, const std::string& i
   const bool ha = broder.Sketch(a.tokens.term_hashes, &scratch, sa.data());
   const bool hb = broder.Sketch(b.tokens.term_hashes, &scratch, sb.data());
   if (ha && hb) c.b_similarity = BSimilarity(sa.data(), sb.data(), c.num_supershingles);
-  c.b_similar = c.b_similarity >= 2;
+  c.b_similar = c.b_similarity >= 2;  // Henzinger's B-similar (the rule at level very-similar)
   std::vector<uint64_t> shingles_a, shingles_b;
   broder.Shingles(a.tokens.term_hashes, &shingles_a);
   broder.Shingles(b.tokens.term_hashes, &shingles_b);
@@ -189,7 +190,11 @@ Result<Comparison> ComparePages(const std::string& input_a, const std::string& i
       simhash.Sketch(b.tokens.term_hashes, &sscratch, kb.data())) {
     c.c_similarity = CSimilarity(ka.data(), kb.data(), c.simhash_bits);
   }
-  c.c_similar = c.c_similarity >= static_cast<int>(options.simhash.threshold);
+  // Henzinger's C-similar: the simhash method's rule, as dedup applies it.
+  DedupOptions simhash_options = options;
+  simhash_options.method = "simhash";
+  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<MethodImpl> simhash_method, NewMethodImpl(simhash_options));
+  c.c_similar = simhash_method->Compare(simhash_method->Sign(a.doc), simhash_method->Sign(b.doc)).duplicate;
 
   // Henzinger's term difference: a diff of the token sequences.
   const TokenDiff diff = DiffTerms(a.tokens.term_hashes, b.tokens.term_hashes);
@@ -259,6 +264,20 @@ Result<Comparison> ComparePages(const std::string& input_a, const std::string& i
     if (!d.duplicate && r.same_host && !templates.KnowsTemplateOf(key_a) && inputs.empty()) {
       r.why += "; give the crawl with --input to learn the template";
     }
+  }
+  // Every method's rule, through the factory: the verdicts dedup would reach.
+  for (const std::string& name : MethodNames()) {
+    if (name == "robust") {
+      const double similarity = r.equal_after_normalization ? 1.0
+                                : r.content_positions ? static_cast<double>(r.content_agreeing) / r.content_positions
+                                                      : 0.0;
+      c.verdicts.push_back({name, PairDecision{r.similar, similarity, r.why}});
+      continue;
+    }
+    DedupOptions mo = options;
+    mo.method = name;
+    NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<MethodImpl> m, NewMethodImpl(mo));
+    c.verdicts.push_back({name, m->Compare(m->Sign(a.doc), m->Sign(b.doc))});
   }
   return c;
 }

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "neardup/compare.h"
 #include "neardup/executor.h"
 #include "neardup/method.h"
 #include "neardup/source.h"
@@ -299,6 +300,32 @@ TEST(MethodTest, CompareDecidesLikeTheBatchStage) {
     EXPECT_EQ(std::find(found.begin(), found.end(), 0u), found.end());
     EXPECT_TRUE(index->Remove(0).IsNotFound());
     EXPECT_EQ(index->size(), 1u);
+  }
+}
+
+}  // namespace
+}  // namespace neardup
+
+namespace neardup {
+namespace {
+
+TEST(CompareVerdictsTest, EveryMethodsRuleIsReported) {
+  const auto& docs = SampleDocs();
+  const std::string crawl = testing::RepoTestDataDir() + "/sample/sample-crawl.warc.gz";
+  DedupOptions options;
+  for (size_t j : {size_t{1}, size_t{4}}) {
+    auto c = ComparePages(docs[0].url, docs[j].url, options, nullptr, {crawl});
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    ASSERT_EQ(c->verdicts.size(), MethodNames().size());
+    for (size_t i = 0; i < c->verdicts.size(); ++i) {
+      const Comparison::Verdict& v = c->verdicts[i];
+      EXPECT_EQ(v.method, MethodNames()[i]);
+      EXPECT_FALSE(v.decision.reason.empty()) << v.method;
+      if (v.method == "broder") EXPECT_EQ(v.decision.duplicate, c->b_similarity >= 2);
+      if (v.method == "simhash") EXPECT_EQ(v.decision.duplicate, c->c_similar);
+      if (v.method == "robust") EXPECT_EQ(v.decision.duplicate, c->robust.similar);
+      if (v.method == "exact") EXPECT_EQ(v.decision.duplicate, c->exact_same_bytes || c->exact_same_tokens);
+    }
   }
 }
 
