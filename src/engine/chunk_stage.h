@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "cluster/union_find.h"
-#include "engine/broder_stage.h"
+#include "index/megashingle_tables.h"
 #include "neardup/engine.h"
 #include "neardup/env.h"
 

@@ -6,7 +6,7 @@
 // = m' ("virtually identical").
 #include <xxhash.h>
 
-#include "engine/broder_stage.h"
+#include "index/megashingle_tables.h"
 #include "engine/method_options.h"
 #include "engine/methods/methods.h"
 #include "sketch/broder.h"

@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "engine/broder_stage.h"
+#include "index/megashingle_tables.h"
 #include "engine/method_options.h"
 #include "engine/methods/methods.h"
 #include "engine/methods/simhash_keys.h"

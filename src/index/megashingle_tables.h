@@ -14,8 +14,8 @@
 // agreeing positions. Its B-similarity (Henzinger: the number of agreeing
 // supershingles) is counted from the supershingles themselves, so a
 // megashingle fingerprint collision is detected and dropped.
-#ifndef NEARDUP_ENGINE_BRODER_STAGE_H_
-#define NEARDUP_ENGINE_BRODER_STAGE_H_
+#ifndef NEARDUP_INDEX_MEGASHINGLE_TABLES_H_
+#define NEARDUP_INDEX_MEGASHINGLE_TABLES_H_
 
 #include <array>
 #include <cstdint>
@@ -71,4 +71,4 @@ BroderStageResult RunBroderStage(const std::vector<uint64_t>& supershingles,
 
 }  // namespace neardup
 
-#endif  // NEARDUP_ENGINE_BRODER_STAGE_H_
+#endif  // NEARDUP_INDEX_MEGASHINGLE_TABLES_H_

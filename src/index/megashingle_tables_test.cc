@@ -1,4 +1,4 @@
-#include "engine/broder_stage.h"
+#include "index/megashingle_tables.h"
 
 #include <gtest/gtest.h>
 
