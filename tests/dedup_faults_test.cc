@@ -124,7 +124,7 @@ TEST_F(DedupFaultsTest, FaultFreeRunWritesEveryOutput) {
   ASSERT_TRUE(run.result.ok()) << run.result.status().ToString();
   EXPECT_GT(run.result->documents, 30u);
   EXPECT_EQ(run.faults, 0u);
-  for (const std::string& name : {"clusters.tsv", "pairs.tsv", "summary.json", "warnings.tsv"}) {
+  for (const char* name : {"clusters.tsv", "pairs.tsv", "summary.json", "warnings.tsv"}) {
     EXPECT_TRUE(env.FileExists(std::string(kOut) + "/" + name)) << name;
   }
   // A successful run leaves no .tmp or spill file.
@@ -167,10 +167,12 @@ TEST_F(DedupFaultsTest, InputReadFaultsAreWarningsNamingTheFile) {
     }
     EXPECT_TRUE(named) << what << ": no " << c.reason << " warning naming " << kInput;
     EXPECT_LE(run.result->documents, all_documents) << what;
-    if (c.fault.count == 0) EXPECT_LT(run.result->documents, all_documents) << what;
+    if (c.fault.count == 0) {
+      EXPECT_LT(run.result->documents, all_documents) << what;
+    }
     EXPECT_EQ(run.result->warnings, run.warnings.size()) << what;
     // The run finished: every final output is there, whole.
-    for (const std::string& name : {"clusters.tsv", "pairs.tsv", "summary.json"}) {
+    for (const char* name : {"clusters.tsv", "pairs.tsv", "summary.json"}) {
       EXPECT_TRUE(env.FileExists(std::string(kOut) + "/" + name)) << what << ": " << name;
     }
     const std::string clusters = env.GetContents(std::string(kOut) + "/clusters.tsv").value();

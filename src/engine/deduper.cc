@@ -458,18 +458,16 @@ Status DeduperImpl::Remove(DocId id) {
 }
 
 Result<Clustering> DeduperImpl::Cluster() {
-  if (method_->batch_only() && clustered_once_) {
-    // The spilled units were consumed by the first clustering, and nothing
-    // can change since (no Add, no Remove): it stands.
-    return *last_clustering_;
-  }
+  // Batch-only methods: the spilled units were consumed by the first
+  // clustering, and nothing can change since (no Add, no Remove): it stands.
+  if (last_clustering_) return *last_clustering_;
   if (finished_) return Status::FailedPrecondition("Finish() was called: Cluster() cannot follow");
   return ClusterLive(/*release=*/method_->batch_only());
 }
 
 Result<Clustering> DeduperImpl::Finish() {
-  if (finished_ && !clustered_once_) return Status::FailedPrecondition("Finish() was called already");
-  if (finished_) return *last_clustering_;
+  if (last_clustering_) return *last_clustering_;
+  if (finished_) return Status::FailedPrecondition("Finish() was called already");
   return ClusterLive(/*release=*/true);
 }
 
@@ -495,7 +493,6 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     return out;
   };
   if (release) finished_ = true;
-  clustered_once_ = true;
 
   DedupSummary& s = summary_;
   const std::string spec = s.method_spec, kernel = s.kernel;

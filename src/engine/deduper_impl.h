@@ -77,7 +77,6 @@ class DeduperImpl final : public Deduper {
   std::string units_path_;
   std::unique_ptr<BufferedWriter> units_spill_;
   bool finished_ = false;       // Finish() ran, or a batch-only method clustered
-  bool clustered_once_ = false;
   std::unique_ptr<Clustering> last_clustering_;  // batch-only methods: the one clustering
   DedupSummary summary_;
   std::unique_ptr<MethodRun> run_;

@@ -182,7 +182,9 @@ TEST(DeduperTest, ClusterIdsAreStableAcrossCalls) {
   auto more = d->Cluster();
   ASSERT_TRUE(more.ok());
   for (DocId id = 0; id < half; ++id) {
-    if (first->cluster_size(id) >= 2) EXPECT_EQ(more->cluster_of(id), first->cluster_of(id)) << id;
+    if (first->cluster_size(id) >= 2) {
+      EXPECT_EQ(more->cluster_of(id), first->cluster_of(id)) << id;
+    }
     EXPECT_LE(more->cluster_of(id), id);
   }
   EXPECT_GT(more->num_clusters(), 0u);
@@ -200,7 +202,9 @@ TEST(DeduperTest, KeeperIsAMemberAndRolesAgree) {
     EXPECT_EQ(c->cluster_of(k), c->cluster_of(id));
     EXPECT_EQ(c->role_of(k), c->cluster_size(id) >= 2 ? DocRole::kKeep : DocRole::kSingle);
     keeps += c->role_of(id) == DocRole::kKeep;
-    if (c->role_of(id) == DocRole::kDuplicate) EXPECT_NE(std::string(c->method_of(id)), "single");
+    if (c->role_of(id) == DocRole::kDuplicate) {
+      EXPECT_NE(std::string(c->method_of(id)), "single");
+    }
   }
   EXPECT_EQ(keeps, c->num_clusters());
 }
@@ -248,7 +252,9 @@ TEST(MethodFactoryTest, EverySpecRoundTrips) {
     auto again = NewMethod((*m)->Spec());
     ASSERT_TRUE(again.ok()) << again.status().ToString();
     EXPECT_EQ((*again)->Spec(), (*m)->Spec());
-    if (spec.find(':') != std::string::npos) EXPECT_EQ((*m)->Spec(), spec);
+    if (spec.find(':') != std::string::npos) {
+      EXPECT_EQ((*m)->Spec(), spec);
+    }
     EXPECT_EQ((*m)->name(), spec.substr(0, spec.find(':')));
   }
 }
@@ -321,10 +327,12 @@ TEST(CompareVerdictsTest, EveryMethodsRuleIsReported) {
       const Comparison::Verdict& v = c->verdicts[i];
       EXPECT_EQ(v.method, MethodNames()[i]);
       EXPECT_FALSE(v.decision.reason.empty()) << v.method;
-      if (v.method == "broder") EXPECT_EQ(v.decision.duplicate, c->b_similarity >= 2);
-      if (v.method == "simhash") EXPECT_EQ(v.decision.duplicate, c->c_similar);
-      if (v.method == "robust") EXPECT_EQ(v.decision.duplicate, c->robust.similar);
-      if (v.method == "exact") EXPECT_EQ(v.decision.duplicate, c->exact_same_bytes || c->exact_same_tokens);
+      bool expected = v.decision.duplicate;
+      if (v.method == "broder") expected = c->b_similarity >= 2;
+      if (v.method == "simhash") expected = c->c_similar;
+      if (v.method == "robust") expected = c->robust.similar;
+      if (v.method == "exact") expected = c->exact_same_bytes || c->exact_same_tokens;
+      EXPECT_EQ(v.decision.duplicate, expected) << v.method;
     }
   }
 }

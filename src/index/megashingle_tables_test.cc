@@ -58,7 +58,9 @@ TEST(BroderStageTest, FindsExactlyThePairsSharingTwoSupershingles) {
       EXPECT_EQ(r.megashingle_collisions, 0u);
       // Non-candidates are never joined to anything.
       for (uint32_t p = 0; p < n; ++p) {
-        if (!cand[p]) EXPECT_EQ(uf.SetSize(p), 1u);
+        if (!cand[p]) {
+          EXPECT_EQ(uf.SetSize(p), 1u);
+        }
       }
     }
   }
