@@ -131,6 +131,29 @@ class MethodRun {
                             nlohmann::ordered_json* root) const = 0;
 };
 
+// A run whose listed pairs are held in memory (a < b, in order): it lists
+// them with PairValues, the values of the method's pair columns.
+template <typename Pair>
+class ListedPairsRun : public MethodRun {
+ public:
+  bool HasPairs() const override { return !pairs_.empty(); }
+  void MarkPairMembers(std::vector<uint8_t>* member) const override {
+    for (const Pair& p : pairs_) (*member)[p.a] = (*member)[p.b] = 1;
+  }
+  Status ForEachPair(const PairVisitor& visit) override {
+    std::vector<double> values(PairColumns().size());
+    for (const Pair& p : pairs_) {
+      PairValues(p, values.data());
+      NEARDUP_RETURN_IF_ERROR(visit(p.a, p.b, values));
+    }
+    return Status::OK();
+  }
+
+ protected:
+  virtual void PairValues(const Pair& pair, double* values) const = 0;
+  std::vector<Pair> pairs_;
+};
+
 class MethodImpl : public Method {
  public:
   // What the tokenizer must keep for this method.

@@ -84,7 +84,7 @@ PairDecision DecideBroder(const uint64_t* a, const uint64_t* b, uint32_t m_prime
   return d;
 }
 
-class BroderRun final : public MethodRun {
+class BroderRun final : public ListedPairsRun<NearPair> {
  public:
   BroderRun(MethodCollection c, const BroderMethodOptions& o, uint32_t m_prime)
       : c_(std::move(c)), o_(o), m_prime_(m_prime) {
@@ -115,17 +115,7 @@ class BroderRun final : public MethodRun {
     return DecideBroder(c_.word_at(a, m_prime_), c_.word_at(b, m_prime_), m_prime_, NeedAgreeing(o_, m_prime_));
   }
   std::vector<PairColumn> PairColumns() const override { return {{"supershingles_shared", 0}}; }
-  bool HasPairs() const override { return !pairs_.empty(); }
-  void MarkPairMembers(std::vector<uint8_t>* member) const override {
-    for (const NearPair& p : pairs_) (*member)[p.a] = (*member)[p.b] = 1;
-  }
-  Status ForEachPair(const PairVisitor& visit) override {
-    for (const NearPair& p : pairs_) {
-      const double v[1] = {static_cast<double>(p.b_similarity)};
-      NEARDUP_RETURN_IF_ERROR(visit(p.a, p.b, v));
-    }
-    return Status::OK();
-  }
+  void PairValues(const NearPair& p, double* v) const override { v[0] = p.b_similarity; }
   void WriteSummary(const DedupSummary& s, const DedupOptions&, nlohmann::ordered_json* root) const override {
     WriteTableStageFigures(s, root);
   }
@@ -134,7 +124,6 @@ class BroderRun final : public MethodRun {
   MethodCollection c_;
   BroderMethodOptions o_;
   uint32_t m_prime_;
-  std::vector<NearPair> pairs_;
 };
 
 class BroderMethod final : public MethodImpl {

@@ -70,7 +70,7 @@ PairDecision DecideCombined(const uint64_t* a, const uint64_t* b, const Combined
   return d;
 }
 
-class CombinedRun final : public MethodRun {
+class CombinedRun final : public ListedPairsRun<NearPair> {
  public:
   CombinedRun(MethodCollection c, const BroderMethodOptions& bo, const SimhashMethodOptions& so, CombinedLayout l)
       : c_(std::move(c)), bo_(bo), so_(so), l_(l) {
@@ -156,16 +156,9 @@ class CombinedRun final : public MethodRun {
   std::vector<PairColumn> PairColumns() const override {
     return {{"supershingles_shared", 0}, {"bits_agreeing", 0}};
   }
-  bool HasPairs() const override { return !pairs_.empty(); }
-  void MarkPairMembers(std::vector<uint8_t>* member) const override {
-    for (const NearPair& p : pairs_) (*member)[p.a] = (*member)[p.b] = 1;
-  }
-  Status ForEachPair(const PairVisitor& visit) override {
-    for (const NearPair& p : pairs_) {
-      const double v[2] = {static_cast<double>(p.b_similarity), static_cast<double>(p.c_similarity)};
-      NEARDUP_RETURN_IF_ERROR(visit(p.a, p.b, v));
-    }
-    return Status::OK();
+  void PairValues(const NearPair& p, double* v) const override {
+    v[0] = p.b_similarity;
+    v[1] = p.c_similarity;
   }
   void WriteSummary(const DedupSummary& s, const DedupOptions&, nlohmann::ordered_json* root) const override {
     WriteTableStageFigures(s, root);
@@ -177,7 +170,6 @@ class CombinedRun final : public MethodRun {
   SimhashMethodOptions so_;
   CombinedLayout l_;
   std::vector<uint64_t> sigs_, sims_, sites_;
-  std::vector<NearPair> pairs_;
 };
 
 class CombinedMethod final : public MethodImpl {

@@ -79,7 +79,7 @@ PairDecision DecideSorted(const uint64_t* a, size_t na, const uint64_t* b, size_
   return ParagraphDecide(from_a, from_b, common, static_cast<uint32_t>(na), static_cast<uint32_t>(nb), min_shared);
 }
 
-class ParagraphRun final : public MethodRun {
+class ParagraphRun final : public ListedPairsRun<NearPair> {
  public:
   ParagraphRun(MethodCollection c, const ParagraphMethodOptions& o) : c_(std::move(c)), o_(o) { c_.Materialize(); }
 
@@ -127,17 +127,9 @@ class ParagraphRun final : public MethodRun {
   std::vector<PairColumn> PairColumns() const override {
     return {{"shared_percentage", 2}, {"paragraphs_of_both", 0}};
   }
-  bool HasPairs() const override { return !pairs_.empty(); }
-  void MarkPairMembers(std::vector<uint8_t>* member) const override {
-    for (const NearPair& p : pairs_) (*member)[p.a] = (*member)[p.b] = 1;
-  }
-  Status ForEachPair(const PairVisitor& visit) override {
-    for (const NearPair& p : pairs_) {
-      const double v[2] = {p.content_positions ? 100.0 * p.content_agreeing / p.content_positions : 100.0,
-                           static_cast<double>(p.content_positions)};
-      NEARDUP_RETURN_IF_ERROR(visit(p.a, p.b, v));
-    }
-    return Status::OK();
+  void PairValues(const NearPair& p, double* v) const override {
+    v[0] = p.content_positions ? 100.0 * p.content_agreeing / p.content_positions : 100.0;
+    v[1] = p.content_positions;
   }
   void WriteSummary(const DedupSummary& s, const DedupOptions& o, nlohmann::ordered_json* root) const override {
     (*root)["near_duplicates"]["comparisons"] = s.near_candidate_pairs;
@@ -175,7 +167,6 @@ class ParagraphRun final : public MethodRun {
  private:
   MethodCollection c_;
   ParagraphMethodOptions o_;
-  std::vector<NearPair> pairs_;
   std::vector<float> share_;
 };
 

@@ -102,7 +102,7 @@ class RobustScratch final : public SignScratch {
   std::vector<uint32_t> mins;
 };
 
-class RobustRun final : public MethodRun {
+class RobustRun final : public ListedPairsRun<RobustPair> {
  public:
   RobustRun(MethodCollection c, const RobustMethodOptions& o, RobustLayout l) : c_(std::move(c)), o_(o), l_(l) {
     const uint32_t n = c_.n;
@@ -180,17 +180,9 @@ class RobustRun final : public MethodRun {
   std::vector<PairColumn> PairColumns() const override {
     return {{"content_similarity", 4}, {"content_positions", 0}};
   }
-  bool HasPairs() const override { return !pairs_.empty(); }
-  void MarkPairMembers(std::vector<uint8_t>* member) const override {
-    for (const RobustPair& p : pairs_) (*member)[p.a] = (*member)[p.b] = 1;
-  }
-  Status ForEachPair(const PairVisitor& visit) override {
-    for (const RobustPair& p : pairs_) {
-      const double v[2] = {p.match.positions ? static_cast<double>(p.match.agreeing) / p.match.positions : 1.0,
-                           static_cast<double>(p.match.positions)};
-      NEARDUP_RETURN_IF_ERROR(visit(p.a, p.b, v));
-    }
-    return Status::OK();
+  void PairValues(const RobustPair& p, double* v) const override {
+    v[0] = p.match.positions ? static_cast<double>(p.match.agreeing) / p.match.positions : 1.0;
+    v[1] = p.match.positions;
   }
   void WriteSummary(const DedupSummary& s, const DedupOptions&, nlohmann::ordered_json* root) const override {
     nlohmann::ordered_json& near = (*root)["near_duplicates"];
@@ -207,7 +199,6 @@ class RobustRun final : public MethodRun {
   std::vector<uint64_t> sites_, identity_, digests_;
   std::vector<uint32_t> normalized_root_;
   SiteTemplates templates_;
-  std::vector<RobustPair> pairs_;
 };
 
 class RobustMethod final : public MethodImpl {

@@ -63,7 +63,7 @@ class SimhashScratchBox final : public SignScratch {
   SimhashScratch scratch;
 };
 
-class SimhashRun final : public MethodRun {
+class SimhashRun final : public ListedPairsRun<SimhashPair> {
  public:
   SimhashRun(MethodCollection c, const SimhashMethodOptions& o) : c_(std::move(c)), o_(o), words_(o.bits / 64) {
     c_.Materialize();
@@ -98,17 +98,7 @@ class SimhashRun final : public MethodRun {
     return DecideSimhash(c_.word_at(a, words_), c_.word_at(b, words_), o_.bits, o_.threshold);
   }
   std::vector<PairColumn> PairColumns() const override { return {{"bits_agreeing", 0}}; }
-  bool HasPairs() const override { return !pairs_.empty(); }
-  void MarkPairMembers(std::vector<uint8_t>* member) const override {
-    for (const SimhashPair& p : pairs_) (*member)[p.a] = (*member)[p.b] = 1;
-  }
-  Status ForEachPair(const PairVisitor& visit) override {
-    for (const SimhashPair& p : pairs_) {
-      const double v[1] = {static_cast<double>(p.c_similarity)};
-      NEARDUP_RETURN_IF_ERROR(visit(p.a, p.b, v));
-    }
-    return Status::OK();
-  }
+  void PairValues(const SimhashPair& p, double* v) const override { v[0] = p.c_similarity; }
   void WriteSummary(const DedupSummary& s, const DedupOptions&, nlohmann::ordered_json* root) const override {
     WriteTableStageFigures(s, root);
   }
@@ -117,7 +107,6 @@ class SimhashRun final : public MethodRun {
   MethodCollection c_;
   SimhashMethodOptions o_;
   uint32_t words_;
-  std::vector<SimhashPair> pairs_;
 };
 
 class SimhashMethod final : public MethodImpl {
