@@ -25,10 +25,14 @@
 //   - Output never depends on the executor's thread count.
 //   - Cluster() may be called again after more Add/Remove.
 //
-// Memory: per live document the exact keys (20 bytes), keeper features (24
-// bytes) and the method's signature words; no URL or body is kept (the
-// caller has them). Batch-only methods spill their units to a temporary
-// file under DedupOptions::temp_dir.
+// Memory: per document the exact keys (20 bytes), keeper features (24
+// bytes), the method's signature words and, with the in-links keeper rule,
+// its distinct link keys (8 bytes a link); no URL or body is kept (the
+// caller has them). A removed document's columns stay until the Deduper is
+// destroyed (Remove marks it). Cluster() copies the live columns for the
+// run; the batch job's last clustering hands them over instead. Batch-only
+// methods spill their units to a temporary file under
+// DedupOptions::temp_dir.
 //
 // Thread safety: a Deduper is not thread-safe; call it from one thread. Add
 // of a batch runs the signing on the executor's threads.
