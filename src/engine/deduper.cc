@@ -337,13 +337,16 @@ Result<std::vector<DocId>> DeduperImpl::Add(std::span<const Document> documents)
   NEARDUP_RETURN_IF_ERROR(StartUnitsSpill());
   const size_t per = options_.batch_documents;
   const size_t batches = (documents.size() + per - 1) / per;
+  // One batch is signed on the calling thread: handing a single document to
+  // a worker and waiting for it costs more than it saves.
+  Executor* executor = batches > 1 ? executor_ : nullptr;
   std::vector<std::unique_ptr<SignBatch>> work(batches);
   for (size_t k = 0; k < batches; ++k) {
     auto b = std::make_unique<SignBatch>();
     b->docs = documents.data() + k * per;
     b->count = std::min(per, documents.size() - k * per);
     b->Resize(b->count, words_per_doc_);
-    Schedule(executor_, b.get(), contexts_.get());
+    Schedule(executor, b.get(), contexts_.get());
     work[k] = std::move(b);
   }
   std::vector<DocId> ids;
