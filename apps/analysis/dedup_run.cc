@@ -230,18 +230,13 @@ Status WriteWholeFile(const std::string& path, const std::string& content, Env* 
   return Status::OK();
 }
 
-std::string JoinDir(const std::string& dir, const std::string& name) {
-  if (dir.empty()) return name;
-  return dir.back() == '/' ? dir + name : dir + "/" + name;
-}
-
 Result<DedupRun> LoadDedupRun(const std::string& dir, Env* env) {
   if (env == nullptr) env = Env::Default();
   DedupRun run;
-  NEARDUP_RETURN_IF_ERROR(ReadClusters(JoinDir(dir, "clusters.tsv"), env, &run));
-  ReadSummary(JoinDir(dir, "summary.json"), env, &run);
-  ReadPairs(JoinDir(dir, "pairs.tsv"), env, &run);
-  ReadMirrors(JoinDir(dir, "mirrors.tsv"), env, &run);
+  NEARDUP_RETURN_IF_ERROR(ReadClusters(JoinPath(dir, "clusters.tsv"), env, &run));
+  ReadSummary(JoinPath(dir, "summary.json"), env, &run);
+  ReadPairs(JoinPath(dir, "pairs.tsv"), env, &run);
+  ReadMirrors(JoinPath(dir, "mirrors.tsv"), env, &run);
   return run;
 }
 

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "base/path.h"
 #include "neardup/env.h"
 #include "neardup/status.h"
 
@@ -17,8 +18,6 @@ Result<std::string> ReadWholeFile(const std::string& path, Env* env);
 // Creates or truncates `path` and writes `content` to it; IOError "cannot
 // write PATH: reason" on failure.
 Status WriteWholeFile(const std::string& path, const std::string& content, Env* env);
-// dir + "/" + name (no doubled slash).
-std::string JoinDir(const std::string& dir, const std::string& name);
 
 }  // namespace neardup
 

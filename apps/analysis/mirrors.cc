@@ -234,7 +234,7 @@ Result<MirrorResult> WriteMirrors(const std::string& dir, const MirrorOptions& o
   NEARDUP_RETURN_IF_ERROR(report_options.Validate());
   NEARDUP_ASSIGN_OR_RETURN(DedupRun run, LoadDedupRun(dir, env));
   MirrorResult result = FindMirrors(run.clusters, options);
-  NEARDUP_RETURN_IF_ERROR(WriteWholeFile(JoinDir(dir, "mirrors.tsv"), MirrorsTsv(result), env));
+  NEARDUP_RETURN_IF_ERROR(WriteWholeFile(JoinPath(dir, "mirrors.tsv"), MirrorsTsv(result), env));
   NEARDUP_ASSIGN_OR_RETURN(RunReport report, WriteRunReport(dir, report_options, env));
   (void)report;
   return result;

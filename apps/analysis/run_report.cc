@@ -503,8 +503,8 @@ Result<RunReport> WriteRunReport(const std::string& dir, const ReportOptions& op
   NEARDUP_RETURN_IF_ERROR(options.Validate());
   NEARDUP_ASSIGN_OR_RETURN(DedupRun run, LoadDedupRun(dir, env));
   NEARDUP_ASSIGN_OR_RETURN(RunReport report, ComputeRunReport(run, options));
-  NEARDUP_RETURN_IF_ERROR(WriteWholeFile(JoinDir(dir, "report.json"), RunReportJson(run, report, options), env));
-  NEARDUP_RETURN_IF_ERROR(WriteWholeFile(JoinDir(dir, "report.html"), RunReportHtml(run, report, options), env));
+  NEARDUP_RETURN_IF_ERROR(WriteWholeFile(JoinPath(dir, "report.json"), RunReportJson(run, report, options), env));
+  NEARDUP_RETURN_IF_ERROR(WriteWholeFile(JoinPath(dir, "report.html"), RunReportHtml(run, report, options), env));
   if (loaded != nullptr) *loaded = std::move(run);
   return report;
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/line_reader.h"
+#include "base/path.h"
 #include "base/tsv.h"
 #include "engine/deduper_impl.h"
 #include "output/clusters_file.h"
@@ -81,12 +82,6 @@ class RecordingObserver final : public ReadObserver {
   uint64_t count_ = 0;
   Status status_;
 };
-
-std::string JoinPath(const std::string& dir, const std::string& name) {
-  if (dir.empty()) return name;
-  if (dir.back() == '/') return dir + name;
-  return dir + "/" + name;
-}
 
 nlohmann::ordered_json SummaryJson(const DedupSummary& s, const DedupOptions& o, const DeduperImpl& d) {
   nlohmann::ordered_json j;

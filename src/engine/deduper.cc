@@ -10,6 +10,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "base/path.h"
 #include "cluster/union_find.h"
 #include "engine/deduper_impl.h"
 #include "neardup/env.h"
@@ -30,12 +31,6 @@ constexpr size_t kKeepBodyCapacity = 256 << 10;
 
 // Ids are page numbers of 32 bits inside the engine.
 constexpr uint64_t kMaxDocuments = UINT32_MAX - 1;
-
-std::string JoinPath(const std::string& dir, const std::string& name) {
-  if (dir.empty()) return name;
-  if (dir.back() == '/') return dir + name;
-  return dir + "/" + name;
-}
 
 }  // namespace
 
