@@ -471,6 +471,7 @@ Result<Clustering> DeduperImpl::Finish() {
 
 Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   Columns& col = *columns_;
+  run_.reset();  // the last clustering's run: its columns go before new ones are made
   // Live documents, numbered 0..n-1 in Add order.
   run_ids_.clear();
   for (uint64_t id = 0; id < count_; ++id) {
