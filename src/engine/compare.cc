@@ -14,7 +14,6 @@
 #include "text/site.h"
 #include "text/token_diff.h"
 #include "text/tokenizer.h"
-#include "text/url.h"
 
 namespace neardup {
 
@@ -24,13 +23,6 @@ struct Loaded {
   Document doc;
   TokenizedDocument tokens;
 };
-
-// The robust method's key of a page's site: its host, or the page itself
-// when it has none (as dedup does).
-std::string RobustSite(const std::string& url) {
-  std::string host = UrlHost(url);
-  return host.empty() ? "\x01" + url : host;
-}
 
 struct RobustPage {
   RobustSignature sig;
@@ -86,7 +78,7 @@ Result<FromInputs> LoadFromInputs(const std::vector<std::string>& inputs, const 
   NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DocumentSource> source,
                            OpenDocumentSource(inputs, SourceOptions(), env, nullptr));
   FromInputs f;
-  const std::string site_a = RobustSite(url_a), site_b = RobustSite(url_b);
+  const std::string site_a = RobustSiteOf(url_a), site_b = RobustSiteOf(url_b);
   TokenizeOptions to;
   to.collect_links = false;
   Tokenizer tokenizer(to);
@@ -94,7 +86,7 @@ Result<FromInputs> LoadFromInputs(const std::vector<std::string>& inputs, const 
   TokenizedDocument tokens;
   std::unordered_set<uint64_t> identities;
   while (source->Next(&doc)) {
-    const std::string site = RobustSite(doc.url);
+    const std::string site = RobustSiteOf(doc.url);
     const bool is_a = !f.found_a && doc.url == url_a, is_b = !f.found_b && doc.url == url_b;
     if (!is_a && !is_b && site != site_a && site != site_b) continue;
     tokenizer.Tokenize(doc, &tokens);
@@ -231,7 +223,7 @@ Result<Comparison> ComparePages(const std::string& input_a, const std::string& i
   r.volatile_terms_b = pb.sig.volatile_terms;
   r.own_url_terms_a = pa.sig.own_url_terms;
   r.own_url_terms_b = pb.sig.own_url_terms;
-  const std::string site_a = RobustSite(a.doc.url), site_b = RobustSite(b.doc.url);
+  const std::string site_a = RobustSiteOf(a.doc.url), site_b = RobustSiteOf(b.doc.url);
   r.same_host = site_a == site_b;
   r.equal_after_normalization = pa.sig.has_sketch && pa.sig.identity == pb.sig.identity;
   std::vector<uint32_t> only;

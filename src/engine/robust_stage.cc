@@ -185,6 +185,11 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
   if (own_url_terms) *own_url_terms = n_own;
 }
 
+std::string RobustSiteOf(std::string_view url) {
+  std::string host = UrlHost(url);
+  return host.empty() ? "\x01" + std::string(url) : host;
+}
+
 BroderOptions RobustSketchOptions(const RobustMethodOptions& options) {
   BroderOptions o;
   o.shingle_size = options.shingle_size;

@@ -43,6 +43,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <unordered_set>
 #include <vector>
@@ -69,6 +70,12 @@ inline constexpr uint64_t kOwnUrlTermHash = 0x6f776e2d75726c00ULL;    // "own-ur
 void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_url,
                             const RobustMethodOptions& options, std::vector<uint64_t>* out,
                             uint32_t* volatile_terms = nullptr, uint32_t* own_url_terms = nullptr);
+
+// A page's site as the method sees it: its host, or the page itself when
+// it has none (a file, a JSON Lines record without a URL): files do not
+// share a template. Sites that hold pages equal after normalization are
+// joined later, by the stage.
+std::string RobustSiteOf(std::string_view url);
 
 // The min-hash sketcher of the method (k, wrap, m; supershingles unused).
 BroderOptions RobustSketchOptions(const RobustMethodOptions& options);

@@ -1,6 +1,7 @@
 // `exact`: identity sets only (equal token sequences, equal bytes), as
 // Shivakumar and Garcia-Molina and Henzinger remove exact copies first. The
 // Deduper forms those sets for every method; this method adds nothing.
+#include "base/hash.h"
 #include "engine/methods/methods.h"
 
 namespace neardup {
@@ -54,7 +55,7 @@ class ExactMethod final : public MethodImpl {
   void TableKeys(const Signature& s, std::vector<uint64_t>* keys) const override {
     keys->clear();
     if (s.words[0] != 0) keys->push_back(s.words[0]);
-    keys->push_back(s.words[1] ^ 0x9e3779b97f4a7c15ULL);
+    keys->push_back(s.words[1] ^ kSplitMix64Gamma);  // bytes keys apart from token keys
   }
   std::unique_ptr<MethodRun> NewRun(MethodCollection c) const override {
     return std::make_unique<ExactRun>(std::move(c));

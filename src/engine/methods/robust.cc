@@ -9,7 +9,6 @@
 
 #include "engine/methods/methods.h"
 #include "engine/robust_stage.h"
-#include "text/url.h"
 
 namespace neardup {
 
@@ -84,11 +83,8 @@ struct RobustLayout {
   size_t digest_at() const { return 2 + min_words(); }
 };
 
-// The robust site key: the host, or the page itself when it has none (a
-// file, a JSON Lines record without a URL): files do not share a template.
 uint64_t RobustSiteKey(std::string_view url) {
-  std::string site = UrlHost(url);
-  if (site.empty()) site = "\x01" + std::string(url);
+  const std::string site = RobustSiteOf(url);
   return XXH3_64bits(site.data(), site.size());
 }
 
