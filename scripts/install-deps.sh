@@ -28,6 +28,9 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   time python3                                           # bench scripts: peak RSS, JSON
   bsdextrautils                                          # column, for the sample script
+  librocksdb-dev libcpp-httplib-dev                      # the service's store and HTTP
+  pybind11-dev python3-dev python3-numpy                 # the Python module
+  python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
 )
 
 SUDO=""
