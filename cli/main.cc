@@ -543,10 +543,15 @@ int main(int argc, char** argv) {
       ->capture_default_str();
 
   // ---- commands defined in their own files (commands.h) ----
-  const std::vector<neardup_cli::Command> commands = {
+  std::vector<neardup_cli::Command> commands = {
       neardup_cli::AddOverlapCommand(&app), neardup_cli::AddReportCommand(&app),
       neardup_cli::AddMirrorsCommand(&app), neardup_cli::AddEvolveCommand(&app),
       neardup_cli::AddConnectedCommand(&app), neardup_cli::AddSynthWebCommand(&app)};
+#ifdef NEARDUP_WITH_SERVICE
+  commands.push_back(neardup_cli::AddServeCommand(&app));
+  commands.push_back(neardup_cli::AddIngestCommand(&app));
+  commands.push_back(neardup_cli::AddExportCommand(&app));
+#endif
 
   try {
     app.parse(argc, argv);

@@ -21,9 +21,10 @@ declare -A allowed=(
   [engine]="base io output text fingerprint sketch cluster index overlap"
   [synth]="base io text"
   [crawls]="base io output text fingerprint sketch cluster analysis engine synth"
+  [service]="base io output text engine"
 )
 fail=0
-apps=" analysis synth crawls "
+apps=" analysis synth crawls service "
 for module in "${!allowed[@]}"; do
   dir=src/$module
   [[ "$apps" == *" $module "* ]] && dir=apps/$module
@@ -41,7 +42,7 @@ for module in "${!allowed[@]}"; do
     fi
   done < <(grep -HE '^#include "[a-z_]+/' -r "$dir" || true)
 done
-if grep -HE '^#include "' -r cli | grep -vE "#include \"(neardup/|analysis/analysis.h|synth/synth.h|crawls/crawls.h|cli_util.h|commands.h)" >&2; then
+if grep -HE '^#include "' -r cli | grep -vE "#include \"(neardup/|analysis/analysis.h|synth/synth.h|crawls/crawls.h|service/service.h|cli_util.h|commands.h)" >&2; then
   echo "check-includes: cli/ may include only neardup/ public headers, the applications' headers and its own cli_util.h, commands.h" >&2
   fail=1
 fi

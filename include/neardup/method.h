@@ -127,6 +127,13 @@ class Method {
 
   // A new, empty candidate index; nullptr for batch-only methods.
   virtual std::unique_ptr<CandidateIndex> NewIndex() const = 0;
+
+  // The keys of the candidate tables `signature` is filed under: pages
+  // sharing a key are candidates (CandidateIndex is a map from these keys to
+  // ids). For stores that keep their own postings, as the incremental
+  // service keeps them in RocksDB. Deterministic; may repeat a key. Empty
+  // for batch-only methods and ineligible signatures.
+  virtual void CandidateKeys(const Signature& signature, std::vector<uint64_t>* keys) const = 0;
 };
 
 // The method a spec string describes (see the file comment).

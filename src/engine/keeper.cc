@@ -40,7 +40,7 @@ int StatusRank(uint16_t status) {
 
 // <0: a is the better keeper; sets *rule to the deciding rule index (or
 // kReasonInputOrder when only input order separates them).
-int Compare(const KeeperFeatures& a, uint32_t ia, const KeeperFeatures& b, uint32_t ib,
+int Compare(const KeeperFeatures& a, uint64_t ia, const KeeperFeatures& b, uint64_t ib,
             const KeeperOptions& o, const std::vector<uint32_t>* in_links, uint8_t* rule) {
   for (size_t r = 0; r < o.rules.size(); ++r) {
     int64_t x = 0, y = 0;
@@ -60,7 +60,7 @@ int Compare(const KeeperFeatures& a, uint32_t ia, const KeeperFeatures& b, uint3
           return a.url_hash < b.url_hash ? -1 : 1;
         }
         continue;
-      case KeeperRule::kInputOrder: x = ia; y = ib; break;
+      case KeeperRule::kInputOrder: x = static_cast<int64_t>(ia); y = static_cast<int64_t>(ib); break;
     }
     if (x != y) {
       *rule = static_cast<uint8_t>(r);
@@ -72,6 +72,12 @@ int Compare(const KeeperFeatures& a, uint32_t ia, const KeeperFeatures& b, uint3
 }
 
 }  // namespace
+
+int CompareKeepers(const KeeperFeatures& a, uint64_t order_a, const KeeperFeatures& b, uint64_t order_b,
+                   const KeeperOptions& options, uint8_t* rule) {
+  uint8_t unused = 0;
+  return Compare(a, order_a, b, order_b, options, nullptr, rule ? rule : &unused);
+}
 
 int64_t ParseFetchTime(std::string_view s) {
   auto digits = [&](size_t pos, size_t n, int64_t* out) {

@@ -78,6 +78,14 @@ void ChooseKeepers(const std::vector<uint32_t>& group, const std::vector<KeeperF
                    const KeeperOptions& options, std::vector<uint32_t>* keeper,
                    std::vector<uint8_t>* reason, const std::vector<uint32_t>* in_links = nullptr);
 
+// Compares two pages by the rules (in-links counts as a tie): < 0 when a
+// is the better keeper, > 0 when b is, 0 only when both the features and
+// the input orders are equal. Sets *rule (may be nullptr) to the deciding
+// rule's index or kReasonInputOrder. For keepers chosen one pair at a
+// time, as the incremental service elects its group winners.
+int CompareKeepers(const KeeperFeatures& a, uint64_t order_a, const KeeperFeatures& b, uint64_t order_b,
+                   const KeeperOptions& options, uint8_t* rule = nullptr);
+
 // The reason code's text for the `reason` column.
 std::string ReasonName(uint8_t reason, const KeeperOptions& options);
 

@@ -178,6 +178,10 @@ class MethodImpl : public Method {
   // Method
   Signature Sign(const Document& document) const override;
   std::unique_ptr<CandidateIndex> NewIndex() const override;
+  void CandidateKeys(const Signature& signature, std::vector<uint64_t>* keys) const override {
+    keys->clear();
+    if (signature.eligible && !batch_only()) TableKeys(signature, keys);
+  }
 };
 
 // Compact text of a double for TSV columns ("%.4g").

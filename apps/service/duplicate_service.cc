@@ -1,0 +1,1171 @@
+// The two tiers of Zhu et al. §5 over the store (service.h, store.h).
+//
+// Invariants kept by every change (one page's change is one transaction):
+//   - every live page is in exactly one group; a group's `members` counts
+//     its live pages and its winner is one of them, the best by the winner
+//     rules (content over redirect, the market rule, the keeper rules);
+//   - a content page is filed under its candidate keys and its body hash;
+//     redirect and removed pages are filed under nothing;
+//   - a content member was verified against its group's winner (the
+//     method's rule) when it joined, when the winner changed and when a
+//     repair recomputed the group;
+//   - a redirect page is in its final target's group, or, when the chain
+//     ends nowhere (an unknown or removed page, a loop), in a group of the
+//     redirects that lead into that end.
+#include <xxhash.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <latch>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <unordered_set>
+
+#include "engine/keeper.h"
+#include "neardup/method.h"
+#include "neardup/env.h"
+#include "output/clusters_file.h"
+#include "output/summary_file.h"
+#include "service/service.h"
+#include "service/store.h"
+#include "text/url.h"
+
+namespace neardup {
+
+using service::Counters;
+using service::GroupRecord;
+using service::PageRecord;
+using service::PageState;
+using service::Txn;
+
+namespace {
+
+constexpr int kMaxRedirectHops = 32;
+
+// A page's signed content, made before the request's pages are applied.
+struct Signed {
+  Signature signature;
+  uint64_t body_hash = 0;
+};
+
+// A store error with what it was doing in front.
+Status Prefixed(const Status& s, const std::string& prefix) {
+  return s.IsCorruption() ? Status::Corruption(prefix + s.message()) : Status::IOError(prefix + s.message());
+}
+
+bool IsRemovalStatus(int status) { return status == 404 || status == 410; }
+bool IsRedirect(const PageInput& p) { return p.status >= 300 && p.status < 400 && !p.redirect.empty(); }
+
+int StatusRank(uint16_t status) {
+  if (status == 0 || (status >= 200 && status < 300)) return 0;
+  if (status >= 300 && status < 400) return 1;
+  return 2;
+}
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// One request's view of the store: the open transaction and the counters
+// as they will be after it.
+struct Ctx {
+  Txn* txn;
+  Counters counters;
+};
+
+class ServiceImpl final : public DuplicateService {
+ public:
+  ServiceImpl(std::string dir, ServiceOptions options, Executor* executor)
+      : dir_(std::move(dir)), o_(std::move(options)), executor_(executor) {}
+
+  Status Init() {
+    service::StoreOptions so;
+    so.block_cache_bytes = o_.block_cache_bytes;
+    so.write_buffer_bytes = o_.write_buffer_bytes;
+    NEARDUP_ASSIGN_OR_RETURN(db_, service::OpenStoreDb(dir_, so));
+    // The header: format version, method spec, keeper rules, market rule.
+    std::string header;
+    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), service::kHeaderKey, &header);
+    if (!s.ok() && !s.IsNotFound()) return service::FromRocks(s, "cannot read the store header");
+    if (s.IsNotFound()) {
+      if (o_.method.empty()) o_.method = DedupOptions().method;
+      if (o_.keeper.empty()) o_.keeper = DedupOptions().keeper;
+    } else {
+      nlohmann::json h = nlohmann::json::parse(header, nullptr, false);
+      if (h.is_discarded() || !h.is_object() || !h.contains("format_version") || !h.contains("method_spec")) {
+        return Status::Corruption("store " + dir_ + ": the header is not valid");
+      }
+      if (h["format_version"].get<uint32_t>() != service::kStoreFormatVersion) {
+        return Status::NotSupported("store " + dir_ + " has format version " + h["format_version"].dump() +
+                                    "; this neardup reads version " +
+                                    std::to_string(service::kStoreFormatVersion));
+      }
+      const std::string stored_spec = h["method_spec"].get<std::string>();
+      if (o_.method.empty()) o_.method = stored_spec;
+      const std::string stored_keeper = h.value("keeper", DedupOptions().keeper);
+      const std::string stored_market = h.value("prefer_host_suffix", std::string());
+      if (o_.keeper.empty()) o_.keeper = stored_keeper;
+      if (o_.prefer_host_suffix.empty()) o_.prefer_host_suffix = stored_market;
+      NEARDUP_ASSIGN_OR_RETURN(auto given, NewMethod(o_.method));
+      if (given->Spec() != stored_spec) {
+        return Status::InvalidArgument("store " + dir_ + " was made with method '" + stored_spec +
+                                       "', not '" + given->Spec() + "'; open it with that method or use another store");
+      }
+      if (stored_keeper != o_.keeper || stored_market != o_.prefer_host_suffix) {
+        return Status::InvalidArgument("store " + dir_ + " was made with keeper rules '" + stored_keeper +
+                                       "' and market suffix '" + stored_market + "'; open it with those");
+      }
+      std::string counters;
+      s = db_->Get(rocksdb::ReadOptions(), service::kCountersKey, &counters);
+      if (!s.ok() || !service::DecodeCounters(counters, &counters_)) {
+        return Status::Corruption("store " + dir_ + ": the counters record is missing or not valid");
+      }
+    }
+    NEARDUP_ASSIGN_OR_RETURN(method_, NewMethod(o_.method));
+    if (method_->batch_only()) {
+      return Status::InvalidArgument("method '" + method_->name() +
+                                     "' is batch-only (it has no candidate index); the service needs "
+                                     "exact, broder, simhash, combined or robust");
+    }
+    NEARDUP_ASSIGN_OR_RETURN(keeper_, KeeperOptions::Parse(o_.keeper));
+    market_ = Lower(o_.prefer_host_suffix);
+    if (s.IsNotFound()) {
+      nlohmann::ordered_json h = {{"format", "neardup-service-store"},
+                                  {"format_version", service::kStoreFormatVersion},
+                                  {"method_spec", method_->Spec()},
+                                  {"keeper", o_.keeper},
+                                  {"prefer_host_suffix", o_.prefer_host_suffix},
+                                  {"created_by", std::string("neardup ") + Version()}};
+      rocksdb::WriteBatch batch;
+      batch.Put(service::kHeaderKey, h.dump());
+      batch.Put(service::kCountersKey, service::EncodeCounters(counters_));
+      rocksdb::WriteOptions wo;
+      wo.sync = true;
+      NEARDUP_RETURN_IF_ERROR(service::FromRocks(db_->Write(wo, &batch), "cannot write the store header"));
+    }
+    return Status::OK();
+  }
+
+  std::string method_spec() const override { return method_->Spec(); }
+
+  Result<std::vector<PageAnswer>> Apply(std::vector<PageInput> pages, bool dry_run) override {
+    std::vector<Signed> signed_pages = SignAll(pages);
+    std::lock_guard<std::mutex> lock(mu_);
+    Txn txn(db_.get());
+    Ctx ctx{&txn, counters_};
+    std::vector<PageAnswer> answers;
+    answers.reserve(pages.size());
+    for (size_t i = 0; i < pages.size(); ++i) {
+      PageInput& page = pages[i];
+      if (!page.error.empty()) {
+        PageAnswer a;
+        a.url = page.url;
+        a.role = "error";
+        a.error = page.error;
+        answers.push_back(std::move(a));
+        continue;
+      }
+      answers.push_back(ApplyOne(&ctx, page, &signed_pages[i]));
+      if (!corruption_.ok()) return std::exchange(corruption_, Status::OK());
+      if (!txn.status().ok()) return Prefixed(txn.status(), "page " + page.url + ": ");
+      if (!dry_run) {
+        txn.Put(service::kCountersKey, service::EncodeCounters(ctx.counters));
+        Status s = txn.Commit();
+        if (!s.ok()) return Prefixed(s, "page " + page.url + ": ");
+        counters_ = ctx.counters;
+      }
+    }
+    if (!dry_run && o_.sync && !pages.empty()) {
+      NEARDUP_RETURN_IF_ERROR(service::FromRocks(db_->SyncWAL(), "cannot sync the store's log"));
+    }
+    return answers;
+  }
+
+  Result<PageAnswer> Lookup(const std::string& url) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    Txn txn(db_.get());
+    Ctx ctx{&txn, counters_};
+    PageRecord p;
+    if (!LoadByUrl(&ctx, url, &p)) {
+      NEARDUP_RETURN_IF_ERROR(txn.status());
+      return Status::NotFound("no page with url " + url);
+    }
+    // §5.2: a duplicate answer is verified against the group's winner.
+    if (p.state == PageState::kContent && p.group != 0) {
+      GroupRecord g;
+      if (LoadGroup(&ctx, p.group, &g) && g.winner != p.id) {
+        PageRecord w;
+        if (LoadPage(&ctx, g.winner, &w) && w.state == PageState::kContent) {
+          PairDecision d = Decide(&ctx, p, w);
+          ++ctx.counters.verifications;
+          if (!d.duplicate) {
+            ++ctx.counters.verifications_failed;
+            ++g.failed_verifications;
+            SaveGroup(&ctx, g);
+            MaybeRepair(&ctx, g.id);
+            LoadPage(&ctx, p.id, &p);
+          }
+        }
+      }
+    }
+    PageAnswer a = AnswerFor(&ctx, p);
+    a.tier = 1;
+    NEARDUP_RETURN_IF_ERROR(CommitSynced(&ctx));
+    return a;
+  }
+
+  Result<PageAnswer> Remove(const std::string& url) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    Txn txn(db_.get());
+    Ctx ctx{&txn, counters_};
+    PageRecord p;
+    if (!LoadByUrl(&ctx, url, &p)) {
+      NEARDUP_RETURN_IF_ERROR(txn.status());
+      return Status::NotFound("no page with url " + url);
+    }
+    PageAnswer a = RemovePage(&ctx, &p);
+    NEARDUP_RETURN_IF_ERROR(CommitSynced(&ctx));
+    return a;
+  }
+
+  Result<GroupInfo> Group(uint64_t id) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    Txn txn(db_.get());
+    Ctx ctx{&txn, counters_};
+    GroupRecord g;
+    if (!LoadGroup(&ctx, id, &g)) {
+      NEARDUP_RETURN_IF_ERROR(txn.status());
+      return Status::NotFound("no group " + std::to_string(id));
+    }
+    GroupInfo info;
+    info.id = id;
+    info.failed_verifications = g.failed_verifications;
+    PageRecord w;
+    if (LoadPage(&ctx, g.winner, &w)) info.winner = w.url;
+    info.members.push_back(info.winner);
+    for (uint64_t m : Members(&ctx, id)) {
+      if (m == g.winner) continue;
+      PageRecord p;
+      if (LoadPage(&ctx, m, &p)) info.members.push_back(p.url);
+    }
+    NEARDUP_RETURN_IF_ERROR(txn.status());
+    return info;
+  }
+
+  Result<ServiceStats> Stats() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    ServiceStats s;
+    const Counters& c = counters_;
+    s.content_pages = c.content_pages;
+    s.redirect_pages = c.redirect_pages;
+    s.pages = c.content_pages + c.redirect_pages;
+    s.removed_pages = c.removed_pages;
+    s.groups = c.groups;
+    s.groups_with_duplicates = c.groups_with_duplicates;
+    s.recrawled = c.recrawled;
+    s.tier1_decided = c.tier1_decided;
+    s.tier2_decided = c.tier2_decided;
+    s.comparisons = c.comparisons;
+    s.verifications = c.verifications;
+    s.verifications_failed = c.verifications_failed;
+    s.repairs = c.repairs;
+    s.redirect_cycles = c.redirect_cycles;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_, ec)) {
+      if (entry.is_regular_file(ec)) s.store_bytes += entry.file_size(ec);
+    }
+    return s;
+  }
+
+  Status Export(const std::string& out_dir) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    if (ec) return Status::IOError("cannot create " + out_dir + ": " + ec.message());
+    // One consistent view, whatever the server does meanwhile.
+    const rocksdb::Snapshot* snapshot = db_->GetSnapshot();
+    struct SnapshotRelease {
+      rocksdb::DB* db;
+      const rocksdb::Snapshot* s;
+      ~SnapshotRelease() { db->ReleaseSnapshot(s); }
+    } release{db_.get(), snapshot};
+    rocksdb::ReadOptions ro;
+    ro.snapshot = snapshot;
+    std::vector<PageRecord> rows;
+    std::unordered_map<uint64_t, uint32_t> row_of;
+    {
+      std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro));
+      const std::string prefix(1, service::kPagePrefix);
+      for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+        PageRecord p;
+        if (!service::DecodePage(std::string_view(it->value().data(), it->value().size()), &p)) {
+          return Status::Corruption("store " + dir_ + ": a page record is not valid");
+        }
+        if (p.state != PageState::kContent) continue;
+        p.words.clear();
+        p.words.shrink_to_fit();
+        row_of.emplace(p.id, static_cast<uint32_t>(rows.size()));
+        rows.push_back(std::move(p));
+      }
+      NEARDUP_RETURN_IF_ERROR(service::FromRocks(it->status(), "cannot read the store"));
+    }
+    // Each group's content rows, its kept row and the rule that set it apart.
+    std::unordered_map<uint64_t, std::vector<uint32_t>> members;
+    for (uint32_t r = 0; r < rows.size(); ++r) members[rows[r].group].push_back(r);
+    struct Kept {
+      uint32_t row = 0;
+      std::string reason;
+      bool exact_only = true;
+    };
+    std::unordered_map<uint64_t, Kept> kept;
+    uint64_t clusters = 0, in_clusters = 0, largest = 1;
+    for (auto& [gid, list] : members) {
+      uint32_t best = list[0];
+      for (uint32_t r : list) {
+        if (CompareWinners(rows[r], rows[best]) < 0) best = r;
+      }
+      Kept k;
+      k.row = best;
+      if (list.size() == 1) {
+        k.reason = "single";
+      } else {
+        ++clusters;
+        in_clusters += list.size();
+        largest = std::max<uint64_t>(largest, list.size());
+        uint32_t second = best == list[0] ? list[1] : list[0];
+        for (uint32_t r : list) {
+          if (r != best && CompareWinners(rows[r], rows[second]) < 0) second = r;
+          if (r != best && !rows[r].exact_of_winner) k.exact_only = false;
+        }
+        k.reason = ReasonBetween(rows[best], rows[second]);
+      }
+      kept.emplace(gid, std::move(k));
+    }
+    Env* env = Env::Default();
+    const std::string clusters_path = out_dir + "/clusters.tsv";
+    NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<ClustersWriter> out, ClustersWriter::Create(env, clusters_path));
+    const std::string method_name = method_->name();
+    for (uint32_t r = 0; r < rows.size(); ++r) {
+      const PageRecord& p = rows[r];
+      const Kept& k = kept[p.group];
+      const size_t size = members[p.group].size();
+      ClusterRecord c;
+      c.url = p.url;
+      c.cluster = k.row;
+      c.role = k.row == r ? ClusterRole::kKeep : ClusterRole::kDuplicate;
+      if (size == 1) {
+        c.method = "single";
+        c.similarity = 1;
+      } else if (k.row == r) {
+        c.method = k.exact_only ? "exact" : method_name;
+        c.similarity = 1;
+      } else {
+        c.method = p.exact_of_winner ? "exact" : method_name;
+        c.similarity = p.exact_of_winner ? 1.0 : p.similarity;
+      }
+      c.source = "";
+      c.offset = 0;
+      c.reason = k.reason;
+      NEARDUP_RETURN_IF_ERROR(out->Add(c));
+    }
+    NEARDUP_RETURN_IF_ERROR(out->Finish());
+    const uint64_t n = rows.size();
+    nlohmann::ordered_json j;
+    j["neardup_version"] = Version();
+    j["command"] = "export";
+    j["options"] = {{"method", method_name},
+                    {"method_spec", method_->Spec()},
+                    {"keeper", o_.keeper},
+                    {"prefer_host_suffix", o_.prefer_host_suffix},
+                    {"verify", true}};
+    j["inputs"] = {dir_};
+    j["documents_read"] = n;
+    j["clusters"] = clusters;
+    j["documents_in_clusters"] = in_clusters;
+    j["duplicates"] = in_clusters - clusters;
+    j["duplicate_percentage"] = n ? 100.0 * static_cast<double>(in_clusters - clusters) / static_cast<double>(n) : 0.0;
+    j["largest_cluster"] = largest;
+    j["method_spec"] = method_->Spec();
+    const Counters& c = counters_;
+    j["service"] = {{"content_pages", c.content_pages},     {"redirect_pages", c.redirect_pages},
+                    {"removed_pages", c.removed_pages},     {"groups", c.groups},
+                    {"recrawled", c.recrawled},             {"tier1_decided", c.tier1_decided},
+                    {"tier2_decided", c.tier2_decided},     {"comparisons", c.comparisons},
+                    {"verifications", c.verifications},     {"verifications_failed", c.verifications_failed},
+                    {"repairs", c.repairs},                 {"redirect_cycles", c.redirect_cycles}};
+    j["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    j["outputs"] = {{"clusters", clusters_path}, {"summary", out_dir + "/summary.json"}};
+    return WriteSummaryJson(env, out_dir + "/summary.json", j);
+  }
+
+  // The rule that set winner a apart from runner-up b, as clusters.tsv's
+  // reason column names it.
+  std::string ReasonBetween(const PageRecord& a, const PageRecord& b) const {
+    if (!market_.empty() && StatusRank(a.http_status) == StatusRank(b.http_status)) {
+      const bool ma = EndsWith(Lower(UrlHost(a.url)), market_), mb = EndsWith(Lower(UrlHost(b.url)), market_);
+      if (ma != mb) return "market";
+    }
+    uint8_t rule = kReasonInputOrder;
+    CompareKeepers(a.features, a.id, b.features, b.id, keeper_, &rule);
+    return ReasonName(rule, keeper_);
+  }
+
+ private:
+  // ---- reading and writing records ----
+  bool LoadPage(Ctx* ctx, uint64_t id, PageRecord* p) {
+    std::string v;
+    if (!ctx->txn->Get(service::PageKey(id), &v)) return false;
+    if (!service::DecodePage(v, p)) {
+      Corrupt(ctx, "page record " + std::to_string(id));
+      return false;
+    }
+    return true;
+  }
+  bool LoadByUrl(Ctx* ctx, std::string_view url, PageRecord* p) {
+    std::string v;
+    if (!ctx->txn->Get(service::UrlKey(url), &v)) return false;
+    if (v.size() != 8) {
+      Corrupt(ctx, "url record of " + std::string(url));
+      return false;
+    }
+    return LoadPage(ctx, service::GetBigEndian(v), p);
+  }
+  void SavePage(Ctx* ctx, const PageRecord& p) { ctx->txn->Put(service::PageKey(p.id), service::EncodePage(p)); }
+  bool LoadGroup(Ctx* ctx, uint64_t id, GroupRecord* g) {
+    std::string v;
+    if (!ctx->txn->Get(service::GroupKey(id), &v)) return false;
+    if (!service::DecodeGroup(v, g)) {
+      Corrupt(ctx, "group record " + std::to_string(id));
+      return false;
+    }
+    return true;
+  }
+  void SaveGroup(Ctx* ctx, const GroupRecord& g) { ctx->txn->Put(service::GroupKey(g.id), service::EncodeGroup(g)); }
+  // A record that cannot be decoded: the request stops with Corruption
+  // before anything of it is committed.
+  void Corrupt(Ctx*, const std::string& what) {
+    if (corruption_.ok()) corruption_ = Status::Corruption("store " + dir_ + ": " + what + " is not valid");
+  }
+  std::vector<uint64_t> Members(Ctx* ctx, uint64_t group) {
+    std::vector<uint64_t> ids;
+    const std::string prefix = std::string(1, service::kMemberPrefix) + service::PutBigEndian(group);
+    ctx->txn->Scan(prefix, 0, [&](std::string_view k, std::string_view) {
+      ids.push_back(service::GetBigEndian(k.substr(9)));
+      return true;
+    });
+    return ids;
+  }
+
+  Status CommitSynced(Ctx* ctx) {
+    if (!corruption_.ok()) return std::exchange(corruption_, Status::OK());
+    if (ctx->txn->empty()) return Status::OK();
+    ctx->txn->Put(service::kCountersKey, service::EncodeCounters(ctx->counters));
+    NEARDUP_RETURN_IF_ERROR(ctx->txn->Commit());
+    counters_ = ctx->counters;
+    if (o_.sync) return service::FromRocks(db_->SyncWAL(), "cannot sync the store's log");
+    return Status::OK();
+  }
+
+  // ---- signing ----
+  std::vector<Signed> SignAll(const std::vector<PageInput>& pages) {
+    std::vector<Signed> out(pages.size());
+    std::vector<size_t> todo;
+    for (size_t i = 0; i < pages.size(); ++i) {
+      if (pages[i].error.empty() && !IsRedirect(pages[i]) && !IsRemovalStatus(pages[i].status)) todo.push_back(i);
+    }
+    auto sign = [&](size_t i) {
+      const PageInput& p = pages[i];
+      Document d;
+      d.url = p.url;
+      d.body = p.body;
+      d.kind = p.kind;
+      d.http_status = p.status;
+      d.fetch_date = p.fetched;
+      out[i].signature = method_->Sign(d);
+      out[i].body_hash = XXH3_64bits(p.body.data(), p.body.size());
+    };
+    const size_t threads = executor_ ? static_cast<size_t>(executor_->num_threads()) : 1;
+    if (threads <= 1 || todo.size() < 8) {
+      for (size_t i : todo) sign(i);
+      return out;
+    }
+    const size_t tasks = std::min(threads * 4, todo.size());
+    std::latch done(static_cast<std::ptrdiff_t>(tasks));
+    for (size_t t = 0; t < tasks; ++t) {
+      executor_->Schedule([&, t] {
+        for (size_t j = t; j < todo.size(); j += tasks) sign(todo[j]);
+        done.count_down();
+      });
+    }
+    done.wait();
+    return out;
+  }
+
+  Signature SignatureOf(const PageRecord& p) const {
+    Signature s;
+    s.words = p.words;
+    s.eligible = p.eligible;
+    return s;
+  }
+
+  // The method's rule between two stored content pages (byte-identical
+  // bodies are duplicates with similarity 1, as dedup's identity sets).
+  PairDecision Decide(Ctx* ctx, const PageRecord& a, const PageRecord& b) {
+    if (a.body_hash == b.body_hash) return PairDecision{true, 1.0, "identical bytes"};
+    ++ctx->counters.comparisons;
+    if (!a.eligible || !b.eligible) return PairDecision{false, 0, "nothing to compare"};
+    return method_->Compare(SignatureOf(a), SignatureOf(b));
+  }
+
+  // ---- winners ----
+  // < 0 when a is the better winner: a content page over a redirect, then
+  // HTTP status, then the market rule, then the keeper rules.
+  int CompareWinners(const PageRecord& a, const PageRecord& b) const {
+    const int ca = a.state == PageState::kContent ? 0 : 1, cb = b.state == PageState::kContent ? 0 : 1;
+    if (ca != cb) return ca < cb ? -1 : 1;
+    if (!market_.empty()) {
+      const int sa = StatusRank(a.http_status), sb = StatusRank(b.http_status);
+      if (sa != sb) return sa < sb ? -1 : 1;
+      const bool ma = EndsWith(Lower(UrlHost(a.url)), market_), mb = EndsWith(Lower(UrlHost(b.url)), market_);
+      if (ma != mb) return ma ? -1 : 1;
+    }
+    return CompareKeepers(a.features, a.id, b.features, b.id, keeper_);
+  }
+
+  void SetGroupSize(Ctx* ctx, GroupRecord* g, int64_t delta) {
+    const uint64_t before = g->members;
+    g->members = static_cast<uint64_t>(static_cast<int64_t>(g->members) + delta);
+    if (before < 2 && g->members >= 2) ++ctx->counters.groups_with_duplicates;
+    if (before >= 2 && g->members < 2) --ctx->counters.groups_with_duplicates;
+  }
+
+  uint64_t NewGroup(Ctx* ctx, PageRecord* p) {
+    GroupRecord g;
+    g.id = ctx->counters.next_group++;
+    g.winner = p->id;
+    g.members = 1;
+    ++ctx->counters.groups;
+    p->group = g.id;
+    p->similarity = 1;
+    p->exact_of_winner = 1;
+    SaveGroup(ctx, g);
+    ctx->txn->Put(service::MemberKey(g.id, p->id), "");
+    SavePage(ctx, *p);
+    return g.id;
+  }
+
+  // Adds *p (saved) to group `gid`; elects it winner when it is better, and
+  // then verifies the other members against it. Returns false when the
+  // group is gone.
+  bool AddMember(Ctx* ctx, uint64_t gid, PageRecord* p, double similarity, bool exact) {
+    GroupRecord g;
+    if (!LoadGroup(ctx, gid, &g)) return false;
+    ctx->txn->Put(service::MemberKey(gid, p->id), "");
+    SetGroupSize(ctx, &g, +1);
+    p->group = gid;
+    p->similarity = similarity;
+    p->exact_of_winner = exact ? 1 : 0;
+    PageRecord w;
+    const bool has_winner = LoadPage(ctx, g.winner, &w);
+    if (!has_winner || CompareWinners(*p, w) < 0) {
+      g.winner = p->id;
+      p->similarity = 1;
+      p->exact_of_winner = 1;
+      SaveGroup(ctx, g);
+      SavePage(ctx, *p);
+      VerifyMembers(ctx, gid);
+    } else {
+      SaveGroup(ctx, g);
+      SavePage(ctx, *p);
+    }
+    return true;
+  }
+
+  // Takes *p out of its group (saving the group, or deleting it when it is
+  // left empty); elects a new winner when p was it. p->group becomes 0; *p
+  // is not saved.
+  void LeaveGroup(Ctx* ctx, PageRecord* p) {
+    const uint64_t gid = p->group;
+    if (gid == 0) return;
+    p->group = 0;
+    ctx->txn->Delete(service::MemberKey(gid, p->id));
+    GroupRecord g;
+    if (!LoadGroup(ctx, gid, &g)) return;
+    SetGroupSize(ctx, &g, -1);
+    if (g.members == 0) {
+      ctx->txn->Delete(service::GroupKey(gid));
+      --ctx->counters.groups;
+      return;
+    }
+    SaveGroup(ctx, g);
+    if (g.winner == p->id) {
+      // The page it was is written as left before the election reads it.
+      ElectWinner(ctx, gid);
+      VerifyMembers(ctx, gid);
+    }
+  }
+
+  // Chooses the group's winner among its members.
+  void ElectWinner(Ctx* ctx, uint64_t gid) {
+    GroupRecord g;
+    if (!LoadGroup(ctx, gid, &g)) return;
+    PageRecord best;
+    bool any = false;
+    for (uint64_t m : Members(ctx, gid)) {
+      PageRecord p;
+      if (!LoadPage(ctx, m, &p)) continue;
+      if (!any || CompareWinners(p, best) < 0) {
+        best = std::move(p);
+        any = true;
+      }
+    }
+    if (!any) return;
+    g.winner = best.id;
+    SaveGroup(ctx, g);
+    best.similarity = 1;
+    best.exact_of_winner = 1;
+    SavePage(ctx, best);
+  }
+
+  // Verifies every content member against the winner (Zhu et al. §5.2);
+  // members that fail leave and are placed again by tier 2, without merging.
+  // Redirect members whose final target left follow it.
+  void VerifyMembers(Ctx* ctx, uint64_t gid) {
+    GroupRecord g;
+    if (!LoadGroup(ctx, gid, &g)) return;
+    PageRecord w;
+    if (!LoadPage(ctx, g.winner, &w) || w.state != PageState::kContent) return;
+    std::vector<uint64_t> failed;
+    for (uint64_t m : Members(ctx, gid)) {
+      if (m == w.id) continue;
+      PageRecord p;
+      if (!LoadPage(ctx, m, &p) || p.state != PageState::kContent) continue;
+      PairDecision d = Decide(ctx, p, w);
+      ++ctx->counters.verifications;
+      if (d.duplicate) {
+        p.similarity = d.similarity;
+        p.exact_of_winner = p.body_hash == w.body_hash ? 1 : 0;
+        SavePage(ctx, p);
+      } else {
+        ++ctx->counters.verifications_failed;
+        failed.push_back(m);
+      }
+    }
+    for (uint64_t m : failed) {
+      PageRecord p;
+      if (!LoadPage(ctx, m, &p) || p.group != gid) continue;
+      LeaveGroup(ctx, &p);
+      SavePage(ctx, p);
+      PlaceByTier2(ctx, &p, /*merge=*/false);
+      FollowRedirects(ctx, p);
+    }
+  }
+
+  // ---- postings ----
+  void File(Ctx* ctx, const PageRecord& p, bool insert) {
+    std::vector<uint64_t> keys;
+    if (p.eligible) method_->CandidateKeys(SignatureOf(p), &keys);
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    for (uint64_t k : keys) {
+      const std::string key = service::PostingKey(service::kPostingPrefix, k, p.id);
+      if (insert) ctx->txn->Put(key, ""); else ctx->txn->Delete(key);
+    }
+    const std::string exact = service::PostingKey(service::kExactPrefix, p.body_hash, p.id);
+    if (insert) ctx->txn->Put(exact, ""); else ctx->txn->Delete(exact);
+  }
+
+  // Ids filed under the signature's keys or its body hash (p excluded).
+  std::vector<uint64_t> Candidates(Ctx* ctx, const PageRecord& p) {
+    std::vector<uint64_t> keys, ids;
+    if (p.eligible) method_->CandidateKeys(SignatureOf(p), &keys);
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    auto scan = [&](char prefix, uint64_t key) {
+      const std::string pre = std::string(1, prefix) + service::PutBigEndian(key);
+      ctx->txn->Scan(pre, o_.max_bucket_pages, [&](std::string_view k, std::string_view) {
+        const uint64_t id = service::GetBigEndian(k.substr(9));
+        if (id != p.id) ids.push_back(id);
+        return true;
+      });
+    };
+    scan(service::kExactPrefix, p.body_hash);
+    for (uint64_t k : keys) scan(service::kPostingPrefix, k);
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    return ids;
+  }
+
+  // ---- tier 2 ----
+  // Places content page *p (in no group, filed, saved) by many-to-all
+  // comparison through the postings. With `merge`, every group holding a
+  // duplicate of p becomes one group (transitive clustering, §5), whose
+  // members are then verified against its winner; without it p joins the
+  // group of its best duplicate whose winner p verifies against.
+  void PlaceByTier2(Ctx* ctx, PageRecord* p, bool merge) {
+    ++ctx->counters.tier2_decided;
+    // group -> (best similarity of a duplicate in it, a byte-identical one)
+    std::map<uint64_t, std::pair<double, bool>> groups;
+    for (uint64_t c : Candidates(ctx, *p)) {
+      PageRecord q;
+      if (!LoadPage(ctx, c, &q) || q.state != PageState::kContent || q.group == 0) continue;
+      PairDecision d = Decide(ctx, *p, q);
+      if (!d.duplicate) continue;
+      auto& best = groups[q.group];
+      best.first = std::max(best.first, d.similarity);
+      best.second = best.second || q.body_hash == p->body_hash;
+    }
+    if (groups.empty()) {
+      NewGroup(ctx, p);
+      return;
+    }
+    if (!merge) {
+      // The verified group with the most similar winner.
+      uint64_t chosen = 0;
+      double chosen_similarity = -1;
+      bool chosen_exact = false;
+      for (const auto& [gid, unused] : groups) {
+        GroupRecord g;
+        PageRecord w;
+        if (!LoadGroup(ctx, gid, &g) || !LoadPage(ctx, g.winner, &w)) continue;
+        PairDecision d = Decide(ctx, *p, w);
+        ++ctx->counters.verifications;
+        if (!d.duplicate) {
+          ++ctx->counters.verifications_failed;
+          continue;
+        }
+        if (d.similarity > chosen_similarity) {
+          chosen = gid;
+          chosen_similarity = d.similarity;
+          chosen_exact = w.body_hash == p->body_hash;
+        }
+      }
+      if (chosen == 0 || !AddMember(ctx, chosen, p, chosen_similarity, chosen_exact)) NewGroup(ctx, p);
+      return;
+    }
+    // Merge into the largest group; the best of the winners and p wins.
+    uint64_t target = 0, target_size = 0;
+    for (const auto& [gid, unused] : groups) {
+      GroupRecord g;
+      if (LoadGroup(ctx, gid, &g) && (target == 0 || g.members > target_size)) {
+        target = gid;
+        target_size = g.members;
+      }
+    }
+    if (target == 0) {
+      NewGroup(ctx, p);
+      return;
+    }
+    GroupRecord tg;
+    LoadGroup(ctx, target, &tg);
+    const uint64_t old_winner = tg.winner;
+    bool moved_any = false;
+    for (const auto& [gid, unused] : groups) {
+      if (gid == target) continue;
+      GroupRecord g;
+      if (!LoadGroup(ctx, gid, &g)) continue;
+      PageRecord gw, tw;
+      LoadPage(ctx, tg.winner, &tw);
+      LoadPage(ctx, g.winner, &gw);
+      for (uint64_t m : Members(ctx, gid)) {
+        PageRecord q;
+        if (!LoadPage(ctx, m, &q)) continue;
+        ctx->txn->Delete(service::MemberKey(gid, m));
+        ctx->txn->Put(service::MemberKey(target, m), "");
+        q.group = target;
+        SavePage(ctx, q);
+        moved_any = true;
+      }
+      SetGroupSize(ctx, &tg, static_cast<int64_t>(g.members));
+      SetGroupSize(ctx, &g, -static_cast<int64_t>(g.members));
+      ctx->txn->Delete(service::GroupKey(gid));
+      --ctx->counters.groups;
+      if (CompareWinners(gw, tw) < 0) tg.winner = gw.id;
+    }
+    SaveGroup(ctx, tg);
+    if (tg.winner != old_winner) {
+      PageRecord w;
+      if (LoadPage(ctx, tg.winner, &w)) {
+        w.similarity = 1;
+        w.exact_of_winner = 1;
+        SavePage(ctx, w);
+      }
+    }
+    // p joins; AddMember elects p when it is better and then verifies every
+    // member against it.
+    const auto& mine = groups[target];
+    AddMember(ctx, target, p, mine.first, mine.second);
+    LoadGroup(ctx, target, &tg);
+    if (tg.winner != p->id) {
+      if (moved_any || tg.winner != old_winner) {
+        VerifyMembers(ctx, target);  // p among them
+      } else {
+        VerifyOne(ctx, target, p);
+      }
+    }
+    LoadPage(ctx, p->id, p);
+  }
+
+  // Verifies *p against its group's winner; a failure sends it to tier 2
+  // without merging.
+  void VerifyOne(Ctx* ctx, uint64_t gid, PageRecord* p) {
+    GroupRecord g;
+    PageRecord w;
+    if (!LoadGroup(ctx, gid, &g) || !LoadPage(ctx, g.winner, &w) || w.id == p->id) return;
+    LoadPage(ctx, p->id, p);
+    PairDecision d = Decide(ctx, *p, w);
+    ++ctx->counters.verifications;
+    if (d.duplicate) {
+      p->similarity = d.similarity;
+      p->exact_of_winner = p->body_hash == w.body_hash ? 1 : 0;
+      SavePage(ctx, *p);
+      return;
+    }
+    ++ctx->counters.verifications_failed;
+    LeaveGroup(ctx, p);
+    SavePage(ctx, *p);
+    PlaceByTier2(ctx, p, /*merge=*/false);
+  }
+
+  // ---- repair (§5.2) ----
+  void MaybeRepair(Ctx* ctx, uint64_t gid) {
+    GroupRecord g;
+    if (!LoadGroup(ctx, gid, &g)) return;
+    if (g.failed_verifications < o_.repair_min_failures ||
+        static_cast<double>(g.failed_verifications) < o_.repair_failure_share * static_cast<double>(g.members)) {
+      return;
+    }
+    ++ctx->counters.repairs;
+    g.failed_verifications = 0;
+    SaveGroup(ctx, g);
+    ElectWinner(ctx, gid);
+    VerifyMembers(ctx, gid);
+  }
+
+  // ---- redirects ----
+  // The page a redirect chain from `target` ends at: a live content page
+  // (true), or nothing (false; *cycle when the chain loops or is too long).
+  bool FinalTarget(Ctx* ctx, const std::string& start_url, std::string target, PageRecord* out, bool* cycle) {
+    std::unordered_set<std::string> seen = {start_url};
+    *cycle = false;
+    for (int hop = 0; hop < kMaxRedirectHops; ++hop) {
+      if (!seen.insert(target).second) {
+        *cycle = true;
+        return false;
+      }
+      PageRecord t;
+      if (!LoadByUrl(ctx, target, &t)) return false;
+      if (t.state == PageState::kRemoved) return false;
+      if (t.state == PageState::kContent) {
+        *out = std::move(t);
+        return true;
+      }
+      target = t.redirect;
+    }
+    *cycle = true;
+    return false;
+  }
+
+  // The pages redirecting (directly or through a chain) to page `to` move
+  // to its group; when `to` is no longer live, they move together to a new
+  // group of their own.
+  void FollowRedirects(Ctx* ctx, const PageRecord& to) {
+    const bool live = to.state != PageState::kRemoved && to.group != 0;
+    uint64_t gid = live ? to.group : 0;
+    std::vector<std::string> frontier = {to.url};
+    std::unordered_set<uint64_t> seen = {to.id};
+    while (!frontier.empty()) {
+      const std::string url = std::move(frontier.back());
+      frontier.pop_back();
+      std::vector<uint64_t> sources;
+      ctx->txn->Scan(service::RedirectPrefix(url), 0, [&](std::string_view k, std::string_view) {
+        sources.push_back(service::GetBigEndian(k.substr(k.size() - 8)));
+        return true;
+      });
+      for (uint64_t s : sources) {
+        if (!seen.insert(s).second) continue;
+        PageRecord r;
+        if (!LoadPage(ctx, s, &r) || r.state != PageState::kRedirect || r.redirect != url) continue;
+        if (gid == 0) {
+          LeaveGroup(ctx, &r);
+          gid = NewGroup(ctx, &r);
+        } else if (r.group != gid) {
+          LeaveGroup(ctx, &r);
+          SavePage(ctx, r);
+          AddMember(ctx, gid, &r, to.similarity, false);
+        }
+        frontier.push_back(r.url);
+      }
+    }
+  }
+
+  // ---- one page ----
+  PageAnswer AnswerFor(Ctx* ctx, const PageRecord& p) {
+    PageAnswer a;
+    a.url = p.url;
+    if (p.state == PageState::kRemoved) {
+      a.role = "removed";
+      a.winner = p.former_winner;
+      a.similarity = 0;
+      return a;
+    }
+    a.group = p.group;
+    GroupRecord g;
+    PageRecord w;
+    if (LoadGroup(ctx, p.group, &g) && LoadPage(ctx, g.winner, &w)) a.winner = w.url;
+    if (p.state == PageState::kRedirect) {
+      a.role = "redirect";
+      a.similarity = p.similarity;
+    } else if (g.winner == p.id) {
+      a.role = "keep";
+      a.similarity = 1;
+    } else {
+      a.role = "duplicate";
+      a.similarity = p.similarity;
+    }
+    return a;
+  }
+
+  PageAnswer RemovePage(Ctx* ctx, PageRecord* p) {
+    if (p->state == PageState::kRemoved) return AnswerFor(ctx, *p);
+    std::string winner;
+    GroupRecord g;
+    PageRecord w;
+    if (LoadGroup(ctx, p->group, &g) && LoadPage(ctx, g.winner, &w)) winner = w.url;
+    p->former_group = p->group;
+    p->former_winner = winner;
+    if (p->state == PageState::kContent) {
+      File(ctx, *p, false);
+      --ctx->counters.content_pages;
+    } else {
+      ctx->txn->Delete(service::RedirectKey(p->redirect, p->id));
+      --ctx->counters.redirect_pages;
+    }
+    ++ctx->counters.removed_pages;
+    LeaveGroup(ctx, p);
+    p->state = PageState::kRemoved;
+    p->words.clear();
+    p->words.shrink_to_fit();
+    SavePage(ctx, *p);
+    FollowRedirects(ctx, *p);
+    PageAnswer a = AnswerFor(ctx, *p);
+    a.moved = true;
+    return a;
+  }
+
+  PageAnswer ApplyOne(Ctx* ctx, const PageInput& in, Signed* s) {
+    PageRecord p;
+    const bool known = LoadByUrl(ctx, in.url, &p);
+    if (IsRemovalStatus(in.status)) {
+      if (!known) {
+        PageAnswer a;
+        a.url = in.url;
+        a.role = "removed";
+        return a;
+      }
+      return RemovePage(ctx, &p);
+    }
+    const uint64_t old_group = known && p.state != PageState::kRemoved ? p.group : 0;
+    const PageState old_state = known ? p.state : PageState::kRemoved;
+    if (!known) {
+      p.id = ctx->counters.next_page++;
+      p.url = in.url;
+      ctx->txn->Put(service::UrlKey(in.url), service::PutBigEndian(p.id));
+    }
+    // The fetch's metadata.
+    Document meta;
+    meta.url = in.url;
+    meta.http_status = in.status;
+    meta.fetch_date = in.fetched;
+    p.features = KeeperFeatures::Of(meta);
+    p.http_status = p.features.http_status;
+    p.fetched = in.fetched;
+    p.former_group = 0;
+    p.former_winner.clear();
+
+    PageAnswer a;
+    if (IsRedirect(in)) {
+      std::string target;
+      if (!ResolveUrlTo(in.url, in.redirect, &target)) target = in.redirect;
+      // Leave what the page was.
+      if (old_state == PageState::kContent) {
+        File(ctx, p, false);
+        --ctx->counters.content_pages;
+      } else if (old_state == PageState::kRedirect) {
+        ctx->txn->Delete(service::RedirectKey(p.redirect, p.id));
+        --ctx->counters.redirect_pages;
+      } else if (known) {
+        --ctx->counters.removed_pages;
+      }
+      ++ctx->counters.redirect_pages;
+      p.state = PageState::kRedirect;
+      p.redirect = target;
+      p.words.clear();
+      p.eligible = false;
+      p.body_hash = 0;
+      ctx->txn->Put(service::RedirectKey(target, p.id), "");
+      PageRecord final_page;
+      bool cycle = false;
+      const bool found = FinalTarget(ctx, in.url, target, &final_page, &cycle);
+      if (cycle) ++ctx->counters.redirect_cycles;
+      if (found && final_page.group == p.group && p.group != 0) {
+        p.similarity = final_page.similarity;
+        SavePage(ctx, p);
+      } else if (found) {
+        LeaveGroup(ctx, &p);
+        SavePage(ctx, p);
+        AddMember(ctx, final_page.group, &p, final_page.similarity, false);
+      } else if (p.group == 0 || !AloneIn(ctx, p)) {
+        LeaveGroup(ctx, &p);
+        NewGroup(ctx, &p);
+      } else {
+        SavePage(ctx, p);
+      }
+      LoadPage(ctx, p.id, &p);
+      FollowRedirects(ctx, p);
+      LoadPage(ctx, p.id, &p);
+      a = AnswerFor(ctx, p);
+      a.tier = found ? 1 : 0;
+      a.redirect_cycle = cycle;
+      a.moved = old_group != 0 && p.group != old_group;
+      return a;
+    }
+
+    // A content page.
+    const bool recrawl = old_state == PageState::kContent && old_group != 0;
+    if (recrawl) {
+      ++ctx->counters.recrawled;
+      const PageRecord old = p;
+      GroupRecord g;
+      bool stays = false;
+      double similarity = 1;
+      bool exact = true;
+      if (s->body_hash == old.body_hash) {
+        stays = true;  // unchanged bytes: nothing to compare
+        similarity = old.similarity;
+        exact = old.exact_of_winner;
+      } else if (LoadGroup(ctx, old_group, &g)) {
+        // Tier 1: the group's representative signature is its winner's (the
+        // page's own former signature when it is the winner).
+        PageRecord rep;
+        if (g.winner == p.id) {
+          rep = old;
+        } else if (!LoadPage(ctx, g.winner, &rep)) {
+          rep = old;
+        }
+        PageRecord now = old;
+        now.words = s->signature.words;
+        now.eligible = s->signature.eligible;
+        now.body_hash = s->body_hash;
+        PairDecision d = Decide(ctx, now, rep);
+        stays = d.duplicate;
+        similarity = g.winner == p.id ? 1.0 : d.similarity;
+        exact = rep.body_hash == s->body_hash;
+      }
+      File(ctx, old, false);
+      p.words = std::move(s->signature.words);
+      p.eligible = s->signature.eligible;
+      p.body_hash = s->body_hash;
+      File(ctx, p, true);
+      if (stays) {
+        ++ctx->counters.tier1_decided;
+        p.similarity = similarity;
+        if (g.id != 0 && g.winner == p.id) p.similarity = 1;
+        p.exact_of_winner = exact ? 1 : 0;
+        SavePage(ctx, p);
+        // A winner's new fetch may now rank it lower.
+        if (LoadGroup(ctx, old_group, &g) && g.winner == p.id) {
+          ElectWinner(ctx, old_group);
+          LoadGroup(ctx, old_group, &g);
+          if (g.winner != p.id) VerifyMembers(ctx, old_group);
+        }
+        LoadPage(ctx, p.id, &p);
+        a = AnswerFor(ctx, p);
+        a.tier = 1;
+        return a;
+      }
+      // Case 1: the page leaves its group, and the pages redirecting to it
+      // go along.
+      LeaveGroup(ctx, &p);
+      SavePage(ctx, p);
+      PlaceByTier2(ctx, &p, /*merge=*/true);
+      LoadPage(ctx, p.id, &p);
+      FollowRedirects(ctx, p);
+      LoadPage(ctx, p.id, &p);
+      a = AnswerFor(ctx, p);
+      a.tier = 2;
+      a.moved = p.group != old_group;
+      return a;
+    }
+    // Case 2: a new page (or one that was a redirect or removed).
+    if (old_state == PageState::kRedirect) {
+      ctx->txn->Delete(service::RedirectKey(p.redirect, p.id));
+      --ctx->counters.redirect_pages;
+      LeaveGroup(ctx, &p);
+    } else if (old_state == PageState::kRemoved && known) {
+      --ctx->counters.removed_pages;
+    }
+    ++ctx->counters.content_pages;
+    p.state = PageState::kContent;
+    p.redirect.clear();
+    p.group = 0;
+    p.words = std::move(s->signature.words);
+    p.eligible = s->signature.eligible;
+    p.body_hash = s->body_hash;
+    File(ctx, p, true);
+    SavePage(ctx, p);
+    PlaceByTier2(ctx, &p, /*merge=*/true);
+    LoadPage(ctx, p.id, &p);
+    FollowRedirects(ctx, p);
+    LoadPage(ctx, p.id, &p);
+    a = AnswerFor(ctx, p);
+    a.tier = 2;
+    a.moved = old_group != 0 && p.group != old_group;
+    return a;
+  }
+
+  bool AloneIn(Ctx* ctx, const PageRecord& p) {
+    GroupRecord g;
+    return LoadGroup(ctx, p.group, &g) && g.members == 1;
+  }
+
+  const std::string dir_;
+  ServiceOptions o_;
+  Executor* executor_;
+  std::unique_ptr<rocksdb::DB> db_;
+  std::unique_ptr<Method> method_;
+  KeeperOptions keeper_;
+  std::string market_;
+  std::mutex mu_;
+  Counters counters_;
+  Status corruption_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<DuplicateService>> DuplicateService::Open(const std::string& dir,
+                                                                 const ServiceOptions& options, Executor* executor) {
+  if (dir.empty()) return Status::InvalidArgument("no store folder given");
+  if (options.repair_failure_share < 0 || options.repair_failure_share > 1) {
+    return Status::InvalidArgument("repair_failure_share must be in [0, 1]");
+  }
+  if (options.max_bucket_pages < 2) return Status::InvalidArgument("max_bucket_pages must be at least 2");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::IOError("cannot create store folder " + dir + ": " + ec.message());
+  auto impl = std::make_unique<ServiceImpl>(dir, options, executor);
+  NEARDUP_RETURN_IF_ERROR(impl->Init());
+  return std::unique_ptr<DuplicateService>(std::move(impl));
+}
+
+}  // namespace neardup

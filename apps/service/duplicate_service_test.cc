@@ -1,0 +1,377 @@
+// The incremental service's contracts (service.h): Zhu et al. §5.1's three
+// cases, tier 1 and tier 2, redirect chains and loops, removal of a winner,
+// verification and repair, dry runs, durability across reopening, and the
+// partition against the batch job's on the same pages.
+#include "service/service.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <set>
+
+#include "neardup/deduper.h"
+#include "neardup/source.h"
+#include "test_util.h"
+
+namespace neardup {
+namespace {
+
+// An article of `n` words drawn from a fixed vocabulary (seeded).
+std::string Article(uint32_t seed, int n = 400) {
+  static const char* const kWords[] = {
+      "river", "stone", "market", "garden", "engine", "winter", "silver", "harbor", "candle", "forest",
+      "ladder", "mirror", "planet", "rocket", "saddle", "tunnel", "violin", "wallet", "yellow", "zebra",
+      "anchor", "bridge", "castle", "dragon", "eagle",  "falcon", "glacier", "hammer", "island", "jungle",
+      "kettle", "lantern", "meadow", "needle", "orange", "pepper", "quartz", "ribbon", "shadow", "timber"};
+  std::mt19937 rng(seed);
+  std::string s;
+  for (int i = 0; i < n; ++i) {
+    s += kWords[rng() % 40];
+    s += (i % 12 == 11) ? ". " : " ";
+  }
+  return s;
+}
+
+// The article with words `at`, `at`+50, ... replaced (a small edit).
+std::string Edited(const std::string& text, int edits) {
+  std::string out = text;
+  size_t pos = 0;
+  for (int e = 0; e < edits; ++e) {
+    for (int skip = 0; skip < 60 && pos != std::string::npos; ++skip) pos = out.find(' ', pos + 1);
+    if (pos == std::string::npos) break;
+    out.insert(pos + 1, "inserted" + std::to_string(e) + " ");
+  }
+  return out;
+}
+
+PageInput Page(const std::string& url, const std::string& text, int status = 200) {
+  PageInput p;
+  p.url = url;
+  p.body = "<html><body><p>" + text + "</p></body></html>";
+  p.status = status;
+  p.fetched = "2026-01-01T00:00:00Z";
+  return p;
+}
+
+PageInput Redirect(const std::string& url, const std::string& target) {
+  PageInput p;
+  p.url = url;
+  p.status = 301;
+  p.redirect = target;
+  return p;
+}
+
+class ServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = testing::MakeTempDir("service") + "/store"; Open(); }
+  void Open(const std::string& method = "robust") {
+    service_.reset();
+    ServiceOptions o;
+    o.method = method;
+    o.sync = false;
+    auto s = DuplicateService::Open(dir_, o);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    service_ = std::move(s).value();
+  }
+  PageAnswer One(const PageInput& p, bool dry_run = false) {
+    auto r = service_->Apply({p}, dry_run);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? r->at(0) : PageAnswer{};
+  }
+  PageAnswer Get(const std::string& url) {
+    auto r = service_->Lookup(url);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : PageAnswer{};
+  }
+  std::string dir_;
+  std::unique_ptr<DuplicateService> service_;
+};
+
+TEST_F(ServiceTest, NewPageJoinsTheGroupOfItsDuplicate) {  // case 2
+  const std::string a = Article(1);
+  PageAnswer first = One(Page("https://a.example/long/path/page.html", a));
+  EXPECT_EQ(first.role, "keep");
+  EXPECT_EQ(first.tier, 2);
+  PageAnswer copy = One(Page("https://b.example/x.html", Edited(a, 2)));
+  // The shorter URL wins: the copy becomes the winner, the first a duplicate.
+  EXPECT_EQ(copy.group, first.group);
+  EXPECT_EQ(copy.role, "keep");
+  PageAnswer again = Get("https://a.example/long/path/page.html");
+  EXPECT_EQ(again.role, "duplicate");
+  EXPECT_EQ(again.winner, "https://b.example/x.html");
+  EXPECT_GT(again.similarity, 0.5);
+  EXPECT_LT(again.similarity, 1.0);
+  PageAnswer other = One(Page("https://c.example/y.html", Article(2)));
+  EXPECT_NE(other.group, first.group);
+  EXPECT_EQ(other.role, "keep");
+  auto g = service_->Group(first.group);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->winner, "https://b.example/x.html");
+  EXPECT_EQ(g->members.size(), 2u);
+}
+
+TEST_F(ServiceTest, RecrawlWithLittleChangeIsDecidedByTierOne) {
+  const std::string a = Article(3);
+  One(Page("https://a.example/p", a));
+  PageAnswer dup = One(Page("https://b.example/longer/p", a));
+  EXPECT_EQ(dup.role, "duplicate");
+  PageAnswer same = One(Page("https://b.example/longer/p", a));
+  EXPECT_EQ(same.tier, 1);
+  EXPECT_FALSE(same.moved);
+  PageAnswer edited = One(Page("https://b.example/longer/p", Edited(a, 1)));
+  EXPECT_EQ(edited.tier, 1);
+  EXPECT_EQ(edited.role, "duplicate");
+  EXPECT_EQ(edited.group, dup.group);
+  auto stats = service_->Stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->recrawled, 2u);
+  EXPECT_EQ(stats->tier1_decided, 2u);
+  EXPECT_DOUBLE_EQ(stats->tier1_share(), 1.0);
+}
+
+TEST_F(ServiceTest, UpdatedPageLeavesItsGroupWithItsRedirects) {  // case 1
+  const std::string a = Article(4), b = Article(5);
+  PageAnswer w = One(Page("https://a.example/p", a));
+  PageAnswer q = One(Page("https://b.example/longer/q", a));
+  PageAnswer r = One(Redirect("https://c.example/old-q", "https://b.example/longer/q"));
+  EXPECT_EQ(q.group, w.group);
+  EXPECT_EQ(r.role, "redirect");
+  EXPECT_EQ(r.group, w.group);
+  PageAnswer other = One(Page("https://d.example/o", b));
+  // q's content changes to a copy of `other`: it moves there, r follows.
+  PageAnswer moved = One(Page("https://b.example/longer/q", b));
+  EXPECT_TRUE(moved.moved);
+  EXPECT_EQ(moved.tier, 2);
+  EXPECT_EQ(moved.group, other.group);
+  EXPECT_EQ(moved.role, "duplicate");
+  EXPECT_EQ(Get("https://c.example/old-q").group, other.group);
+  EXPECT_EQ(Get("https://a.example/p").role, "keep");
+  // Content unlike anything: a group of its own, with r still following.
+  PageAnswer alone = One(Page("https://b.example/longer/q", Article(6)));
+  EXPECT_TRUE(alone.moved);
+  EXPECT_EQ(alone.role, "keep");
+  EXPECT_NE(alone.group, other.group);
+  EXPECT_EQ(Get("https://c.example/old-q").group, alone.group);
+}
+
+TEST_F(ServiceTest, RedirectChainsEndInTheFinalTargetsGroup) {  // case 3
+  // The chain arrives from its far end first: r2 -> r1 -> t.
+  PageAnswer r2 = One(Redirect("https://x.example/r2", "/r1"));  // relative Location
+  EXPECT_EQ(r2.role, "redirect");
+  EXPECT_EQ(r2.tier, 0);
+  One(Redirect("https://x.example/r1", "https://x.example/t"));
+  PageAnswer t = One(Page("https://x.example/t", Article(7)));
+  EXPECT_EQ(Get("https://x.example/r1").group, t.group);
+  EXPECT_EQ(Get("https://x.example/r2").group, t.group);
+  EXPECT_EQ(Get("https://x.example/r2").winner, "https://x.example/t");
+  // A loop is detected and reported.
+  One(Redirect("https://y.example/a", "https://y.example/b"));
+  PageAnswer loop = One(Redirect("https://y.example/b", "https://y.example/a"));
+  EXPECT_TRUE(loop.redirect_cycle);
+  auto stats = service_->Stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_GE(stats->redirect_cycles, 1u);
+  EXPECT_EQ(stats->redirect_pages, 4u);
+}
+
+TEST_F(ServiceTest, RemovedWinnerIsReplacedByTheBestRemainingMember) {
+  const std::string a = Article(8);
+  One(Page("https://a.example/p", a));
+  One(Page("https://bb.example/pp", a));
+  One(Page("https://ccc.example/ppp", a));
+  PageAnswer w = Get("https://a.example/p");
+  ASSERT_EQ(w.role, "keep");
+  auto removed = service_->Remove("https://a.example/p");
+  ASSERT_TRUE(removed.ok());
+  EXPECT_EQ(removed->role, "removed");
+  EXPECT_EQ(removed->winner, "https://a.example/p");
+  PageAnswer next = Get("https://bb.example/pp");
+  EXPECT_EQ(next.role, "keep");
+  EXPECT_EQ(Get("https://ccc.example/ppp").winner, "https://bb.example/pp");
+  // A 404 fetch removes too, and says which winner the page duplicated.
+  PageAnswer gone = One(Page("https://ccc.example/ppp", "", 404));
+  EXPECT_EQ(gone.role, "removed");
+  EXPECT_EQ(gone.winner, "https://bb.example/pp");
+  EXPECT_EQ(Get("https://ccc.example/ppp").role, "removed");
+  EXPECT_FALSE(service_->Remove("https://nowhere.example/").ok());
+  auto stats = service_->Stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->content_pages, 1u);
+  EXPECT_EQ(stats->removed_pages, 2u);
+}
+
+TEST_F(ServiceTest, CheckAnswersAsIfAppliedAndChangesNothing) {
+  const std::string a = Article(9);
+  PageAnswer w = One(Page("https://a.example/p", a));
+  auto checked = service_->Apply({Page("https://b.example/long/q", a), Page("https://c.example/longer/r", a)}, true);
+  ASSERT_TRUE(checked.ok());
+  EXPECT_EQ((*checked)[0].role, "duplicate");
+  EXPECT_EQ((*checked)[0].group, w.group);
+  EXPECT_EQ((*checked)[1].group, w.group);  // sees the line before it
+  EXPECT_FALSE(service_->Lookup("https://b.example/long/q").ok());
+  auto stats = service_->Stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->content_pages, 1u);
+}
+
+TEST_F(ServiceTest, ErrorLinesAreAnsweredAndTheRestApplied) {
+  std::vector<PageInput> pages(3);
+  ParsePageLine(R"({"url": "https://a.example/", "html": "<p>one two three</p>"})", 1, 1 << 20, &pages[0]);
+  ParsePageLine(R"({"url": "https://b.example/", "html": 5})", 2, 1 << 20, &pages[1]);
+  ParsePageLine(R"({"url": "https://c.example/", "html": "<p)", 3, 1 << 20, &pages[2]);
+  EXPECT_TRUE(pages[0].error.empty());
+  EXPECT_NE(pages[1].error.find("line 2"), std::string::npos);
+  EXPECT_NE(pages[2].error.find("not valid JSON"), std::string::npos);
+  auto r = service_->Apply(pages, false);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)[0].role, "keep");
+  EXPECT_EQ((*r)[1].role, "error");
+  EXPECT_EQ((*r)[2].role, "error");
+  PageInput p;
+  ParsePageLine(R"({"url": "https://a.example/", "status": 302})", 7, 1 << 20, &p);
+  EXPECT_NE(p.error.find("redirect"), std::string::npos);
+  ParsePageLine(R"({"url": "https://a.example/", "html_b64": "PHA+aGk8L3A+"})", 8, 1 << 20, &p);
+  EXPECT_EQ(p.body, "<p>hi</p>");
+  ParsePageLine(std::string(100, ' '), 9, 10, &p);
+  EXPECT_NE(p.error.find("longer than"), std::string::npos);
+}
+
+TEST_F(ServiceTest, StateSurvivesReopeningAndTheMethodIsPinned) {
+  const std::string a = Article(10);
+  PageAnswer w = One(Page("https://a.example/p", a));
+  One(Page("https://b.example/long/q", a));
+  Open("");  // the store's own method
+  EXPECT_EQ(Get("https://b.example/long/q").group, w.group);
+  EXPECT_EQ(Get("https://b.example/long/q").winner, "https://a.example/p");
+  service_.reset();
+  ServiceOptions o;
+  o.method = "broder";
+  auto other = DuplicateService::Open(dir_, o);
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("was made with method"), std::string::npos);
+  o.method = "paragraphs";
+  auto batch_only = DuplicateService::Open(testing::MakeTempDir("service-p") + "/s", o);
+  EXPECT_FALSE(batch_only.ok());
+}
+
+TEST_F(ServiceTest, FailedVerificationsRepairTheGroup) {
+  // Three members verified against the winner; the winner's content then
+  // drifts through tier 1 steps (each close to the last) until members no
+  // longer verify against it.
+  const std::string a = Article(11);
+  One(Page("https://a.example/w", a));
+  for (int i = 0; i < 4; ++i) One(Page("https://m" + std::to_string(i) + ".example/member/page", a));
+  std::string drift = a;
+  for (int step = 0; step < 40; ++step) {
+    drift = Edited(drift, 2);
+    One(Page("https://a.example/w", drift));
+  }
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < 4; ++i) Get("https://m" + std::to_string(i) + ".example/member/page");
+  }
+  auto stats = service_->Stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_GT(stats->verifications_failed, 0u);
+  EXPECT_GE(stats->repairs, 1u);
+  // After the repair every member is verified against its winner.
+  for (int i = 0; i < 4; ++i) {
+    PageAnswer m = Get("https://m" + std::to_string(i) + ".example/member/page");
+    if (m.role == "duplicate") EXPECT_NE(m.winner, "https://a.example/w");
+  }
+}
+
+// The same pages through the service and through the batch Deduper: the
+// near-duplicate pairs of the two partitions agree (Zhu et al. Table 1
+// measures the relative error of the two-tier scheme; here on the sample
+// crawl and a synth crawl made from it).
+TEST(ServiceVsBatch, PartitionsAgreeOnASynthCrawl) {
+  const std::string dir = testing::MakeTempDir("service-synth");
+  std::string log;
+  ASSERT_EQ(testing::RunCommand(testing::Q(testing::CliPath()) + " synth " +
+                                    testing::Q(testing::RepoTestDataDir() + "/sample/sample-crawl.warc.gz") +
+                                    " --out " + testing::Q(dir + "/crawl.warc.gz") + " --truth " +
+                                    testing::Q(dir + "/truth.tsv") + " --sites 20 --seed 7",
+                                &log),
+            0)
+      << log;
+  auto source = OpenDocumentSource({dir + "/crawl.warc.gz"});
+  ASSERT_TRUE(source.ok());
+  std::vector<Document> docs;
+  std::set<std::string> urls;
+  Document d;
+  while ((*source)->Next(&d)) {
+    const bool content = !(d.http_status >= 300 && d.http_status < 400 && !d.redirect_target.empty()) &&
+                         d.http_status != 404 && d.http_status != 410;
+    if (content && urls.insert(d.url).second) docs.push_back(d);
+  }
+  ASSERT_GT(docs.size(), 80u);
+  DedupOptions options;
+  auto deduper = Deduper::Create(options);
+  ASSERT_TRUE(deduper.ok());
+  for (const Document& doc : docs) ASSERT_TRUE((*deduper)->Add(doc).ok());
+  auto clustering = (*deduper)->Cluster();
+  ASSERT_TRUE(clustering.ok());
+
+  ServiceOptions so;
+  so.sync = false;
+  auto service = DuplicateService::Open(dir + "/store", so);
+  ASSERT_TRUE(service.ok()) << service.status().ToString();
+  std::vector<PageInput> batch;
+  std::vector<uint64_t> group(docs.size());
+  size_t next = 0;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    PageInput p;
+    p.url = docs[i].url;
+    p.body = docs[i].body;
+    p.kind = docs[i].kind;
+    p.status = docs[i].http_status ? docs[i].http_status : 200;
+    p.fetched = docs[i].fetch_date;
+    batch.push_back(std::move(p));
+    if (batch.size() == 100 || i + 1 == docs.size()) {
+      auto r = (*service)->Apply(std::move(batch), false);
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      batch.clear();
+      next += r->size();
+    }
+  }
+  ASSERT_EQ(next, docs.size());
+  for (size_t i = 0; i < docs.size(); ++i) {
+    auto a = (*service)->Lookup(docs[i].url);
+    ASSERT_TRUE(a.ok());
+    group[i] = a->group;
+  }
+  // Pairs in the same cluster, by each.
+  std::map<uint64_t, std::vector<size_t>> by_batch, by_service;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    by_batch[(*clustering).cluster_of(i)].push_back(i);
+    by_service[group[i]].push_back(i);
+  }
+  auto pairs = [](const std::map<uint64_t, std::vector<size_t>>& m) {
+    std::set<std::pair<size_t, size_t>> out;
+    for (const auto& [k, v] : m) {
+      for (size_t x = 0; x < v.size(); ++x) {
+        for (size_t y = x + 1; y < v.size(); ++y) out.insert({v[x], v[y]});
+      }
+    }
+    return out;
+  };
+  const auto pb = pairs(by_batch), ps = pairs(by_service);
+  ASSERT_GT(pb.size(), 20u);
+  size_t common = 0;
+  for (const auto& p : ps) common += pb.count(p);
+  const double precision = ps.empty() ? 0 : static_cast<double>(common) / ps.size();
+  const double recall = static_cast<double>(common) / pb.size();
+  EXPECT_GE(precision, 0.95) << common << " of " << ps.size();
+  EXPECT_GE(recall, 0.95) << common << " of " << pb.size();
+
+  // Export writes dedup's format over the same pages.
+  ASSERT_TRUE((*service)->Export(dir + "/export").ok());
+  const auto rows = testing::ReadTsvRows(dir + "/export/clusters.tsv");
+  ASSERT_EQ(rows.size(), docs.size() + 1);
+  EXPECT_EQ(rows[0][0], "url");
+  EXPECT_EQ(rows[1][0], docs[0].url);
+}
+
+}  // namespace
+}  // namespace neardup

@@ -1,0 +1,233 @@
+// `neardup serve`: the service's HTTP API (README.md, "Running the service")
+// on cpp-httplib.
+//
+//   POST   /v1/pages        NDJSON pages in, one NDJSON answer per line out
+//   POST   /v1/check        the same, answered as if applied; changes nothing
+//   GET    /v1/pages?url=U  the page's answer now (404 when unknown)
+//   DELETE /v1/pages?url=U  removes the page (404 when unknown)
+//   GET    /v1/groups/ID    the group's winner and members
+//   GET    /v1/stats        counters of the store
+//   GET    /healthz         {"status": "ok"}
+//
+// Every error answer is a JSON object {"error": "..."} with a 4xx or 5xx
+// status. No request names a file: the store folder is fixed at start.
+#include <httplib.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "service/service.h"
+
+namespace neardup {
+
+namespace {
+
+std::string ErrorJson(std::string_view message) {
+  return nlohmann::json{{"error", message}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+void SetError(httplib::Response& res, int status, std::string_view message) {
+  res.status = status;
+  res.set_content(ErrorJson(message), "application/json");
+}
+
+int HttpStatusOf(const Status& s) {
+  switch (s.code()) {
+    case Status::Code::kNotFound: return 404;
+    case Status::Code::kInvalidArgument: return 400;
+    case Status::Code::kResourceExhausted: return 413;
+    default: return 500;
+  }
+}
+
+bool IsLoopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+// "host:port" or "[v6]:port".
+Status SplitListen(const std::string& listen, std::string* host, int* port) {
+  size_t colon = listen.rfind(':');
+  if (colon == std::string::npos || colon + 1 == listen.size()) {
+    return Status::InvalidArgument("--listen must be HOST:PORT, e.g. 127.0.0.1:8080 (got '" + listen + "')");
+  }
+  *host = listen.substr(0, colon);
+  if (host->size() >= 2 && host->front() == '[' && host->back() == ']') *host = host->substr(1, host->size() - 2);
+  const std::string p = listen.substr(colon + 1);
+  if (p.find_first_not_of("0123456789") != std::string::npos || p.size() > 5 || std::stoi(p) > 65535) {
+    return Status::InvalidArgument("--listen: bad port '" + p + "'");
+  }
+  *port = std::stoi(p);
+  if (host->empty()) return Status::InvalidArgument("--listen: no host in '" + listen + "'");
+  return Status::OK();
+}
+
+Result<std::string> ReadToken(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::IOError("cannot read token file " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string token = ss.str();
+  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+  size_t start = 0;
+  while (start < token.size() && std::isspace(static_cast<unsigned char>(token[start]))) ++start;
+  token.erase(0, start);
+  if (token.size() < 16) return Status::InvalidArgument("token file " + path + " must hold a token of 16 characters or more");
+  return token;
+}
+
+bool SameToken(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+class ServerImpl final : public Server {
+ public:
+  Status Init(const ServerOptions& o) {
+    o_ = o;
+    std::string host;
+    int port = 0;
+    NEARDUP_RETURN_IF_ERROR(SplitListen(o.listen, &host, &port));
+    if (!IsLoopback(host) && o.token_file.empty()) {
+      return Status::InvalidArgument("--listen " + o.listen +
+                                     " is not a loopback address: give --token-file with a bearer token");
+    }
+    if (!o.token_file.empty()) {
+      NEARDUP_ASSIGN_OR_RETURN(token_, ReadToken(o.token_file));
+    }
+    const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    executor_ = NewThreadPoolExecutor(threads);
+    NEARDUP_ASSIGN_OR_RETURN(service_, DuplicateService::Open(o.store_dir, o.service, executor_.get()));
+    Routes();
+    svr_.set_payload_max_length(o.max_body_bytes);
+    svr_.set_read_timeout(60, 0);
+    svr_.set_write_timeout(60, 0);
+    svr_.new_task_queue = [] { return new httplib::ThreadPool(4); };
+    port_ = port == 0 ? svr_.bind_to_any_port(host) : (svr_.bind_to_port(host, port) ? port : -1);
+    if (port_ <= 0) return Status::IOError("cannot listen on " + o.listen + " (in use, or not an address of this machine)");
+    return Status::OK();
+  }
+
+  int port() const override { return port_; }
+  Status Serve() override {
+    if (!svr_.listen_after_bind()) return Status::IOError("the server stopped listening on " + o_.listen);
+    return Status::OK();
+  }
+  void Stop() override { svr_.stop(); }
+
+ private:
+  void Routes() {
+    svr_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+      if (token_.empty() || req.path == "/healthz") return httplib::Server::HandlerResponse::Unhandled;
+      const std::string auth = req.get_header_value("Authorization");
+      if (auth.rfind("Bearer ", 0) != 0 || !SameToken(std::string_view(auth).substr(7), token_)) {
+        SetError(res, 401, "missing or wrong bearer token (Authorization: Bearer TOKEN)");
+        res.set_header("WWW-Authenticate", "Bearer");
+        return httplib::Server::HandlerResponse::Handled;
+      }
+      return httplib::Server::HandlerResponse::Unhandled;
+    });
+    svr_.set_error_handler([this](const httplib::Request&, httplib::Response& res) {
+      if (!res.body.empty()) return;
+      if (res.status == 413) {
+        SetError(res, 413, "request body larger than the limit of " + std::to_string(o_.max_body_bytes) + " bytes");
+      } else if (res.status == 404) {
+        SetError(res, 404, "no such route; see README.md, \"Running the service\"");
+      } else {
+        SetError(res, res.status, "request failed");
+      }
+    });
+    svr_.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+      std::string what = "internal error";
+      try {
+        if (ep) std::rethrow_exception(ep);
+      } catch (const std::exception& e) {
+        what = std::string("internal error: ") + e.what();
+      } catch (...) {
+      }
+      SetError(res, 500, what);
+    });
+    svr_.Post("/v1/pages", [this](const httplib::Request& req, httplib::Response& res) { Pages(req, res, false); });
+    svr_.Post("/v1/check", [this](const httplib::Request& req, httplib::Response& res) { Pages(req, res, true); });
+    svr_.Get("/v1/pages", [this](const httplib::Request& req, httplib::Response& res) {
+      if (!req.has_param("url")) return SetError(res, 400, "give the page as ?url=URL");
+      Result<PageAnswer> a = service_->Lookup(req.get_param_value("url"));
+      if (!a.ok()) return SetError(res, HttpStatusOf(a.status()), a.status().message());
+      res.set_content(PageAnswerJson(*a), "application/json");
+    });
+    svr_.Delete("/v1/pages", [this](const httplib::Request& req, httplib::Response& res) {
+      if (!req.has_param("url")) return SetError(res, 400, "give the page as ?url=URL");
+      Result<PageAnswer> a = service_->Remove(req.get_param_value("url"));
+      if (!a.ok()) return SetError(res, HttpStatusOf(a.status()), a.status().message());
+      res.set_content(PageAnswerJson(*a), "application/json");
+    });
+    svr_.Get(R"(/v1/groups/(\d{1,19}))", [this](const httplib::Request& req, httplib::Response& res) {
+      Result<GroupInfo> g = service_->Group(std::stoull(req.matches[1].str()));
+      if (!g.ok()) return SetError(res, HttpStatusOf(g.status()), g.status().message());
+      nlohmann::ordered_json j = {{"id", g->id},
+                                  {"winner", g->winner},
+                                  {"members", g->members},
+                                  {"failed_verifications", g->failed_verifications}};
+      res.set_content(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "application/json");
+    });
+    svr_.Get("/v1/stats", [this](const httplib::Request&, httplib::Response& res) {
+      Result<ServiceStats> s = service_->Stats();
+      if (!s.ok()) return SetError(res, 500, s.status().message());
+      res.set_content(ServiceStatsJson(*s, service_->method_spec()), "application/json");
+    });
+    svr_.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(R"({"status":"ok"})", "application/json");
+    });
+  }
+
+  void Pages(const httplib::Request& req, httplib::Response& res, bool dry_run) {
+    std::vector<PageInput> pages;
+    std::string_view body = req.body;
+    uint64_t line_number = 0;
+    size_t start = 0;
+    while (start < body.size()) {
+      size_t end = body.find('\n', start);
+      if (end == std::string_view::npos) end = body.size();
+      std::string_view line = body.substr(start, end - start);
+      start = end + 1;
+      ++line_number;
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (line.find_first_not_of(" \t") == std::string_view::npos) continue;  // blank lines carry nothing
+      if (pages.size() >= o_.max_lines) {
+        return SetError(res, 413, "more than " + std::to_string(o_.max_lines) +
+                                      " lines in one request; send them in smaller batches");
+      }
+      pages.emplace_back();
+      ParsePageLine(line, line_number, o_.max_line_bytes, &pages.back());
+    }
+    Result<std::vector<PageAnswer>> answers = service_->Apply(std::move(pages), dry_run);
+    if (!answers.ok()) return SetError(res, 500, answers.status().message());
+    std::string out;
+    for (const PageAnswer& a : *answers) {
+      out += PageAnswerJson(a);
+      out.push_back('\n');
+    }
+    res.set_content(std::move(out), "application/x-ndjson");
+  }
+
+  ServerOptions o_;
+  std::string token_;
+  std::unique_ptr<Executor> executor_;
+  std::unique_ptr<DuplicateService> service_;
+  httplib::Server svr_;
+  int port_ = -1;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
+  auto s = std::make_unique<ServerImpl>();
+  NEARDUP_RETURN_IF_ERROR(s->Init(options));
+  return std::unique_ptr<Server>(std::move(s));
+}
+
+}  // namespace neardup

@@ -1,0 +1,317 @@
+#include "service/store.h"
+
+#include <rocksdb/cache.h>
+#include <rocksdb/options.h>
+#include <rocksdb/table.h>
+
+#include <cstring>
+
+namespace neardup {
+namespace service {
+
+namespace {
+
+// Little helpers of the record encoding: fixed 64-bit little-endian numbers
+// and length-prefixed strings (a 32-bit length).
+class Writer {
+ public:
+  void U8(uint8_t v) { out_.push_back(static_cast<char>(v)); }
+  void U64(uint64_t v) {
+    char b[8];
+    std::memcpy(b, &v, 8);
+    out_.append(b, 8);
+  }
+  void F64(double v) {
+    uint64_t u;
+    std::memcpy(&u, &v, 8);
+    U64(u);
+  }
+  void Str(std::string_view s) {
+    const uint32_t n = static_cast<uint32_t>(s.size());
+    char b[4];
+    std::memcpy(b, &n, 4);
+    out_.append(b, 4);
+    out_.append(s);
+  }
+  std::string Take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view in) : in_(in) {}
+  bool U8(uint8_t* v) {
+    if (in_.size() < 1) return ok_ = false;
+    *v = static_cast<uint8_t>(in_[0]);
+    in_.remove_prefix(1);
+    return true;
+  }
+  bool U64(uint64_t* v) {
+    if (in_.size() < 8) return ok_ = false;
+    std::memcpy(v, in_.data(), 8);
+    in_.remove_prefix(8);
+    return true;
+  }
+  bool F64(double* v) {
+    uint64_t u;
+    if (!U64(&u)) return false;
+    std::memcpy(v, &u, 8);
+    return true;
+  }
+  bool Str(std::string* s) {
+    if (in_.size() < 4) return ok_ = false;
+    uint32_t n;
+    std::memcpy(&n, in_.data(), 4);
+    in_.remove_prefix(4);
+    if (in_.size() < n) return ok_ = false;
+    s->assign(in_.data(), n);
+    in_.remove_prefix(n);
+    return true;
+  }
+  bool ok() const { return ok_; }
+  bool done() const { return ok_ && in_.empty(); }
+
+ private:
+  std::string_view in_;
+  bool ok_ = true;
+};
+
+constexpr uint8_t kPageVersion = 1;
+
+}  // namespace
+
+std::string EncodePage(const PageRecord& p) {
+  Writer w;
+  w.U8(kPageVersion);
+  w.U64(p.id);
+  w.Str(p.url);
+  w.U8(static_cast<uint8_t>(p.state));
+  w.U64(p.http_status);
+  w.Str(p.fetched);
+  w.Str(p.redirect);
+  w.U64(p.body_hash);
+  w.U64(p.group);
+  w.F64(p.similarity);
+  w.U8(p.eligible ? 1 : 0);
+  w.U8(p.exact_of_winner);
+  w.U64(static_cast<uint64_t>(p.features.fetch_time));
+  w.U64(p.features.url_hash);
+  w.U64(p.features.url_length);
+  w.U8(p.features.dynamic_url);
+  w.U64(p.former_group);
+  w.Str(p.former_winner);
+  w.U64(p.words.size());
+  for (uint64_t x : p.words) w.U64(x);
+  return w.Take();
+}
+
+bool DecodePage(std::string_view data, PageRecord* p) {
+  Reader r(data);
+  uint8_t version = 0, state = 0, eligible = 0;
+  uint64_t status = 0, fetch_time = 0, url_length = 0, n = 0;
+  r.U8(&version);
+  if (!r.ok() || version != kPageVersion) return false;
+  r.U64(&p->id);
+  r.Str(&p->url);
+  r.U8(&state);
+  r.U64(&status);
+  r.Str(&p->fetched);
+  r.Str(&p->redirect);
+  r.U64(&p->body_hash);
+  r.U64(&p->group);
+  r.F64(&p->similarity);
+  r.U8(&eligible);
+  r.U8(&p->exact_of_winner);
+  r.U64(&fetch_time);
+  r.U64(&p->features.url_hash);
+  r.U64(&url_length);
+  r.U8(&p->features.dynamic_url);
+  r.U64(&p->former_group);
+  r.Str(&p->former_winner);
+  r.U64(&n);
+  if (!r.ok() || state > 2 || n > (1u << 20)) return false;
+  p->words.resize(n);
+  for (uint64_t& x : p->words) r.U64(&x);
+  p->state = static_cast<PageState>(state);
+  p->http_status = static_cast<uint16_t>(status);
+  p->eligible = eligible != 0;
+  p->features.fetch_time = static_cast<int64_t>(fetch_time);
+  p->features.url_length = static_cast<uint32_t>(url_length);
+  p->features.http_status = p->http_status;
+  return r.done();
+}
+
+std::string EncodeGroup(const GroupRecord& g) {
+  Writer w;
+  w.U8(1);
+  w.U64(g.id);
+  w.U64(g.winner);
+  w.U64(g.members);
+  w.U64(g.failed_verifications);
+  return w.Take();
+}
+
+bool DecodeGroup(std::string_view data, GroupRecord* g) {
+  Reader r(data);
+  uint8_t version = 0;
+  r.U8(&version);
+  r.U64(&g->id);
+  r.U64(&g->winner);
+  r.U64(&g->members);
+  r.U64(&g->failed_verifications);
+  return version == 1 && r.done();
+}
+
+namespace {
+// Every counter, in the order they are encoded.
+template <typename C, typename F>
+void ForEachCounter(C& c, F&& f) {
+  for (auto* v : {&c.next_page, &c.next_group, &c.content_pages, &c.redirect_pages, &c.removed_pages, &c.groups,
+                  &c.groups_with_duplicates, &c.recrawled, &c.tier1_decided, &c.tier2_decided, &c.comparisons,
+                  &c.verifications, &c.verifications_failed, &c.repairs, &c.redirect_cycles}) {
+    f(v);
+  }
+}
+}  // namespace
+
+std::string EncodeCounters(const Counters& c) {
+  Writer w;
+  w.U8(1);
+  Counters copy = c;
+  ForEachCounter(copy, [&](uint64_t* v) { w.U64(*v); });
+  return w.Take();
+}
+
+bool DecodeCounters(std::string_view data, Counters* c) {
+  Reader r(data);
+  uint8_t version = 0;
+  r.U8(&version);
+  ForEachCounter(*c, [&](uint64_t* v) { r.U64(v); });
+  return version == 1 && r.done();
+}
+
+std::string PutBigEndian(uint64_t v) {
+  std::string s(8, '\0');
+  for (int i = 7; i >= 0; --i) {
+    s[static_cast<size_t>(i)] = static_cast<char>(v & 0xff);
+    v >>= 8;
+  }
+  return s;
+}
+
+uint64_t GetBigEndian(std::string_view b) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(b[i]);
+  return v;
+}
+
+std::string UrlKey(std::string_view url) { return std::string(1, kUrlPrefix).append(url); }
+std::string PageKey(uint64_t id) { return std::string(1, kPagePrefix) + PutBigEndian(id); }
+std::string GroupKey(uint64_t id) { return std::string(1, kGroupPrefix) + PutBigEndian(id); }
+std::string MemberKey(uint64_t group, uint64_t page) {
+  return std::string(1, kMemberPrefix) + PutBigEndian(group) + PutBigEndian(page);
+}
+std::string PostingKey(char prefix, uint64_t key, uint64_t page) {
+  return std::string(1, prefix) + PutBigEndian(key) + PutBigEndian(page);
+}
+std::string RedirectPrefix(std::string_view target) {
+  std::string k(1, kRedirectPrefix);
+  k.append(target);
+  k.push_back('\0');
+  return k;
+}
+std::string RedirectKey(std::string_view target, uint64_t page) { return RedirectPrefix(target) + PutBigEndian(page); }
+
+Status FromRocks(const rocksdb::Status& s, std::string_view what) {
+  if (s.ok()) return Status::OK();
+  const std::string msg = std::string(what) + ": " + s.ToString();
+  if (s.IsCorruption()) return Status::Corruption(msg);
+  if (s.IsNotFound()) return Status::NotFound(msg);
+  if (s.IsInvalidArgument()) return Status::InvalidArgument(msg);
+  return Status::IOError(msg);
+}
+
+Result<std::unique_ptr<rocksdb::DB>> OpenStoreDb(const std::string& dir, const StoreOptions& o) {
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  options.paranoid_checks = true;
+  options.write_buffer_size = std::max<uint64_t>(o.write_buffer_bytes / 2, 1 << 20);
+  options.max_write_buffer_number = 2;
+  options.db_write_buffer_size = o.write_buffer_bytes;
+  options.compression = rocksdb::kZSTD;
+  options.max_open_files = 256;
+  options.keep_log_file_num = 4;
+  options.max_background_jobs = 2;
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = rocksdb::NewLRUCache(o.block_cache_bytes);
+  table.cache_index_and_filter_blocks = true;
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  rocksdb::DB* db = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(options, dir, &db);
+  if (!s.ok()) {
+    if (s.IsIOError() && s.ToString().find("lock") != std::string::npos) {
+      return Status::IOError("cannot open store " + dir + ": another process holds it open (" + s.ToString() + ")");
+    }
+    return FromRocks(s, "cannot open store " + dir);
+  }
+  return std::unique_ptr<rocksdb::DB>(db);
+}
+
+bool Txn::Get(std::string_view key, std::string* value) {
+  rocksdb::Status s = batch_.GetFromBatchAndDB(db_, rocksdb::ReadOptions(), rocksdb::Slice(key.data(), key.size()), value);
+  if (s.IsNotFound()) return false;
+  if (!s.ok()) {
+    if (status_.ok()) status_ = FromRocks(s, "store read");
+    return false;
+  }
+  return true;
+}
+
+void Txn::Put(std::string_view key, std::string_view value) {
+  rocksdb::Status s = batch_.Put(rocksdb::Slice(key.data(), key.size()), rocksdb::Slice(value.data(), value.size()));
+  if (!s.ok() && status_.ok()) status_ = FromRocks(s, "store write");
+}
+
+void Txn::Delete(std::string_view key) {
+  rocksdb::Status s = batch_.Delete(rocksdb::Slice(key.data(), key.size()));
+  if (!s.ok() && status_.ok()) status_ = FromRocks(s, "store write");
+}
+
+void Txn::Scan(std::string_view prefix, size_t limit,
+               const std::function<bool(std::string_view, std::string_view)>& fn) {
+  rocksdb::ReadOptions ro;
+  std::string upper(prefix);
+  // The smallest key greater than every key with the prefix.
+  while (!upper.empty() && static_cast<unsigned char>(upper.back()) == 0xff) upper.pop_back();
+  rocksdb::Slice upper_slice;
+  if (!upper.empty()) {
+    upper.back() = static_cast<char>(static_cast<unsigned char>(upper.back()) + 1);
+    upper_slice = rocksdb::Slice(upper);
+    ro.iterate_upper_bound = &upper_slice;
+  }
+  std::unique_ptr<rocksdb::Iterator> it(
+      batch_.NewIteratorWithBase(db_->DefaultColumnFamily(), db_->NewIterator(ro), &ro));
+  size_t seen = 0;
+  for (it->Seek(rocksdb::Slice(prefix.data(), prefix.size())); it->Valid(); it->Next()) {
+    const rocksdb::Slice k = it->key();
+    if (k.size() < prefix.size() || std::memcmp(k.data(), prefix.data(), prefix.size()) != 0) break;
+    if (!fn(std::string_view(k.data(), k.size()), std::string_view(it->value().data(), it->value().size()))) break;
+    if (limit && ++seen >= limit) break;
+  }
+  if (!it->status().ok() && status_.ok()) status_ = FromRocks(it->status(), "store scan");
+}
+
+Status Txn::Commit() {
+  if (!status_.ok()) return status_;
+  if (batch_.GetWriteBatch()->Count() == 0) return Status::OK();
+  rocksdb::WriteOptions wo;
+  wo.disableWAL = false;
+  Status s = FromRocks(db_->Write(wo, batch_.GetWriteBatch()), "store write");
+  batch_.Clear();
+  return s;
+}
+
+}  // namespace service
+}  // namespace neardup

@@ -1,0 +1,22 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+//
+// Helpers of the service's wire format shared by the server and the client.
+#ifndef NEARDUP_SERVICE_WIRE_H_
+#define NEARDUP_SERVICE_WIRE_H_
+
+#include <string>
+#include <string_view>
+
+namespace neardup {
+
+// RFC 4648 base64 (the URL-safe alphabet is accepted too); false on a
+// character outside the alphabet.
+bool Base64Decode(std::string_view in, std::string* out);
+std::string Base64Encode(std::string_view in);
+
+// Whether `s` is valid UTF-8 (JSON strings must be).
+bool IsValidUtf8(std::string_view s);
+
+}  // namespace neardup
+
+#endif  // NEARDUP_SERVICE_WIRE_H_
