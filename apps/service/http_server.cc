@@ -151,8 +151,14 @@ class ServerImpl final : public Server {
       }
       SetError(res, 500, what);
     });
-    svr_.Post("/v1/pages", [this](const httplib::Request& req, httplib::Response& res) { Pages(req, res, false); });
-    svr_.Post("/v1/check", [this](const httplib::Request& req, httplib::Response& res) { Pages(req, res, true); });
+    // The body is read through a content reader, whatever its Content-Type:
+    // cpp-httplib would parse an application/x-www-form-urlencoded body (what
+    // `curl --data-binary` sends by default) as a form and refuse it past
+    // 8 KiB.
+    svr_.Post("/v1/pages", [this](const httplib::Request& req, httplib::Response& res,
+                                  const httplib::ContentReader& reader) { Pages(req, res, reader, false); });
+    svr_.Post("/v1/check", [this](const httplib::Request& req, httplib::Response& res,
+                                  const httplib::ContentReader& reader) { Pages(req, res, reader, true); });
     svr_.Get("/v1/pages", [this](const httplib::Request& req, httplib::Response& res) {
       if (!req.has_param("url")) return SetError(res, 400, "give the page as ?url=URL");
       Result<PageAnswer> a = service_->Lookup(req.get_param_value("url"));
@@ -184,9 +190,23 @@ class ServerImpl final : public Server {
     });
   }
 
-  void Pages(const httplib::Request& req, httplib::Response& res, bool dry_run) {
+  void Pages(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader, bool dry_run) {
+    if (req.is_multipart_form_data()) return SetError(res, 415, "send NDJSON (one page per line), not a multipart form");
+    std::string received;
+    bool too_big = false;
+    reader([&](const char* data, size_t n) {
+      if (received.size() + n > o_.max_body_bytes) {
+        too_big = true;
+        return false;
+      }
+      received.append(data, n);
+      return true;
+    });
+    if (too_big) {
+      return SetError(res, 413, "request body larger than the limit of " + std::to_string(o_.max_body_bytes) + " bytes");
+    }
     std::vector<PageInput> pages;
-    std::string_view body = req.body;
+    std::string_view body = received;
     uint64_t line_number = 0;
     size_t start = 0;
     while (start < body.size()) {
