@@ -45,6 +45,9 @@ using service::Txn;
 namespace {
 
 constexpr int kMaxRedirectHops = 32;
+// Pages whose changes are written to the store as one WriteBatch (a request
+// of more pages is written in several; its answer comes after the last).
+constexpr size_t kPagesPerWrite = 1000;
 
 // A page's signed content, made before the request's pages are applied.
 struct Signed {
@@ -177,12 +180,20 @@ class ServiceImpl final : public DuplicateService {
       answers.push_back(ApplyOne(&ctx, page, &signed_pages[i]));
       if (!corruption_.ok()) return std::exchange(corruption_, Status::OK());
       if (!txn.status().ok()) return Prefixed(txn.status(), "page " + page.url + ": ");
-      if (!dry_run) {
+      // Up to kPagesPerWrite pages' changes go to the store as one
+      // WriteBatch: atomic, and a posting list that several of them touch
+      // is written once.
+      if (!dry_run && ((i + 1) % kPagesPerWrite == 0 || i + 1 == pages.size())) {
         txn.Put(service::kCountersKey, service::EncodeCounters(ctx.counters));
         Status s = txn.Commit();
         if (!s.ok()) return Prefixed(s, "page " + page.url + ": ");
         counters_ = ctx.counters;
       }
+    }
+    if (!dry_run && !txn.empty()) {
+      txn.Put(service::kCountersKey, service::EncodeCounters(ctx.counters));
+      NEARDUP_RETURN_IF_ERROR(txn.Commit());
+      counters_ = ctx.counters;
     }
     if (!dry_run && o_.sync && !pages.empty()) {
       NEARDUP_RETURN_IF_ERROR(service::FromRocks(db_->SyncWAL(), "cannot sync the store's log"));
@@ -677,12 +688,20 @@ class ServiceImpl final : public DuplicateService {
     if (p.eligible) method_->CandidateKeys(SignatureOf(p), &keys);
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-    for (uint64_t k : keys) {
-      const std::string key = service::PostingKey(service::kPostingPrefix, k, p.id);
-      if (insert) ctx->txn->Put(key, ""); else ctx->txn->Delete(key);
-    }
-    const std::string exact = service::PostingKey(service::kExactPrefix, p.body_hash, p.id);
-    if (insert) ctx->txn->Put(exact, ""); else ctx->txn->Delete(exact);
+    auto update = [&](const std::string& key) {
+      std::string list;
+      ctx->txn->Get(key, &list);
+      if (insert) {
+        if (!service::AddPosting(&list, p.id, o_.max_bucket_pages)) return;  // full: not filed under it
+      } else {
+        const size_t before = list.size();
+        service::RemovePosting(&list, p.id);
+        if (list.size() == before) return;
+      }
+      if (list.empty()) ctx->txn->Delete(key); else ctx->txn->Put(key, list);
+    };
+    for (uint64_t k : keys) update(service::PostingKey(service::kPostingPrefix, k));
+    update(service::PostingKey(service::kExactPrefix, p.body_hash));
   }
 
   // Ids filed under the signature's keys or its body hash (p excluded).
@@ -691,18 +710,15 @@ class ServiceImpl final : public DuplicateService {
     if (p.eligible) method_->CandidateKeys(SignatureOf(p), &keys);
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-    auto scan = [&](char prefix, uint64_t key) {
-      const std::string pre = std::string(1, prefix) + service::PutBigEndian(key);
-      ctx->txn->Scan(pre, o_.max_bucket_pages, [&](std::string_view k, std::string_view) {
-        const uint64_t id = service::GetBigEndian(k.substr(9));
-        if (id != p.id) ids.push_back(id);
-        return true;
-      });
+    std::string list;
+    auto read = [&](char prefix, uint64_t key) {
+      if (ctx->txn->Get(service::PostingKey(prefix, key), &list)) service::DecodePostings(list, &ids);
     };
-    scan(service::kExactPrefix, p.body_hash);
-    for (uint64_t k : keys) scan(service::kPostingPrefix, k);
+    read(service::kExactPrefix, p.body_hash);
+    for (uint64_t k : keys) read(service::kPostingPrefix, k);
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    ids.erase(std::remove(ids.begin(), ids.end(), p.id), ids.end());
     return ids;
   }
 
@@ -719,6 +735,8 @@ class ServiceImpl final : public DuplicateService {
     for (uint64_t c : Candidates(ctx, *p)) {
       PageRecord q;
       if (!LoadPage(ctx, c, &q) || q.state != PageState::kContent || q.group == 0) continue;
+      // One duplicate puts a group in the set; its winner decides the rest.
+      if (groups.count(q.group) != 0 && !(q.body_hash == p->body_hash)) continue;
       PairDecision d = Decide(ctx, *p, q);
       if (!d.duplicate) continue;
       auto& best = groups[q.group];

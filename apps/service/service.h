@@ -24,10 +24,10 @@
 //    group whose failed verifications pass a threshold is repaired: its
 //    winner is chosen again and every member verified anew.
 //
-// State lives in RocksDB (doc/formats/store.md). Each page's change is one
-// WriteBatch with the WAL on, and a request's WAL is synced before its
-// answer is returned: an acknowledged change survives kill -9 and power
-// loss. The HTTP layer (RunServer) and the client (RunIngest) are in
+// State lives in RocksDB (doc/formats/store.md). A request's changes are
+// written as one WriteBatch per 1,000 pages with the WAL on, and the WAL is
+// synced before the answer is returned: an acknowledged change survives
+// kill -9 and power loss, and a batch is applied wholly or not at all. The HTTP layer (RunServer) and the client (RunIngest) are in
 // http_server.cc and ingest.cc; `neardup serve|ingest|export` call them.
 #ifndef NEARDUP_SERVICE_H_
 #define NEARDUP_SERVICE_H_
@@ -155,7 +155,8 @@ class DuplicateService {
   // each. With `dry_run`, answers as if they were applied and changes
   // nothing. Pages with a parse error are answered with it. On return,
   // every applied page is durable. A store error aborts the request: the
-  // pages applied so far stay applied, and the status says which failed.
+  // pages written so far (whole batches of 1,000) stay applied, and the
+  // status says which page failed.
   virtual Result<std::vector<PageAnswer>> Apply(std::vector<PageInput> pages, bool dry_run) = 0;
   // The page's answer now (its membership verified against the winner).
   // NotFound for an unknown URL.

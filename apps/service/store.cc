@@ -1,6 +1,7 @@
 #include "service/store.h"
 
 #include <rocksdb/cache.h>
+#include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
 
@@ -213,8 +214,43 @@ std::string GroupKey(uint64_t id) { return std::string(1, kGroupPrefix) + PutBig
 std::string MemberKey(uint64_t group, uint64_t page) {
   return std::string(1, kMemberPrefix) + PutBigEndian(group) + PutBigEndian(page);
 }
-std::string PostingKey(char prefix, uint64_t key, uint64_t page) {
-  return std::string(1, prefix) + PutBigEndian(key) + PutBigEndian(page);
+std::string PostingKey(char prefix, uint64_t key) { return std::string(1, prefix) + PutBigEndian(key); }
+
+void DecodePostings(std::string_view list, std::vector<uint64_t>* ids) {
+  for (size_t i = 0; i + 8 <= list.size(); i += 8) {
+    uint64_t id;
+    std::memcpy(&id, list.data() + i, 8);
+    ids->push_back(id);
+  }
+}
+
+namespace {
+// The byte offset of the first id >= `id` in the list.
+size_t LowerBound(const std::string& list, uint64_t id) {
+  size_t lo = 0, hi = list.size() / 8;
+  while (lo < hi) {
+    const size_t mid = (lo + hi) / 2;
+    uint64_t v;
+    std::memcpy(&v, list.data() + mid * 8, 8);
+    if (v < id) lo = mid + 1; else hi = mid;
+  }
+  return lo * 8;
+}
+}  // namespace
+
+bool AddPosting(std::string* list, uint64_t id, size_t max_ids) {
+  const size_t at = LowerBound(*list, id);
+  if (at + 8 <= list->size() && std::memcmp(list->data() + at, &id, 8) == 0) return true;
+  if (list->size() / 8 >= max_ids) return false;
+  char b[8];
+  std::memcpy(b, &id, 8);
+  list->insert(at, b, 8);
+  return true;
+}
+
+void RemovePosting(std::string* list, uint64_t id) {
+  const size_t at = LowerBound(*list, id);
+  if (at + 8 <= list->size() && std::memcmp(list->data() + at, &id, 8) == 0) list->erase(at, 8);
 }
 std::string RedirectPrefix(std::string_view target) {
   std::string k(1, kRedirectPrefix);
@@ -240,13 +276,22 @@ Result<std::unique_ptr<rocksdb::DB>> OpenStoreDb(const std::string& dir, const S
   options.write_buffer_size = std::max<uint64_t>(o.write_buffer_bytes / 2, 1 << 20);
   options.max_write_buffer_number = 2;
   options.db_write_buffer_size = o.write_buffer_bytes;
-  options.compression = rocksdb::kZSTD;
+  // LZ4 where data is rewritten often, zstd where it settles.
+  options.compression = rocksdb::kLZ4Compression;
+  options.bottommost_compression = rocksdb::kZSTD;
+  // Most lookups are of candidate keys no page has yet: bloom filters
+  // answer those without reading a block, in the memtable too.
+  options.memtable_whole_key_filtering = true;
+  options.memtable_prefix_bloom_size_ratio = 0.05;
   options.max_open_files = 256;
   options.keep_log_file_num = 4;
   options.max_background_jobs = 2;
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = rocksdb::NewLRUCache(o.block_cache_bytes);
   table.cache_index_and_filter_blocks = true;
+  table.pin_l0_filter_and_index_blocks_in_cache = true;
+  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  table.whole_key_filtering = true;
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   rocksdb::DB* db = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(options, dir, &db);

@@ -33,8 +33,8 @@ constexpr char kUrlPrefix = 'u';       // u URL                 -> page id (8 by
 constexpr char kPagePrefix = 'p';      // p id                  -> PageRecord
 constexpr char kGroupPrefix = 'g';     // g group               -> GroupRecord
 constexpr char kMemberPrefix = 'm';    // m group id            -> ""
-constexpr char kPostingPrefix = 'k';   // k key id              -> "" (the method's candidate keys)
-constexpr char kExactPrefix = 'x';     // x body-hash id        -> "" (byte-identical bodies)
+constexpr char kPostingPrefix = 'k';   // k key                 -> posting list (the method's candidate keys)
+constexpr char kExactPrefix = 'x';     // x body-hash           -> posting list (byte-identical bodies)
 constexpr char kRedirectPrefix = 'r';  // r target-URL \0 id    -> "" (pages redirecting to target)
 
 enum class PageState : uint8_t { kContent = 0, kRedirect = 1, kRemoved = 2 };
@@ -86,7 +86,16 @@ std::string UrlKey(std::string_view url);
 std::string PageKey(uint64_t id);
 std::string GroupKey(uint64_t id);
 std::string MemberKey(uint64_t group, uint64_t page);
-std::string PostingKey(char prefix, uint64_t key, uint64_t page);
+// A posting list: the ids filed under one key, increasing, 8 bytes each
+// (little-endian), at most ServiceOptions::max_bucket_pages of them (pages
+// past that are not filed under the key, as dedup leaves buckets that large
+// unlisted). One key per list, read with one Get: a page's candidates are a
+// few dozen point reads, not iterator seeks.
+std::string PostingKey(char prefix, uint64_t key);
+void DecodePostings(std::string_view list, std::vector<uint64_t>* ids);
+// Adds `id` to the list (false when the list is full); removes it.
+bool AddPosting(std::string* list, uint64_t id, size_t max_ids);
+void RemovePosting(std::string* list, uint64_t id);
 std::string RedirectKey(std::string_view target, uint64_t page);
 std::string RedirectPrefix(std::string_view target);
 
