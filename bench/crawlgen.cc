@@ -14,7 +14,7 @@
 //       image       a tiny PNG resource (non-text, skipped by readers)
 //
 //   crawlgen --html-dir DIR --pages N --out FILE.warc.gz [--seed S]
-//            [--truth FILE.tsv] [--max-page-bytes B]
+//            [--truth FILE.tsv] [--max-page-bytes B] [--host-tag T]
 //     A synthetic crawl of N pages drawn from the real pages under DIR:
 //     ~60% fresh pages (a real page with 35% of its words replaced, so fresh
 //     pages made from one real page share its template but not its text),
@@ -22,6 +22,8 @@
 //     ~10% markup-only copies (same tokens), ~15% copies with a timestamp
 //     added (near duplicates). Copy sources follow a heavy-tailed popularity.
 //     --truth writes `url<TAB>group` (group = the fresh page it copies).
+//     --host-tag T puts T in front of every host name, so that crawls made
+//     with several seeds have URLs of their own.
 #include <zlib.h>
 
 #include <algorithm>
@@ -159,6 +161,7 @@ std::string ContentTypeOf(const std::string& html) {
 struct Args {
   std::string list, html_dir, out, truth;
   uint64_t pages = 0, seed = 1, max_page_bytes = 0;
+  std::string host_tag;  // put in front of every host name (--host-tag)
 };
 
 void CheckStatus(const neardup::Status& s, const std::string& what) {
@@ -264,7 +267,7 @@ int RunSynthetic(const Args& a, neardup::io::WarcWriter* w) {
       group = fresh_source.size();
       fresh_source.push_back(static_cast<uint32_t>(group % pool.size()));
       body = fresh_page(group);
-      r.url = "http://site" + std::to_string(group % 997) + ".example/page/" + std::to_string(group);
+      r.url = "http://" + a.host_tag + "site" + std::to_string(group % 997) + ".example/page/" + std::to_string(group);
     } else {
       // Heavy-tailed popularity: small k far more often.
       const double v = unit(rng);
@@ -277,7 +280,7 @@ int RunSynthetic(const Args& a, neardup::io::WarcWriter* w) {
       } else {
         body = InsertInBody(body, "<p>Generated " + std::to_string(1700000000 + i) + "</p>");
       }
-      r.url = "http://mirror" + std::to_string(i % 101) + ".example/copy/" + std::to_string(i);
+      r.url = "http://" + a.host_tag + "mirror" + std::to_string(i % 101) + ".example/copy/" + std::to_string(i);
     }
     r.content_type = ContentTypeOf(body);
     r.body = body;
@@ -304,6 +307,7 @@ int main(int argc, char** argv) {
     else if (k == "--pages") a.pages = std::stoull(value());
     else if (k == "--seed") a.seed = std::stoull(value());
     else if (k == "--max-page-bytes") a.max_page_bytes = std::stoull(value());
+    else if (k == "--host-tag") a.host_tag = value();
     else Die("unknown argument " + k + " (see the comment at the top of bench/crawlgen.cc)");
   }
   if (a.out.empty() || a.html_dir.empty() || (a.list.empty() && a.pages == 0)) {

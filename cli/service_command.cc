@@ -13,6 +13,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "neardup/engine.h"
+#include "neardup/method.h"
 #include "service/service.h"
 
 namespace neardup_cli {
@@ -32,7 +33,9 @@ struct StoreFlags {
   void Add(CLI::App* app) {
     app->add_option("--method,-m", method,
                     "Method of a new store: exact, broder, simhash, combined or robust, or a spec string "
-                    "(default robust); an existing store keeps its own, and another is an error");
+                    "(default simhash: robust's site boilerplate is learned from a whole collection, "
+                    "which a service does not have); an existing store keeps its own, and another is "
+                    "an error");
     app->add_option("--keeper", keeper,
                     "Winner rules of a new store, as `dedup --keeper` (default: dedup's default)");
     app->add_option("--prefer-host-suffix", market,
@@ -76,8 +79,16 @@ int RunServe(ServeArgs& a) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   auto server = neardup::Server::Start(o);
   if (!server.ok()) return ReportServiceError(server.status(), "serve");
-  std::fprintf(stderr, "neardup serve: store %s, listening on %s (port %d)\n", o.store_dir.c_str(),
-               o.listen.c_str(), (*server)->port());
+  const std::string spec = (*server)->method_spec();
+  std::fprintf(stderr, "neardup serve: store %s, method %s, listening on %s (port %d)\n", o.store_dir.c_str(),
+               spec.c_str(), o.listen.c_str(), (*server)->port());
+  if (auto m = neardup::NewMethod(spec); m.ok() && (*m)->learns_from_collection()) {
+    std::fprintf(stderr,
+                 "neardup serve: warning: %s learns each site's boilerplate from the whole collection in "
+                 "`dedup`; the service decides pairs on their signatures alone, so pages of one site that "
+                 "share a template may pair up (simhash or broder have no such gap)\n",
+                 (*m)->name().c_str());
+  }
   std::fflush(stderr);
   neardup::Server* s = server->get();
   std::thread waiter([s, signals] {

@@ -100,7 +100,7 @@ class ServiceImpl final : public DuplicateService {
     rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), service::kHeaderKey, &header);
     if (!s.ok() && !s.IsNotFound()) return service::FromRocks(s, "cannot read the store header");
     if (s.IsNotFound()) {
-      if (o_.method.empty()) o_.method = DedupOptions().method;
+      if (o_.method.empty()) o_.method = kDefaultServiceMethod;
       if (o_.keeper.empty()) o_.keeper = DedupOptions().keeper;
     } else {
       nlohmann::json h = nlohmann::json::parse(header, nullptr, false);

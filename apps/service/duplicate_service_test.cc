@@ -307,6 +307,7 @@ TEST(ServiceVsBatch, PartitionsAgreeOnASynthCrawl) {
   }
   ASSERT_GT(docs.size(), 80u);
   DedupOptions options;
+  options.method = kDefaultServiceMethod;  // the service's default, whose rule needs no collection
   auto deduper = Deduper::Create(options);
   ASSERT_TRUE(deduper.ok());
   for (const Document& doc : docs) ASSERT_TRUE((*deduper)->Add(doc).ok());
@@ -362,8 +363,10 @@ TEST(ServiceVsBatch, PartitionsAgreeOnASynthCrawl) {
   for (const auto& p : ps) common += pb.count(p);
   const double precision = ps.empty() ? 0 : static_cast<double>(common) / ps.size();
   const double recall = static_cast<double>(common) / pb.size();
-  EXPECT_GE(precision, 0.95) << common << " of " << ps.size();
-  EXPECT_GE(recall, 0.95) << common << " of " << pb.size();
+  // Zhu et al. Table 1 reports relative errors of about 1%; the sample is
+  // small, so a few pairs either way are allowed.
+  EXPECT_GE(precision, 0.97) << common << " of " << ps.size();
+  EXPECT_GE(recall, 0.97) << common << " of " << pb.size();
 
   // Export writes dedup's format over the same pages.
   ASSERT_TRUE((*service)->Export(dir + "/export").ok());

@@ -113,6 +113,7 @@ class ServerImpl final : public Server {
   }
 
   int port() const override { return port_; }
+  std::string method_spec() const override { return service_->method_spec(); }
   Status Serve() override {
     if (!svr_.listen_after_bind()) return Status::IOError("the server stopped listening on " + o_.listen);
     return Status::OK();

@@ -47,11 +47,20 @@
 
 namespace neardup {
 
+// The method of a new store when none is given: simhash (Charikar's
+// sketch, Henzinger's Algorithm C), whose rule needs nothing but the two
+// signatures. The batch default, robust, learns each site's boilerplate from
+// the whole collection; a store can use it (--method robust), but its rule
+// then cannot set a site's template apart (Method::learns_from_collection)
+// and same-site template pages pair up that `dedup` keeps apart.
+inline constexpr char kDefaultServiceMethod[] = "simhash";
+
 struct ServiceOptions {
   // The method (a name or a spec string, as `dedup --method`) and the keeper
   // rules (as `dedup --keeper`). A store remembers its method spec, keeper
   // rules and market rule: opening it with others is InvalidArgument. An
-  // empty field takes the store's value (a new store: the defaults).
+  // empty field takes the store's value (a new store: kDefaultServiceMethod
+  // and dedup's keeper rules).
   std::string method;
   std::string keeper;
   // Zhu et al. §5's market rule: among pages of equal HTTP status, a page
@@ -195,6 +204,7 @@ class Server {
   static Result<std::unique_ptr<Server>> Start(const ServerOptions& options);
   virtual ~Server() = default;
   virtual int port() const = 0;
+  virtual std::string method_spec() const = 0;
   // Serves until Stop() (from another thread or a signal handler's thread).
   virtual Status Serve() = 0;
   virtual void Stop() = 0;

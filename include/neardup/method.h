@@ -108,6 +108,11 @@ class Method {
   virtual bool batch_only() const { return false; }
   // false for exact: the method adds nothing to the identity sets.
   virtual bool finds_near_duplicates() const { return true; }
+  // true when the batch stage's rule uses what it learns from the whole
+  // collection (robust: each site's boilerplate), so that Compare() on two
+  // signatures alone, as an incremental store calls it, is a weaker rule
+  // than the batch job's (it cannot set a site's template apart).
+  virtual bool learns_from_collection() const { return false; }
   // 64-bit words of Signature::words.
   virtual size_t signature_words() const = 0;
   // The SIMD kernel the method's sketches run on ("avx512", "avx2",

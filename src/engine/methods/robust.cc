@@ -207,6 +207,7 @@ class RobustMethod final : public MethodImpl {
   std::string Spec() const override { return o_.Spec(); }
   size_t signature_words() const override { return l_.words(); }
   std::string kernel() const override { return BroderSketcher::KernelName(); }
+  bool learns_from_collection() const override { return true; }
   bool needs_term_text() const override { return true; }
   std::unique_ptr<SignScratch> NewScratch() const override { return std::make_unique<RobustScratch>(); }
   void SignTokens(const Document& doc, const TokenizedDocument& tokens, SignScratch* scratch, uint64_t* words,
