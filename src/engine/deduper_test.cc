@@ -339,3 +339,48 @@ TEST(CompareVerdictsTest, EveryMethodsRuleIsReported) {
 
 }  // namespace
 }  // namespace neardup
+
+namespace neardup {
+namespace {
+
+// CompareDocuments on documents in memory says what ComparePages says of
+// the same pages read from files.
+TEST(CompareVerdictsTest, DocumentsInMemoryCompareAsTheirFiles) {
+  const auto& docs = SampleDocs();
+  const std::string dir = testing::MakeTempDir("compare-documents");
+  DedupOptions options;
+  for (size_t j : {size_t{1}, size_t{4}}) {
+    Document a, b;
+    a.url = a.source = dir + "/a.html";
+    b.url = b.source = dir + "/b.html";
+    a.body = docs[0].body;
+    b.body = docs[j].body;
+    testing::WriteFileOrDie(a.url, a.body);
+    testing::WriteFileOrDie(b.url, b.body);
+    auto files = ComparePages(a.url, b.url, options);
+    ASSERT_TRUE(files.ok()) << files.status().ToString();
+    auto memory = CompareDocuments(a, b, options);
+    ASSERT_TRUE(memory.ok()) << memory.status().ToString();
+    EXPECT_EQ(memory->a.source, files->a.source);
+    EXPECT_EQ(memory->a.terms, files->a.terms);
+    EXPECT_EQ(memory->b.charset, files->b.charset);
+    EXPECT_EQ(memory->b_similarity, files->b_similarity);
+    EXPECT_EQ(memory->c_similarity, files->c_similarity);
+    EXPECT_EQ(memory->jaccard, files->jaccard);
+    EXPECT_EQ(memory->term_difference, files->term_difference);
+    EXPECT_EQ(memory->robust.why, files->robust.why);
+    ASSERT_EQ(memory->verdicts.size(), files->verdicts.size());
+    for (size_t i = 0; i < files->verdicts.size(); ++i) {
+      EXPECT_EQ(memory->verdicts[i].method, files->verdicts[i].method);
+      EXPECT_EQ(memory->verdicts[i].decision.duplicate, files->verdicts[i].decision.duplicate);
+      EXPECT_EQ(memory->verdicts[i].decision.similarity, files->verdicts[i].decision.similarity);
+      EXPECT_EQ(memory->verdicts[i].decision.reason, files->verdicts[i].decision.reason);
+    }
+  }
+  DedupOptions bad;
+  bad.method = "no-such-method";
+  EXPECT_TRUE(CompareDocuments(Document(), Document(), bad).status().IsInvalidArgument());
+}
+
+}  // namespace
+}  // namespace neardup
