@@ -36,7 +36,7 @@ struct ComparedPage {
 struct CompareRun {
   enum class Kind { kEqual, kOnlyInA, kOnlyInB } kind = Kind::kEqual;
   uint32_t a_begin = 0, a_end = 0, b_begin = 0, b_end = 0;
-  std::string text;     // the run's terms joined by spaces (cut at 300 characters)
+  std::string text;     // the run's terms joined by spaces (cut at 300 bytes, at a character boundary)
 };
 
 struct Comparison {

@@ -128,7 +128,12 @@ std::string RunText(const TokenizedDocument& t, uint32_t begin, uint32_t end) {
     if (!s.empty()) s.push_back(' ');
     s.append(t.term(i));
   }
-  if (s.size() > 300) s.resize(300);
+  if (s.size() > 300) {
+    // Cut at a character boundary: the text stays UTF-8 (terms are).
+    size_t n = 300;
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+    s.resize(n);
+  }
   return s;
 }
 

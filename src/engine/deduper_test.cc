@@ -377,6 +377,31 @@ TEST(CompareVerdictsTest, DocumentsInMemoryCompareAsTheirFiles) {
       EXPECT_EQ(memory->verdicts[i].decision.reason, files->verdicts[i].decision.reason);
     }
   }
+  // Runs of terms in a script of several bytes a character are cut at a
+  // character boundary.
+  Document x, y;
+  for (int i = 0; i < 400; ++i) x.body += "\xd9\x85\xd8\xb1\xd8\xad\xd8\xa8\xd8\xa7 ";  // an Arabic word
+  y.body = "<p>other</p>" + x.body;
+  auto arabic = CompareDocuments(x, y, options);
+  ASSERT_TRUE(arabic.ok()) << arabic.status().ToString();
+  ASSERT_FALSE(arabic->runs.empty());
+  // Whole characters: every lead byte has its continuation bytes.
+  auto whole_characters = [](const std::string& t) {
+    for (size_t i = 0; i < t.size();) {
+      const unsigned char c = static_cast<unsigned char>(t[i]);
+      const size_t n = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+      if (i + n > t.size()) return false;
+      for (size_t k = 1; k < n; ++k) {
+        if ((static_cast<unsigned char>(t[i + k]) & 0xC0) != 0x80) return false;
+      }
+      i += n;
+    }
+    return true;
+  };
+  for (const CompareRun& run : arabic->runs) {
+    EXPECT_LE(run.text.size(), 300u);
+    EXPECT_TRUE(whole_characters(run.text)) << run.text.size();
+  }
   DedupOptions bad;
   bad.method = "no-such-method";
   EXPECT_TRUE(CompareDocuments(Document(), Document(), bad).status().IsInvalidArgument());
