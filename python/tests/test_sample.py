@@ -3,11 +3,12 @@
 compare`: the same documents, the same partition, the same verdicts."""
 import json
 import subprocess
+import sys
 
 import pytest
 
 import neardup
-from conftest import partition, read_clusters_tsv
+from conftest import REPO, partition, read_clusters_tsv
 
 
 def docs_as_dicts(docs):
@@ -175,3 +176,14 @@ def test_compare_html_strings():
     assert not other["verdicts"]["robust"]["duplicate"] and not other["verdicts"]["exact"]["duplicate"]
     with pytest.raises(neardup.InvalidArgumentError):
         neardup.compare(page, page, robust={"min_content_similarity": 2.0})
+
+
+def test_the_example_gives_the_command_s_partition(sample, dedup_run):
+    out = subprocess.run([sys.executable, str(REPO / "examples" / "cluster_crawl.py"), sample], check=True,
+                         capture_output=True, text=True).stdout
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert [r[0] for r in rows] == [row["url"] for row in dedup_run]
+    assert partition(r[1] for r in rows) == partition(row["cluster"] for row in dedup_run)
+    bad = subprocess.run([sys.executable, str(REPO / "examples" / "cluster_crawl.py"), "missing.warc.gz"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 1 and "no usable document" in bad.stderr
