@@ -218,6 +218,14 @@ void IterableSource::Refill() {
   } catch (py::error_already_set& e) {
     error_ = std::move(e);
     end_ = true;
+  } catch (py::builtin_exception& e) {  // nothing may escape into the library
+    e.set_error();
+    error_ = py::error_already_set();
+    end_ = true;
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+    error_ = py::error_already_set();
+    end_ = true;
   }
 }
 

@@ -68,6 +68,14 @@ class ProgressRelay {
       } catch (py::error_already_set& e) {
         error_ = std::move(e);
         return false;
+      } catch (py::builtin_exception& e) {  // nothing may escape into the library
+        e.set_error();
+        error_ = py::error_already_set();
+        return false;
+      } catch (const std::exception& e) {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+        error_ = py::error_already_set();
+        return false;
       }
       return true;
     };
@@ -166,13 +174,13 @@ class PyDeduper {
   std::mutex mu_;
 };
 
-py::list IdRange(uint64_t first, uint64_t end) {
-  py::list ids(end - first);
-  for (uint64_t i = first; i < end; ++i) PyList_SET_ITEM(ids.ptr(), i - first, PyLong_FromUnsignedLongLong(i));
+std::vector<uint64_t> IdRange(uint64_t first, uint64_t end) {
+  std::vector<uint64_t> ids(end - first);
+  for (uint64_t i = first; i < end; ++i) ids[i - first] = i;
   return ids;
 }
 
-py::list AddMany(PyDeduper& self, py::handle documents) {
+std::vector<uint64_t> AddMany(PyDeduper& self, py::iterable documents) {
   uint64_t first = 0, end = 0;
   ProgressRelay relay;
   neardup::Status status;
