@@ -3,7 +3,8 @@
 # node). Each src/<module> and apps/<module> may include only the public
 # headers, itself, and the modules listed for it below; nothing under src/
 # may include an application (apps/); cli/ may include only include/neardup
-# and the applications' headers apps/<name>/<name>.h.
+# and the applications' headers apps/<name>/<name>.h; the Python module
+# (python/src) only include/neardup and its own headers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 declare -A allowed=(
@@ -44,6 +45,10 @@ for module in "${!allowed[@]}"; do
 done
 if grep -HE '^#include "' -r cli | grep -vE "#include \"(neardup/|analysis/analysis.h|synth/synth.h|crawls/crawls.h|service/service.h|cli_util.h|commands.h)" >&2; then
   echo "check-includes: cli/ may include only neardup/ public headers, the applications' headers and its own cli_util.h, commands.h" >&2
+  fail=1
+fi
+if grep -HE '^#include "' -r python/src | grep -vE "#include \"(neardup/|documents.h|errors.h|options.h)" >&2; then
+  echo "check-includes: python/src may include only neardup/ public headers and its own headers" >&2
   fail=1
 fi
 [ $fail = 0 ] && echo "check-includes: module dependency graph respected"

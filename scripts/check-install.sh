@@ -18,7 +18,7 @@ crawl=tests/data/sample/sample-crawl.warc.gz
 
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DNEARDUP_BUILD_TESTS=OFF \
-    -DNEARDUP_BUILD_BENCHMARKS=OFF >/dev/null
+    -DNEARDUP_BUILD_BENCHMARKS=OFF -DNEARDUP_BUILD_PYTHON=OFF >/dev/null
 fi
 cmake --build "$build" -j"$jobs"
 build_abs=$(cd "$build" && pwd)

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "neardup/document.h"
 #include "neardup/engine.h"
 #include "neardup/env.h"
 #include "neardup/method.h"
@@ -35,7 +36,7 @@ struct ComparedPage {
 struct CompareRun {
   enum class Kind { kEqual, kOnlyInA, kOnlyInB } kind = Kind::kEqual;
   uint32_t a_begin = 0, a_end = 0, b_begin = 0, b_end = 0;
-  std::string text;     // the run's terms joined by spaces (cut at 300 characters)
+  std::string text;     // the run's terms joined by spaces (cut at 300 bytes, at a character boundary)
 };
 
 struct Comparison {
@@ -88,6 +89,13 @@ struct Comparison {
 // NotFound when a page cannot be found.
 Result<Comparison> ComparePages(const std::string& a, const std::string& b, const DedupOptions& options,
                                 Env* env = nullptr, const std::vector<std::string>& inputs = {});
+
+// The same comparison of two documents the caller holds (the Python
+// module's compare(), pages that are in no file). ComparedPage::source is
+// Document::source (empty for a page made in memory); the robust view has
+// no crawl to learn templates from, as ComparePages without `inputs`.
+// InvalidArgument for bad options.
+Result<Comparison> CompareDocuments(const Document& a, const Document& b, const DedupOptions& options);
 
 }  // namespace neardup
 

@@ -48,17 +48,24 @@ RobustPage RobustOf(const TokenizedDocument& tokens, const std::string& url, con
   return p;
 }
 
-Result<Loaded> Load(const std::string& input, Env* env) {
-  SourceOptions so;
-  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DocumentSource> source,
-                           OpenDocumentSource({input}, so, env, nullptr));
+// A document and its terms (no links: no method's rule reads them).
+Loaded Tokenized(Document doc) {
   Loaded l;
-  if (!source->Next(&l.doc)) return Status::NotFound("no document could be read from " + input);
+  l.doc = std::move(doc);
   TokenizeOptions to;
   to.collect_links = false;
   Tokenizer tokenizer(to);
   tokenizer.Tokenize(l.doc, &l.tokens);
   return l;
+}
+
+Result<Loaded> Load(const std::string& input, Env* env) {
+  SourceOptions so;
+  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DocumentSource> source,
+                           OpenDocumentSource({input}, so, env, nullptr));
+  Document doc;
+  if (!source->Next(&doc)) return Status::NotFound("no document could be read from " + input);
+  return Tokenized(std::move(doc));
 }
 
 // One pass over `inputs`: the first documents with urls a and b, and the
@@ -121,30 +128,26 @@ std::string RunText(const TokenizedDocument& t, uint32_t begin, uint32_t end) {
     if (!s.empty()) s.push_back(' ');
     s.append(t.term(i));
   }
-  if (s.size() > 300) s.resize(300);
+  if (s.size() > 300) {
+    // Cut at a character boundary: the text stays UTF-8 (terms are).
+    size_t n = 300;
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+    s.resize(n);
+  }
   return s;
 }
 
-}  // namespace
-
-Result<Comparison> ComparePages(const std::string& input_a, const std::string& input_b,
-                                const DedupOptions& options, Env* env, const std::vector<std::string>& inputs) {
-  NEARDUP_RETURN_IF_ERROR(options.Validate());
-  if (env == nullptr) env = Env::Default();
+// Everything ComparePages and CompareDocuments report, on two loaded pages.
+// `from` holds the pages of the two hosts read from the inputs (empty
+// without inputs); `source_a`, `source_b` become ComparedPage::source.
+// REQUIRES: options valid.
+Result<Comparison> CompareLoaded(const Loaded& a, const Loaded& b, const std::string& source_a,
+                                 const std::string& source_b, const DedupOptions& options, const FromInputs& from,
+                                 bool with_inputs) {
   const RobustMethodOptions& ro = options.robust;
   const BroderSketcher robust_sketcher(RobustSketchOptions(ro));
-  Loaded a, b;
-  FromInputs from;
-  if (inputs.empty()) {
-    NEARDUP_ASSIGN_OR_RETURN(a, Load(input_a, env));
-    NEARDUP_ASSIGN_OR_RETURN(b, Load(input_b, env));
-  } else {
-    NEARDUP_ASSIGN_OR_RETURN(from, LoadFromInputs(inputs, input_a, input_b, ro, robust_sketcher, env));
-    a = std::move(from.a);
-    b = std::move(from.b);
-  }
   Comparison c;
-  for (auto [page, l, in] : {std::tuple{&c.a, &a, &input_a}, std::tuple{&c.b, &b, &input_b}}) {
+  for (auto [page, l, in] : {std::tuple{&c.a, &a, &source_a}, std::tuple{&c.b, &b, &source_b}}) {
     page->source = *in;
     page->url = l->doc.url;
     page->terms = l->tokens.num_terms();
@@ -253,7 +256,7 @@ Result<Comparison> ComparePages(const std::string& input_a, const std::string& i
     r.template_shared = m.template_shared;
     r.similar = d.duplicate;
     r.why = d.reason;
-    if (!d.duplicate && r.same_host && !templates.KnowsTemplateOf(key_a) && inputs.empty()) {
+    if (!d.duplicate && r.same_host && !templates.KnowsTemplateOf(key_a) && !with_inputs) {
       r.why += "; give the crawl with --input to learn the template";
     }
   }
@@ -272,6 +275,31 @@ Result<Comparison> ComparePages(const std::string& input_a, const std::string& i
     c.verdicts.push_back({name, m->Compare(m->Sign(a.doc), m->Sign(b.doc))});
   }
   return c;
+}
+
+}  // namespace
+
+Result<Comparison> ComparePages(const std::string& input_a, const std::string& input_b,
+                                const DedupOptions& options, Env* env, const std::vector<std::string>& inputs) {
+  NEARDUP_RETURN_IF_ERROR(options.Validate());
+  if (env == nullptr) env = Env::Default();
+  Loaded a, b;
+  FromInputs from;
+  if (inputs.empty()) {
+    NEARDUP_ASSIGN_OR_RETURN(a, Load(input_a, env));
+    NEARDUP_ASSIGN_OR_RETURN(b, Load(input_b, env));
+  } else {
+    const BroderSketcher robust_sketcher(RobustSketchOptions(options.robust));
+    NEARDUP_ASSIGN_OR_RETURN(from, LoadFromInputs(inputs, input_a, input_b, options.robust, robust_sketcher, env));
+    a = std::move(from.a);
+    b = std::move(from.b);
+  }
+  return CompareLoaded(a, b, input_a, input_b, options, from, !inputs.empty());
+}
+
+Result<Comparison> CompareDocuments(const Document& a, const Document& b, const DedupOptions& options) {
+  NEARDUP_RETURN_IF_ERROR(options.Validate());
+  return CompareLoaded(Tokenized(a), Tokenized(b), a.source, b.source, options, FromInputs(), false);
 }
 
 }  // namespace neardup

@@ -339,3 +339,73 @@ TEST(CompareVerdictsTest, EveryMethodsRuleIsReported) {
 
 }  // namespace
 }  // namespace neardup
+
+namespace neardup {
+namespace {
+
+// CompareDocuments on documents in memory says what ComparePages says of
+// the same pages read from files.
+TEST(CompareVerdictsTest, DocumentsInMemoryCompareAsTheirFiles) {
+  const auto& docs = SampleDocs();
+  const std::string dir = testing::MakeTempDir("compare-documents");
+  DedupOptions options;
+  for (size_t j : {size_t{1}, size_t{4}}) {
+    Document a, b;
+    a.url = a.source = dir + "/a.html";
+    b.url = b.source = dir + "/b.html";
+    a.body = docs[0].body;
+    b.body = docs[j].body;
+    testing::WriteFileOrDie(a.url, a.body);
+    testing::WriteFileOrDie(b.url, b.body);
+    auto files = ComparePages(a.url, b.url, options);
+    ASSERT_TRUE(files.ok()) << files.status().ToString();
+    auto memory = CompareDocuments(a, b, options);
+    ASSERT_TRUE(memory.ok()) << memory.status().ToString();
+    EXPECT_EQ(memory->a.source, files->a.source);
+    EXPECT_EQ(memory->a.terms, files->a.terms);
+    EXPECT_EQ(memory->b.charset, files->b.charset);
+    EXPECT_EQ(memory->b_similarity, files->b_similarity);
+    EXPECT_EQ(memory->c_similarity, files->c_similarity);
+    EXPECT_EQ(memory->jaccard, files->jaccard);
+    EXPECT_EQ(memory->term_difference, files->term_difference);
+    EXPECT_EQ(memory->robust.why, files->robust.why);
+    ASSERT_EQ(memory->verdicts.size(), files->verdicts.size());
+    for (size_t i = 0; i < files->verdicts.size(); ++i) {
+      EXPECT_EQ(memory->verdicts[i].method, files->verdicts[i].method);
+      EXPECT_EQ(memory->verdicts[i].decision.duplicate, files->verdicts[i].decision.duplicate);
+      EXPECT_EQ(memory->verdicts[i].decision.similarity, files->verdicts[i].decision.similarity);
+      EXPECT_EQ(memory->verdicts[i].decision.reason, files->verdicts[i].decision.reason);
+    }
+  }
+  // Runs of terms in a script of several bytes a character are cut at a
+  // character boundary.
+  Document x, y;
+  for (int i = 0; i < 400; ++i) x.body += "\xd9\x85\xd8\xb1\xd8\xad\xd8\xa8\xd8\xa7 ";  // an Arabic word
+  y.body = "<p>other</p>" + x.body;
+  auto arabic = CompareDocuments(x, y, options);
+  ASSERT_TRUE(arabic.ok()) << arabic.status().ToString();
+  ASSERT_FALSE(arabic->runs.empty());
+  // Whole characters: every lead byte has its continuation bytes.
+  auto whole_characters = [](const std::string& t) {
+    for (size_t i = 0; i < t.size();) {
+      const unsigned char c = static_cast<unsigned char>(t[i]);
+      const size_t n = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+      if (i + n > t.size()) return false;
+      for (size_t k = 1; k < n; ++k) {
+        if ((static_cast<unsigned char>(t[i + k]) & 0xC0) != 0x80) return false;
+      }
+      i += n;
+    }
+    return true;
+  };
+  for (const CompareRun& run : arabic->runs) {
+    EXPECT_LE(run.text.size(), 300u);
+    EXPECT_TRUE(whole_characters(run.text)) << run.text.size();
+  }
+  DedupOptions bad;
+  bad.method = "no-such-method";
+  EXPECT_TRUE(CompareDocuments(Document(), Document(), bad).status().IsInvalidArgument());
+}
+
+}  // namespace
+}  // namespace neardup
