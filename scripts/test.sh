@@ -41,7 +41,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 echo "== libFuzzer smoke run (clang): every fuzzer, fixed seed, from its seed corpus"
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
   -DCMAKE_CXX_COMPILER=clang++ -DNEARDUP_BUILD_FUZZERS=ON -DNEARDUP_BUILD_TESTS=OFF \
-  -DNEARDUP_BUILD_BENCHMARKS=OFF -DNEARDUP_BUILD_PYTHON=OFF >/dev/null
+  -DNEARDUP_BUILD_BENCHMARKS=OFF -DNEARDUP_BUILD_PYTHON=OFF -DNEARDUP_BUILD_SERVICE=OFF >/dev/null
 cmake --build build-fuzz -j"$jobs"
 for fuzzer in build-fuzz/fuzz/*_fuzzer; do
   name=$(basename "$fuzzer" _fuzzer)
