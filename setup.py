@@ -62,7 +62,7 @@ class CMakeBuild(build_ext):
         configure = ["cmake", "-S", str(ROOT), "-B", str(build_dir), "-DNEARDUP_BUILD_PYTHON=ON"]
         if fresh:
             configure += ["-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release", "-DNEARDUP_BUILD_TESTS=OFF",
-                          "-DNEARDUP_BUILD_BENCHMARKS=OFF", "-DNEARDUP_INSTALL=OFF"]
+                          "-DNEARDUP_BUILD_BENCHMARKS=OFF", "-DNEARDUP_INSTALL=OFF", "-DNEARDUP_BUILD_SERVICE=OFF"]
         cached = cached_python(build_dir)
         if cached is None or os.path.realpath(cached) != python:
             configure.append(f"-DPython_EXECUTABLE={python}")
