@@ -479,7 +479,12 @@ class ServiceImpl final : public DuplicateService {
 
   Status CommitSynced(Ctx* ctx) {
     if (!corruption_.ok()) return std::exchange(corruption_, Status::OK());
-    if (ctx->txn->empty()) return Status::OK();
+    if (ctx->txn->empty()) {
+      // Only counters moved (a verification that passed): they are written
+      // with the next change.
+      counters_ = ctx->counters;
+      return Status::OK();
+    }
     ctx->txn->Put(service::kCountersKey, service::EncodeCounters(ctx->counters));
     NEARDUP_RETURN_IF_ERROR(ctx->txn->Commit());
     counters_ = ctx->counters;
