@@ -277,7 +277,9 @@ TEST_F(ServiceTest, FailedVerificationsRepairTheGroup) {
   // After the repair every member is verified against its winner.
   for (int i = 0; i < 4; ++i) {
     PageAnswer m = Get("https://m" + std::to_string(i) + ".example/member/page");
-    if (m.role == "duplicate") EXPECT_NE(m.winner, "https://a.example/w");
+    if (m.role == "duplicate") {
+      EXPECT_NE(m.winner, "https://a.example/w");
+    }
   }
 }
 

@@ -34,9 +34,14 @@ std::string PageLine(const std::string& url, const std::string& html, int status
 }
 
 std::string Text(int seed) {
-  std::string s;
-  for (int i = 0; i < 300; ++i) s += "w" + std::to_string((i * 7919 + seed * 104729) % 997) + " ";
-  return "<p>" + s + "</p>";
+  std::string s = "<p>";
+  for (int i = 0; i < 300; ++i) {
+    s.push_back('w');
+    s.append(std::to_string((i * 7919 + seed * 104729) % 997));
+    s.push_back(' ');
+  }
+  s.append("</p>");
+  return s;
 }
 
 class HttpTest : public ::testing::Test {
