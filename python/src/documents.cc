@@ -172,8 +172,11 @@ std::optional<PyDocument> Reader::Next() {
 }
 
 void Reader::EndOfInput() {
-  ended_ = true;
-  if (source_->stats().documents == 0) RaiseFileError(warnings_->NothingReadMessage(inputs_));
+  const std::string nothing_read = WithSource([this](neardup::DocumentSource* source) {
+    ended_ = true;
+    return source->stats().documents == 0 ? warnings_->NothingReadMessage(inputs_) : std::string();
+  });
+  if (!nothing_read.empty()) RaiseFileError(nothing_read);
 }
 
 // ---- IterableSource ----
