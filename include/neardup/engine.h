@@ -2,8 +2,9 @@
 //
 // The dedup engine: reads a crawl, turns every page into tokens, groups
 // exact and near duplicates, chooses the page each cluster keeps, and writes
-// the cluster table and run summary. The CLI, the service and the MPI driver
-// all call this one entry point.
+// the cluster table and run summary. The CLI, the Python module's
+// neardup.dedup(), the service and the MPI driver all call this one entry
+// point.
 //
 // Pipeline (one pass over the input, then in-memory stages):
 //   read     -> DocumentSource, one thread (decompression, WARC/HTTP parsing)

@@ -129,14 +129,24 @@ void WarningCollector::OnWarning(const neardup::ReadWarning& warning) {
 }
 
 std::string WarningCollector::NothingReadMessage(const std::vector<std::string>& inputs) const {
-  std::string line = "no usable document could be read from ";
-  line += inputs.size() == 1 ? inputs[0] : std::to_string(inputs.size()) + " inputs";
+  // As the CLI says it: the files and why, the reason without the file name
+  // that the message of a failed open repeats.
+  std::string line = "no usable document could be read";
+  if (first_per_file_.empty()) {
+    return line + " from the " + std::to_string(inputs.size()) + " input" + (inputs.size() == 1 ? "" : "s");
+  }
   for (size_t i = 0; i < first_per_file_.size(); ++i) {
     const neardup::ReadWarning& w = first_per_file_[i];
-    line += (i == 0 ? ": " : "; ") + w.file + ": " + w.reason_key + " (" + w.message + ")";
+    std::string detail = w.message;
+    if (const size_t p = detail.find(w.file + ": "); p != std::string::npos && p <= 32) {
+      detail = detail.substr(p + w.file.size() + 2);
+    }
+    line += (i == 0 ? ": " : "; ") + w.file + ": " +
+            (w.reason_key == "unreadable-file" ? "cannot open (" + detail + ")" : w.reason_key + " (" + detail + ")");
   }
   if (seen_ > first_per_file_.size()) {
-    line += "; " + std::to_string(seen_ - first_per_file_.size()) + " more warnings";
+    const uint64_t rest = seen_ - first_per_file_.size();
+    line += "; " + std::to_string(rest) + " more warning" + (rest == 1 ? "" : "s");
   }
   return line;
 }
@@ -172,8 +182,11 @@ std::optional<PyDocument> Reader::Next() {
 }
 
 void Reader::EndOfInput() {
-  ended_ = true;
-  if (source_->stats().documents == 0) RaiseFileError(warnings_->NothingReadMessage(inputs_));
+  const std::string nothing_read = WithSource([this](neardup::DocumentSource* source) {
+    ended_ = true;
+    return source->stats().documents == 0 ? warnings_->NothingReadMessage(inputs_) : std::string();
+  });
+  if (!nothing_read.empty()) RaiseFileError(nothing_read);
 }
 
 // ---- IterableSource ----

@@ -54,7 +54,8 @@ class WarningCollector final : public neardup::ReadObserver {
   void OnWarning(const neardup::ReadWarning& warning) override;
   uint64_t seen() const { return seen_; }
   const std::vector<neardup::ReadWarning>& kept() const { return kept_; }
-  // "no usable document could be read from INPUTS: FILE: reason (message); ..."
+  // "no usable document could be read: FILE: cannot open (why); FILE: reason
+  // (message); N more warnings", as `neardup dedup` says it.
   std::string NothingReadMessage(const std::vector<std::string>& inputs) const;
 
  private:

@@ -141,7 +141,8 @@ std::unique_ptr<neardup::Executor> ExecutorFor(int threads) {
 class PyDeduper {
  public:
   PyDeduper(const std::string& method, int threads, const py::dict& kwargs) {
-    py::dict all(kwargs);
+    py::dict all;  // the options, method included (kwargs left as given)
+    for (auto [key, value] : kwargs) all[key] = value;
     if (all.contains("method")) RaiseInvalidArgument("Deduper: method given twice");
     all["method"] = method;
     options_ = OptionsFrom(all, "Deduper");
@@ -163,8 +164,9 @@ class PyDeduper {
 
   const neardup::DedupOptions& options() const { return options_; }
   int threads() const { return threads_; }
-  neardup::Deduper& unlocked() { return *deduper_; }  // for const figures only
+  // For a caller that holds mu() itself, with the GIL released.
   std::mutex& mu() { return mu_; }
+  neardup::Deduper& unlocked() { return *deduper_; }
 
  private:
   neardup::DedupOptions options_;

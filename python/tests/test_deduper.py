@@ -203,3 +203,46 @@ def test_help_reads_well():
     assert "neardup._neardup" not in page
     for name in ("Clustering", "Document", "Reader", "read", "dedup", "compare"):
         assert getattr(neardup, name).__doc__
+
+
+def test_calls_from_two_python_threads_take_turns():
+    import threading
+
+    d = neardup.Deduper(threads=2)
+    docs = [{"url": f"https://t.example/{i}", "html": ARTICLE if i % 2 else OTHER} for i in range(200)]
+
+    def add(part):
+        d.add_many(part)
+
+    workers = [threading.Thread(target=add, args=(docs[k::2],)) for k in range(2)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert len(d) == 200 and len(d.cluster().clusters()) == 2
+
+
+def test_bytes_that_are_not_utf8_round_trip():
+    url = b"https://a.example/caf\xe9".decode("utf-8", "surrogateescape")
+    doc = neardup.Document(url=url, html=b"<p>caf\xe9</p>", charset="iso-8859-1")
+    assert doc.url == url and doc.html == b"<p>caf\xe9</p>"
+    d = neardup.Deduper(threads=1)
+    assert d.add(doc) == 0 and d.add(url=url, html="<p>café</p>") == 1
+
+
+def test_read_json_lines_and_folders(tmp_path):
+    import json
+
+    lines = [{"url": "https://j.example/1", "text": "plain words here"},
+             {"url": "https://j.example/2", "html": "<p>plain words here</p>"}]
+    (tmp_path / "pages.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "a.html").write_text("<p>plain words here</p>")
+    docs = list(neardup.read([tmp_path / "pages.jsonl", str(tmp_path / "site")]))
+    assert [(x.url, x.kind, x.input_index) for x in docs] == [
+        ("https://j.example/1", "text", 0), ("https://j.example/2", "html", 0),
+        (str(tmp_path / "site" / "a.html"), "html", 1)]
+    assert docs[0].text == b"plain words here"
+    c = neardup.Deduper(threads=1)
+    c.add_many(docs)
+    assert c.cluster().clusters() == [[0, 1, 2]]  # the same token sequence
