@@ -378,10 +378,10 @@ class ServiceImpl final : public DuplicateService {
         c.method = "single";
         c.similarity = 1;
       } else if (k.row == r) {
-        c.method = k.exact_only ? "exact" : method_name;
+        c.method = k.exact_only ? std::string_view("exact") : std::string_view(method_name);
         c.similarity = 1;
       } else {
-        c.method = p.exact_of_winner ? "exact" : method_name;
+        c.method = p.exact_of_winner ? std::string_view("exact") : std::string_view(method_name);
         c.similarity = p.exact_of_winner ? 1.0 : p.similarity;
       }
       c.source = "";
