@@ -356,7 +356,7 @@ class ServiceImpl final : public DuplicateService {
         uint32_t second = best == list[0] ? list[1] : list[0];
         for (uint32_t r : list) {
           if (r != best && CompareWinners(rows[r], rows[second]) < 0) second = r;
-          if (r != best && !rows[r].exact_of_winner) k.exact_only = false;
+          if (r != best && rows[r].body_hash != rows[best].body_hash) k.exact_only = false;
         }
         k.reason = ReasonBetween(rows[best], rows[second]);
       }
@@ -381,8 +381,9 @@ class ServiceImpl final : public DuplicateService {
         c.method = k.exact_only ? std::string_view("exact") : std::string_view(method_name);
         c.similarity = 1;
       } else {
-        c.method = p.exact_of_winner ? std::string_view("exact") : std::string_view(method_name);
-        c.similarity = p.exact_of_winner ? 1.0 : p.similarity;
+        const bool exact = p.body_hash == rows[k.row].body_hash;
+        c.method = exact ? std::string_view("exact") : std::string_view(method_name);
+        c.similarity = exact ? 1.0 : p.similarity;
       }
       c.source = "";
       c.offset = 0;
@@ -599,7 +600,9 @@ class ServiceImpl final : public DuplicateService {
       p->exact_of_winner = 1;
       SaveGroup(ctx, g);
       SavePage(ctx, *p);
-      VerifyMembers(ctx, gid);
+      // A winner whose signature equals the last one's decides every pair
+      // as it did: the members stay verified.
+      if (!has_winner || !SameSignature(*p, w)) VerifyMembers(ctx, gid);
     } else {
       SaveGroup(ctx, g);
       SavePage(ctx, *p);
@@ -609,8 +612,9 @@ class ServiceImpl final : public DuplicateService {
 
   // Takes *p out of its group (saving the group, or deleting it when it is
   // left empty); elects a new winner when p was it. p->group becomes 0; *p
-  // is not saved.
-  void LeaveGroup(Ctx* ctx, PageRecord* p) {
+  // is not saved. `as_was` (may be nullptr) is p as the group knew it: when
+  // the new winner's signature equals that one's, the members stay verified.
+  void LeaveGroup(Ctx* ctx, PageRecord* p, const PageRecord* as_was = nullptr) {
     const uint64_t gid = p->group;
     if (gid == 0) return;
     p->group = 0;
@@ -627,8 +631,19 @@ class ServiceImpl final : public DuplicateService {
     if (g.winner == p->id) {
       // The page it was is written as left before the election reads it.
       ElectWinner(ctx, gid);
+      GroupRecord after;
+      PageRecord w;
+      if (as_was != nullptr && LoadGroup(ctx, gid, &after) && LoadPage(ctx, after.winner, &w) &&
+          SameSignature(w, *as_was)) {
+        return;
+      }
       VerifyMembers(ctx, gid);
     }
+  }
+
+  static bool SameSignature(const PageRecord& a, const PageRecord& b) {
+    return a.state == PageState::kContent && b.state == PageState::kContent && a.eligible == b.eligible &&
+           a.words == b.words;
   }
 
   // Chooses the group's winner among its members.
@@ -975,7 +990,8 @@ class ServiceImpl final : public DuplicateService {
       --ctx->counters.redirect_pages;
     }
     ++ctx->counters.removed_pages;
-    LeaveGroup(ctx, p);
+    const PageRecord as_was = *p;
+    LeaveGroup(ctx, p, &as_was);
     p->state = PageState::kRemoved;
     p->words.clear();
     p->words.shrink_to_fit();
@@ -1119,7 +1135,7 @@ class ServiceImpl final : public DuplicateService {
       }
       // Case 1: the page leaves its group, and the pages redirecting to it
       // go along.
-      LeaveGroup(ctx, &p);
+      LeaveGroup(ctx, &p, &old);
       SavePage(ctx, p);
       PlaceByTier2(ctx, &p, /*merge=*/true);
       LoadPage(ctx, p.id, &p);
