@@ -128,7 +128,8 @@ def pairs_of(clusters_tsv):
 def table1(args, work):
     web = os.path.join(work, "web")
     shutil.rmtree(web, ignore_errors=True)
-    run([args.cli, "synth-web", args.pool, "--out", web, "--crawls", str(args.crawls), "--seed", "1"])
+    run([args.cli, "synth-web", args.pool, "--out", web, "--crawls", str(args.crawls), "--seed", "1",
+         "--hosts", str(args.web_hosts)])
     crawls = sorted(glob.glob(os.path.join(web, "crawl-*.warc.gz")), key=lambda p: int(p.split("-")[-1].split(".")[0]))
     store = os.path.join(work, "table1-store")
     shutil.rmtree(store, ignore_errors=True)
@@ -168,7 +169,8 @@ def table1(args, work):
     common = len(ps & pb)
     p_err = (len(ps) - common) / len(ps) if ps else 0.0
     r_err = (len(pb) - common) / len(pb) if pb else 0.0
-    print(f"### Accuracy of the incremental path (Zhu et al. Table 1): synth-web, {len(crawls)} crawls\n")
+    print(f"### Accuracy of the incremental path (Zhu et al. Table 1): synth-web, {len(crawls)} crawls, "
+          f"{args.web_hosts} hosts, method {args.method}\n")
     print("| crawl | pages in store | recrawled | decided by tier 1 | tier-1 share | ingest s |")
     print("|---|---|---|---|---|---|")
     for n, pages, rec, t1, secs in rows:
@@ -272,6 +274,7 @@ def main():
     ap.add_argument("--pool", default=os.path.join(ROOT, "tests", "data", "sample", "sample-crawl.warc.gz"),
                     help="pages synth-web builds its web from")
     ap.add_argument("--crawls", type=int, default=3)
+    ap.add_argument("--web-hosts", type=int, default=64, help="www hosts of the synth-web crawls")
     ap.add_argument("--method", default="simhash", help="the method of the store and of dedup (the service's default)")
     ap.add_argument("--kills", type=int, default=20)
     ap.add_argument("--skip", default="", help="comma-separated: table1,scale,crash")
