@@ -61,6 +61,9 @@ Status Prefixed(const Status& s, const std::string& prefix) {
 }
 
 bool IsRemovalStatus(int status) { return status == 404 || status == 410; }
+// A failed fetch that says nothing of the page (403, 429, 5xx, ...): what is
+// stored stays as it is.
+bool IsFailedFetch(int status) { return status >= 400 && !IsRemovalStatus(status); }
 bool IsRedirect(const PageInput& p) { return p.status >= 300 && p.status < 400 && !p.redirect.empty(); }
 
 int StatusRank(uint16_t status) {
@@ -498,7 +501,10 @@ class ServiceImpl final : public DuplicateService {
     std::vector<Signed> out(pages.size());
     std::vector<size_t> todo;
     for (size_t i = 0; i < pages.size(); ++i) {
-      if (pages[i].error.empty() && !IsRedirect(pages[i]) && !IsRemovalStatus(pages[i].status)) todo.push_back(i);
+      if (pages[i].error.empty() && !IsRedirect(pages[i]) && !IsRemovalStatus(pages[i].status) &&
+          !IsFailedFetch(pages[i].status)) {
+        todo.push_back(i);
+      }
     }
     auto sign = [&](size_t i) {
       const PageInput& p = pages[i];
@@ -1013,6 +1019,17 @@ class ServiceImpl final : public DuplicateService {
         return a;
       }
       return RemovePage(ctx, &p);
+    }
+    if (IsFailedFetch(in.status)) {
+      PageAnswer a;
+      if (known) {
+        a = AnswerFor(ctx, p);  // unchanged; neither tier ran
+      } else {
+        a.url = in.url;
+        a.role = "error";
+        a.error = "a " + std::to_string(in.status) + " fetch of a page the store does not hold: nothing to place";
+      }
+      return a;
     }
     const uint64_t old_group = known && p.state != PageState::kRemoved ? p.group : 0;
     const PageState old_state = known ? p.state : PageState::kRemoved;

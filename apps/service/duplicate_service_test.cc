@@ -195,6 +195,12 @@ TEST_F(ServiceTest, RemovedWinnerIsReplacedByTheBestRemainingMember) {
   EXPECT_EQ(gone.winner, "https://bb.example/pp");
   EXPECT_EQ(Get("https://ccc.example/ppp").role, "removed");
   EXPECT_FALSE(service_->Remove("https://nowhere.example/").ok());
+  // A failed fetch (5xx, 403, 429) changes nothing: the page keeps its place.
+  PageAnswer failed = One(Page("https://bb.example/pp", "Service Unavailable", 503));
+  EXPECT_EQ(failed.role, "keep");
+  EXPECT_EQ(failed.tier, 0);
+  EXPECT_EQ(Get("https://bb.example/pp").role, "keep");
+  EXPECT_EQ(One(Page("https://new.example/", "Forbidden", 403)).role, "error");
   auto stats = service_->Stats();
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->content_pages, 1u);
