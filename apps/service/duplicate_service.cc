@@ -213,7 +213,9 @@ class ServiceImpl final : public DuplicateService {
       NEARDUP_RETURN_IF_ERROR(txn.status());
       return Status::NotFound("no page with url " + url);
     }
-    // §5.2: a duplicate answer is verified against the group's winner.
+    // §5.2: a duplicate answer is verified against the group's winner; one
+    // that fails is not reported as a duplicate of it.
+    bool failed = false;
     if (p.state == PageState::kContent && p.group != 0) {
       GroupRecord g;
       if (LoadGroup(&ctx, p.group, &g) && g.winner != p.id) {
@@ -227,12 +229,19 @@ class ServiceImpl final : public DuplicateService {
             SaveGroup(&ctx, g);
             MaybeRepair(&ctx, g.id);
             LoadPage(&ctx, p.id, &p);
+            failed = true;
           }
         }
       }
     }
     PageAnswer a = AnswerFor(&ctx, p);
     a.tier = 1;
+    if (failed && a.role == "duplicate") {  // the group was not repaired yet
+      a.role = "keep";
+      a.winner = p.url;
+      a.similarity = 1;
+      a.verification_failed = true;
+    }
     NEARDUP_RETURN_IF_ERROR(CommitSynced(&ctx));
     return a;
   }

@@ -273,6 +273,10 @@ TEST_F(ServiceTest, FailedVerificationsRepairTheGroup) {
     drift = Edited(drift, 2);
     One(Page("https://a.example/w", drift));
   }
+  // The first lookup fails its verification and is not called a duplicate.
+  PageAnswer first = Get("https://m0.example/member/page");
+  EXPECT_TRUE(first.verification_failed);
+  EXPECT_EQ(first.role, "keep");
   for (int round = 0; round < 2; ++round) {
     for (int i = 0; i < 4; ++i) Get("https://m" + std::to_string(i) + ".example/member/page");
   }

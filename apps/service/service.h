@@ -116,6 +116,10 @@ struct PageAnswer {
   int tier = 0;             // 1 or 2: which tier decided; 0 when neither ran
   bool moved = false;       // the page changed group
   bool redirect_cycle = false;  // a redirect chain that loops or is too long
+  // GET /v1/pages: the page failed its verification against its group's
+  // winner (Zhu et al. §5.2), so it is not reported as its duplicate; the
+  // group is repaired once enough of its members fail.
+  bool verification_failed = false;
   std::string error;
 };
 std::string PageAnswerJson(const PageAnswer& answer);

@@ -155,6 +155,7 @@ std::string PageAnswerJson(const PageAnswer& a) {
   j["tier"] = a.tier;
   j["moved"] = a.moved;
   if (a.redirect_cycle) j["redirect_cycle"] = true;
+  if (a.verification_failed) j["verification_failed"] = true;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
