@@ -197,8 +197,7 @@ Command AddExportCommand(CLI::App* app) {
             if (!service.ok()) return ReportServiceError(service.status(), "export");
             neardup::Status s = (*service)->Export(args->out);
             if (!s.ok()) return ReportServiceError(s, "export");
-            std::fprintf(stderr, "neardup export: wrote %s/clusters.tsv and %s/summary.json\n", args->out.c_str(),
-                         args->out.c_str());
+            std::fprintf(stderr, "neardup export: wrote clusters.tsv and summary.json in %s\n", args->out.c_str());
             return kExitOk;
           }};
 }

@@ -25,6 +25,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "base/path.h"
 #include "engine/keeper.h"
 #include "neardup/method.h"
 #include "neardup/env.h"
@@ -286,6 +287,11 @@ class ServiceImpl final : public DuplicateService {
 
   Result<ServiceStats> Stats() override {
     std::lock_guard<std::mutex> lock(mu_);
+    return StatsLocked();
+  }
+
+  // The counters as GET /v1/stats shows them. REQUIRES: mu_ held.
+  ServiceStats StatsLocked() const {
     ServiceStats s;
     const Counters& c = counters_;
     s.content_pages = c.content_pages;
@@ -335,8 +341,7 @@ class ServiceImpl final : public DuplicateService {
           return Status::Corruption("store " + dir_ + ": a page record is not valid");
         }
         if (p.state != PageState::kContent) continue;
-        p.words.clear();
-        p.words.shrink_to_fit();
+        p.signature = Signature();
         row_of.emplace(p.id, static_cast<uint32_t>(rows.size()));
         rows.push_back(std::move(p));
       }
@@ -375,7 +380,8 @@ class ServiceImpl final : public DuplicateService {
       kept.emplace(gid, std::move(k));
     }
     Env* env = Env::Default();
-    const std::string clusters_path = out_dir + "/clusters.tsv";
+    const std::string clusters_path = JoinPath(out_dir, "clusters.tsv");
+    const std::string summary_path = JoinPath(out_dir, "summary.json");
     NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<ClustersWriter> out, ClustersWriter::Create(env, clusters_path));
     const std::string method_name = method_->name();
     for (uint32_t r = 0; r < rows.size(); ++r) {
@@ -420,16 +426,11 @@ class ServiceImpl final : public DuplicateService {
     j["duplicate_percentage"] = n ? 100.0 * static_cast<double>(in_clusters - clusters) / static_cast<double>(n) : 0.0;
     j["largest_cluster"] = largest;
     j["method_spec"] = method_->Spec();
-    const Counters& c = counters_;
-    j["service"] = {{"content_pages", c.content_pages},     {"redirect_pages", c.redirect_pages},
-                    {"removed_pages", c.removed_pages},     {"groups", c.groups},
-                    {"recrawled", c.recrawled},             {"tier1_decided", c.tier1_decided},
-                    {"tier2_decided", c.tier2_decided},     {"comparisons", c.comparisons},
-                    {"verifications", c.verifications},     {"verifications_failed", c.verifications_failed},
-                    {"repairs", c.repairs},                 {"redirect_cycles", c.redirect_cycles}};
+    // The store's counters, as GET /v1/stats shows them.
+    j["service"] = nlohmann::ordered_json::parse(ServiceStatsJson(StatsLocked(), method_->Spec()));
     j["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    j["outputs"] = {{"clusters", clusters_path}, {"summary", out_dir + "/summary.json"}};
-    return WriteSummaryJson(env, out_dir + "/summary.json", j);
+    j["outputs"] = {{"clusters", clusters_path}, {"summary", summary_path}};
+    return WriteSummaryJson(env, summary_path, j);
   }
 
   // The rule that set winner a apart from runner-up b, as clusters.tsv's
@@ -483,7 +484,7 @@ class ServiceImpl final : public DuplicateService {
   std::vector<uint64_t> Members(Ctx* ctx, uint64_t group) {
     std::vector<uint64_t> ids;
     const std::string prefix = std::string(1, service::kMemberPrefix) + service::PutBigEndian(group);
-    ctx->txn->Scan(prefix, 0, [&](std::string_view k, std::string_view) {
+    ctx->txn->Scan(prefix, [&](std::string_view k, std::string_view) {
       ids.push_back(service::GetBigEndian(k.substr(9)));
       return true;
     });
@@ -543,20 +544,14 @@ class ServiceImpl final : public DuplicateService {
     return out;
   }
 
-  Signature SignatureOf(const PageRecord& p) const {
-    Signature s;
-    s.words = p.words;
-    s.eligible = p.eligible;
-    return s;
-  }
 
   // The method's rule between two stored content pages (byte-identical
   // bodies are duplicates with similarity 1, as dedup's identity sets).
   PairDecision Decide(Ctx* ctx, const PageRecord& a, const PageRecord& b) {
     if (a.body_hash == b.body_hash) return PairDecision{true, 1.0, "identical bytes"};
     ++ctx->counters.comparisons;
-    if (!a.eligible || !b.eligible) return PairDecision{false, 0, "nothing to compare"};
-    return method_->Compare(SignatureOf(a), SignatureOf(b));
+    if (!a.signature.eligible || !b.signature.eligible) return PairDecision{false, 0, "nothing to compare"};
+    return method_->Compare(a.signature, b.signature);
   }
 
   // ---- winners ----
@@ -589,7 +584,6 @@ class ServiceImpl final : public DuplicateService {
     ++ctx->counters.groups;
     p->group = g.id;
     p->similarity = 1;
-    p->exact_of_winner = 1;
     SaveGroup(ctx, g);
     ctx->txn->Put(service::MemberKey(g.id, p->id), "");
     SavePage(ctx, *p);
@@ -599,20 +593,18 @@ class ServiceImpl final : public DuplicateService {
   // Adds *p (saved) to group `gid`; elects it winner when it is better, and
   // then verifies the other members against it. Returns false when the
   // group is gone.
-  bool AddMember(Ctx* ctx, uint64_t gid, PageRecord* p, double similarity, bool exact) {
+  bool AddMember(Ctx* ctx, uint64_t gid, PageRecord* p, double similarity) {
     GroupRecord g;
     if (!LoadGroup(ctx, gid, &g)) return false;
     ctx->txn->Put(service::MemberKey(gid, p->id), "");
     SetGroupSize(ctx, &g, +1);
     p->group = gid;
     p->similarity = similarity;
-    p->exact_of_winner = exact ? 1 : 0;
     PageRecord w;
     const bool has_winner = LoadPage(ctx, g.winner, &w);
     if (!has_winner || CompareWinners(*p, w) < 0) {
       g.winner = p->id;
       p->similarity = 1;
-      p->exact_of_winner = 1;
       SaveGroup(ctx, g);
       SavePage(ctx, *p);
       // A winner whose signature equals the last one's decides every pair
@@ -657,8 +649,8 @@ class ServiceImpl final : public DuplicateService {
   }
 
   static bool SameSignature(const PageRecord& a, const PageRecord& b) {
-    return a.state == PageState::kContent && b.state == PageState::kContent && a.eligible == b.eligible &&
-           a.words == b.words;
+    return a.state == PageState::kContent && b.state == PageState::kContent && a.signature.eligible == b.signature.eligible &&
+           a.signature.words == b.signature.words;
   }
 
   // Chooses the group's winner among its members.
@@ -679,7 +671,6 @@ class ServiceImpl final : public DuplicateService {
     g.winner = best.id;
     SaveGroup(ctx, g);
     best.similarity = 1;
-    best.exact_of_winner = 1;
     SavePage(ctx, best);
   }
 
@@ -700,7 +691,6 @@ class ServiceImpl final : public DuplicateService {
       ++ctx->counters.verifications;
       if (d.duplicate) {
         p.similarity = d.similarity;
-        p.exact_of_winner = p.body_hash == w.body_hash ? 1 : 0;
         SavePage(ctx, p);
       } else {
         ++ctx->counters.verifications_failed;
@@ -720,7 +710,7 @@ class ServiceImpl final : public DuplicateService {
   // ---- postings ----
   void File(Ctx* ctx, const PageRecord& p, bool insert) {
     std::vector<uint64_t> keys;
-    if (p.eligible) method_->CandidateKeys(SignatureOf(p), &keys);
+    if (p.signature.eligible) method_->CandidateKeys(p.signature, &keys);
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
     auto update = [&](const std::string& key) {
@@ -742,7 +732,7 @@ class ServiceImpl final : public DuplicateService {
   // Ids filed under the signature's keys or its body hash (p excluded).
   std::vector<uint64_t> Candidates(Ctx* ctx, const PageRecord& p) {
     std::vector<uint64_t> keys, ids;
-    if (p.eligible) method_->CandidateKeys(SignatureOf(p), &keys);
+    if (p.signature.eligible) method_->CandidateKeys(p.signature, &keys);
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
     std::string list;
@@ -765,18 +755,15 @@ class ServiceImpl final : public DuplicateService {
   // group of its best duplicate whose winner p verifies against.
   void PlaceByTier2(Ctx* ctx, PageRecord* p, bool merge) {
     ++ctx->counters.tier2_decided;
-    // group -> (best similarity of a duplicate in it, a byte-identical one)
-    std::map<uint64_t, std::pair<double, bool>> groups;
+    // group -> the similarity of the first duplicate found in it
+    std::map<uint64_t, double> groups;
     for (uint64_t c : Candidates(ctx, *p)) {
       PageRecord q;
       if (!LoadPage(ctx, c, &q) || q.state != PageState::kContent || q.group == 0) continue;
       // One duplicate puts a group in the set; its winner decides the rest.
-      if (groups.count(q.group) != 0 && !(q.body_hash == p->body_hash)) continue;
+      if (groups.count(q.group) != 0) continue;
       PairDecision d = Decide(ctx, *p, q);
-      if (!d.duplicate) continue;
-      auto& best = groups[q.group];
-      best.first = std::max(best.first, d.similarity);
-      best.second = best.second || q.body_hash == p->body_hash;
+      if (d.duplicate) groups.emplace(q.group, d.similarity);
     }
     if (groups.empty()) {
       NewGroup(ctx, p);
@@ -786,7 +773,6 @@ class ServiceImpl final : public DuplicateService {
       // The verified group with the most similar winner.
       uint64_t chosen = 0;
       double chosen_similarity = -1;
-      bool chosen_exact = false;
       for (const auto& [gid, unused] : groups) {
         GroupRecord g;
         PageRecord w;
@@ -800,10 +786,9 @@ class ServiceImpl final : public DuplicateService {
         if (d.similarity > chosen_similarity) {
           chosen = gid;
           chosen_similarity = d.similarity;
-          chosen_exact = w.body_hash == p->body_hash;
         }
       }
-      if (chosen == 0 || !AddMember(ctx, chosen, p, chosen_similarity, chosen_exact)) NewGroup(ctx, p);
+      if (chosen == 0 || !AddMember(ctx, chosen, p, chosen_similarity)) NewGroup(ctx, p);
       return;
     }
     // Merge into the largest group; the best of the winners and p wins.
@@ -850,14 +835,12 @@ class ServiceImpl final : public DuplicateService {
       PageRecord w;
       if (LoadPage(ctx, tg.winner, &w)) {
         w.similarity = 1;
-        w.exact_of_winner = 1;
         SavePage(ctx, w);
       }
     }
     // p joins; AddMember elects p when it is better and then verifies every
     // member against it.
-    const auto& mine = groups[target];
-    AddMember(ctx, target, p, mine.first, mine.second);
+    AddMember(ctx, target, p, groups[target]);
     LoadGroup(ctx, target, &tg);
     if (tg.winner != p->id) {
       if (moved_any || tg.winner != old_winner) {
@@ -880,7 +863,6 @@ class ServiceImpl final : public DuplicateService {
     ++ctx->counters.verifications;
     if (d.duplicate) {
       p->similarity = d.similarity;
-      p->exact_of_winner = p->body_hash == w.body_hash ? 1 : 0;
       SavePage(ctx, *p);
       return;
     }
@@ -941,7 +923,7 @@ class ServiceImpl final : public DuplicateService {
       const std::string url = std::move(frontier.back());
       frontier.pop_back();
       std::vector<uint64_t> sources;
-      ctx->txn->Scan(service::RedirectPrefix(url), 0, [&](std::string_view k, std::string_view) {
+      ctx->txn->Scan(service::RedirectPrefix(url), [&](std::string_view k, std::string_view) {
         sources.push_back(service::GetBigEndian(k.substr(k.size() - 8)));
         return true;
       });
@@ -955,7 +937,7 @@ class ServiceImpl final : public DuplicateService {
         } else if (r.group != gid) {
           LeaveGroup(ctx, &r);
           SavePage(ctx, r);
-          AddMember(ctx, gid, &r, to.similarity, false);
+          AddMember(ctx, gid, &r, to.similarity);
         }
         frontier.push_back(r.url);
       }
@@ -1008,8 +990,7 @@ class ServiceImpl final : public DuplicateService {
     const PageRecord as_was = *p;
     LeaveGroup(ctx, p, &as_was);
     p->state = PageState::kRemoved;
-    p->words.clear();
-    p->words.shrink_to_fit();
+    p->signature = Signature();
     SavePage(ctx, *p);
     FollowRedirects(ctx, *p);
     PageAnswer a = AnswerFor(ctx, *p);
@@ -1075,8 +1056,7 @@ class ServiceImpl final : public DuplicateService {
       ++ctx->counters.redirect_pages;
       p.state = PageState::kRedirect;
       p.redirect = target;
-      p.words.clear();
-      p.eligible = false;
+      p.signature = Signature();
       p.body_hash = 0;
       ctx->txn->Put(service::RedirectKey(target, p.id), "");
       PageRecord final_page;
@@ -1089,7 +1069,7 @@ class ServiceImpl final : public DuplicateService {
       } else if (found) {
         LeaveGroup(ctx, &p);
         SavePage(ctx, p);
-        AddMember(ctx, final_page.group, &p, final_page.similarity, false);
+        AddMember(ctx, final_page.group, &p, final_page.similarity);
       } else if (p.group == 0 || !AloneIn(ctx, p)) {
         LeaveGroup(ctx, &p);
         NewGroup(ctx, &p);
@@ -1114,11 +1094,9 @@ class ServiceImpl final : public DuplicateService {
       GroupRecord g;
       bool stays = false;
       double similarity = 1;
-      bool exact = true;
       if (s->body_hash == old.body_hash) {
         stays = true;  // unchanged bytes: nothing to compare
         similarity = old.similarity;
-        exact = old.exact_of_winner;
       } else if (LoadGroup(ctx, old_group, &g)) {
         // Tier 1: the group's representative signature is its winner's (the
         // page's own former signature when it is the winner).
@@ -1129,24 +1107,20 @@ class ServiceImpl final : public DuplicateService {
           rep = old;
         }
         PageRecord now = old;
-        now.words = s->signature.words;
-        now.eligible = s->signature.eligible;
+        now.signature = s->signature;
         now.body_hash = s->body_hash;
         PairDecision d = Decide(ctx, now, rep);
         stays = d.duplicate;
         similarity = g.winner == p.id ? 1.0 : d.similarity;
-        exact = rep.body_hash == s->body_hash;
       }
       File(ctx, old, false);
-      p.words = std::move(s->signature.words);
-      p.eligible = s->signature.eligible;
+      p.signature = std::move(s->signature);
       p.body_hash = s->body_hash;
       File(ctx, p, true);
       if (stays) {
         ++ctx->counters.tier1_decided;
         p.similarity = similarity;
         if (g.id != 0 && g.winner == p.id) p.similarity = 1;
-        p.exact_of_winner = exact ? 1 : 0;
         SavePage(ctx, p);
         // A winner's new fetch may now rank it lower.
         if (LoadGroup(ctx, old_group, &g) && g.winner == p.id) {
@@ -1184,8 +1158,7 @@ class ServiceImpl final : public DuplicateService {
     p.state = PageState::kContent;
     p.redirect.clear();
     p.group = 0;
-    p.words = std::move(s->signature.words);
-    p.eligible = s->signature.eligible;
+    p.signature = std::move(s->signature);
     p.body_hash = s->body_hash;
     File(ctx, p, true);
     SavePage(ctx, p);

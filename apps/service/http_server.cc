@@ -14,12 +14,11 @@
 #include <httplib.h>
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <thread>
 
 #include "service/service.h"
+#include "service/wire.h"
 
 namespace neardup {
 
@@ -64,20 +63,6 @@ Status SplitListen(const std::string& listen, std::string* host, int* port) {
   return Status::OK();
 }
 
-Result<std::string> ReadToken(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::IOError("cannot read token file " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string token = ss.str();
-  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
-  size_t start = 0;
-  while (start < token.size() && std::isspace(static_cast<unsigned char>(token[start]))) ++start;
-  token.erase(0, start);
-  if (token.size() < 16) return Status::InvalidArgument("token file " + path + " must hold a token of 16 characters or more");
-  return token;
-}
-
 bool SameToken(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   unsigned char diff = 0;
@@ -97,7 +82,7 @@ class ServerImpl final : public Server {
                                      " is not a loopback address: give --token-file with a bearer token");
     }
     if (!o.token_file.empty()) {
-      NEARDUP_ASSIGN_OR_RETURN(token_, ReadToken(o.token_file));
+      NEARDUP_ASSIGN_OR_RETURN(token_, ReadTokenFile(o.token_file));
     }
     const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     executor_ = NewThreadPoolExecutor(threads);

@@ -176,16 +176,22 @@ TEST(ServeProcess, IngestThenExportAfterStop) {
   const std::string dir = testing::MakeTempDir("serve-process");
   const std::string store = dir + "/store";
   const std::string log = dir + "/serve.log";
-  // Port 0 is not known to the client; pick one from the process id.
-  const int port = 20000 + static_cast<int>(getpid() % 20000);
+  // Port 0: the server picks a free one and names it on its first line.
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     freopen(log.c_str(), "w", stderr);
-    execl(testing::CliPath().c_str(), "neardup", "serve", "--store", store.c_str(), "--listen",
-          ("127.0.0.1:" + std::to_string(port)).c_str(), "--threads", "2", static_cast<char*>(nullptr));
+    execl(testing::CliPath().c_str(), "neardup", "serve", "--store", store.c_str(), "--listen", "127.0.0.1:0",
+          "--threads", "2", static_cast<char*>(nullptr));
     _exit(127);
   }
+  int port = 0;
+  for (int i = 0; i < 200 && port == 0; ++i) {
+    const std::string text = testing::ReadFileOrEmpty(log);
+    if (const size_t at = text.find("(port "); at != std::string::npos) port = std::atoi(text.c_str() + at + 6);
+    if (port == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_GT(port, 0) << testing::ReadFileOrEmpty(log);
   httplib::Client c("127.0.0.1", port);
   bool up = false;
   for (int i = 0; i < 200 && !up; ++i) {

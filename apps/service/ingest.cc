@@ -4,9 +4,9 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include <utility>
+#include <vector>
 
 #include "neardup/source.h"
 #include "service/service.h"
@@ -59,12 +59,7 @@ Result<IngestSummary> RunIngest(const std::vector<std::string>& inputs, const In
   if (o.batch_pages < 1) return Status::InvalidArgument("--batch must be at least 1");
   std::string token;
   if (!o.token_file.empty()) {
-    std::ifstream in(o.token_file);
-    if (!in) return Status::IOError("cannot read token file " + o.token_file);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    token = ss.str();
-    while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+    NEARDUP_ASSIGN_OR_RETURN(token, ReadTokenFile(o.token_file));
   }
   httplib::Client client(o.server);
   if (!client.is_valid()) return Status::InvalidArgument("--server " + o.server + " is not an http://HOST:PORT address");
@@ -80,6 +75,8 @@ Result<IngestSummary> RunIngest(const std::vector<std::string>& inputs, const In
   auto last_progress = t0;
   std::string body;
   uint32_t in_batch = 0;
+  // Where each page of the batch came from: its answer line names it.
+  std::vector<std::pair<std::string, uint64_t>> origin;
   auto send = [&]() -> Status {
     if (in_batch == 0) return Status::OK();
     httplib::Result r = client.Post("/v1/pages", body, "application/x-ndjson");
@@ -89,21 +86,36 @@ Result<IngestSummary> RunIngest(const std::vector<std::string>& inputs, const In
     if (r->status != 200) {
       return Status::IOError("the service answered " + std::to_string(r->status) + ": " + r->body);
     }
-    size_t start = 0;
+    size_t start = 0, k = 0;
     while (start < r->body.size()) {
       size_t end = r->body.find('\n', start);
       if (end == std::string::npos) end = r->body.size();
       const std::string line = r->body.substr(start, end - start);
       start = end + 1;
       if (line.empty()) continue;
-      if (line.find("\"role\":\"error\"") != std::string::npos) ++summary.errors;
-      else if (line.find("\"role\":\"duplicate\"") != std::string::npos) ++summary.duplicates;
-      else if (line.find("\"role\":\"redirect\"") != std::string::npos) ++summary.redirects;
-      else if (line.find("\"role\":\"removed\"") != std::string::npos) ++summary.removed;
+      const size_t index = k++;
+      const nlohmann::json answer = nlohmann::json::parse(line, nullptr, false);
+      const std::string role = answer.is_object() ? answer.value("role", std::string()) : std::string();
+      if (role == "error") {
+        // The service names what was wrong; say which record it was.
+        ++summary.errors;
+        if (!o.quiet && summary.errors <= 100 && index < origin.size()) {
+          std::fprintf(stderr, "neardup ingest: warning: %s at byte %llu: the service refused it: %s\n",
+                       origin[index].first.c_str(), static_cast<unsigned long long>(origin[index].second),
+                       answer.value("error", std::string()).c_str());
+        }
+      } else if (role == "duplicate") {
+        ++summary.duplicates;
+      } else if (role == "redirect") {
+        ++summary.redirects;
+      } else if (role == "removed") {
+        ++summary.removed;
+      }
       if (on_answer) on_answer(line);
     }
     ++summary.batches;
     body.clear();
+    origin.clear();
     in_batch = 0;
     return Status::OK();
   };
@@ -111,6 +123,7 @@ Result<IngestSummary> RunIngest(const std::vector<std::string>& inputs, const In
   while (source->Next(&doc)) {
     body += PageLine(doc);
     body.push_back('\n');
+    origin.emplace_back(doc.source, doc.source_offset);
     ++summary.pages;
     if (++in_batch >= o.batch_pages) {
       NEARDUP_RETURN_IF_ERROR(send());

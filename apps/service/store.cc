@@ -95,16 +95,15 @@ std::string EncodePage(const PageRecord& p) {
   w.U64(p.body_hash);
   w.U64(p.group);
   w.F64(p.similarity);
-  w.U8(p.eligible ? 1 : 0);
-  w.U8(p.exact_of_winner);
+  w.U8(p.signature.eligible ? 1 : 0);
   w.U64(static_cast<uint64_t>(p.features.fetch_time));
   w.U64(p.features.url_hash);
   w.U64(p.features.url_length);
   w.U8(p.features.dynamic_url);
   w.U64(p.former_group);
   w.Str(p.former_winner);
-  w.U64(p.words.size());
-  for (uint64_t x : p.words) w.U64(x);
+  w.U64(p.signature.words.size());
+  for (uint64_t x : p.signature.words) w.U64(x);
   return w.Take();
 }
 
@@ -124,7 +123,6 @@ bool DecodePage(std::string_view data, PageRecord* p) {
   r.U64(&p->group);
   r.F64(&p->similarity);
   r.U8(&eligible);
-  r.U8(&p->exact_of_winner);
   r.U64(&fetch_time);
   r.U64(&p->features.url_hash);
   r.U64(&url_length);
@@ -133,11 +131,11 @@ bool DecodePage(std::string_view data, PageRecord* p) {
   r.Str(&p->former_winner);
   r.U64(&n);
   if (!r.ok() || state > 2 || n > (1u << 20)) return false;
-  p->words.resize(n);
-  for (uint64_t& x : p->words) r.U64(&x);
+  p->signature.words.resize(n);
+  for (uint64_t& x : p->signature.words) r.U64(&x);
   p->state = static_cast<PageState>(state);
   p->http_status = static_cast<uint16_t>(status);
-  p->eligible = eligible != 0;
+  p->signature.eligible = eligible != 0;
   p->features.fetch_time = static_cast<int64_t>(fetch_time);
   p->features.url_length = static_cast<uint32_t>(url_length);
   p->features.http_status = p->http_status;
@@ -324,8 +322,7 @@ void Txn::Delete(std::string_view key) {
   if (!s.ok() && status_.ok()) status_ = FromRocks(s, "store write");
 }
 
-void Txn::Scan(std::string_view prefix, size_t limit,
-               const std::function<bool(std::string_view, std::string_view)>& fn) {
+void Txn::Scan(std::string_view prefix, const std::function<bool(std::string_view, std::string_view)>& fn) {
   rocksdb::ReadOptions ro;
   std::string upper(prefix);
   // The smallest key greater than every key with the prefix.
@@ -338,12 +335,10 @@ void Txn::Scan(std::string_view prefix, size_t limit,
   }
   std::unique_ptr<rocksdb::Iterator> it(
       batch_.NewIteratorWithBase(db_->DefaultColumnFamily(), db_->NewIterator(ro), &ro));
-  size_t seen = 0;
   for (it->Seek(rocksdb::Slice(prefix.data(), prefix.size())); it->Valid(); it->Next()) {
     const rocksdb::Slice k = it->key();
     if (k.size() < prefix.size() || std::memcmp(k.data(), prefix.data(), prefix.size()) != 0) break;
     if (!fn(std::string_view(k.data(), k.size()), std::string_view(it->value().data(), it->value().size()))) break;
-    if (limit && ++seen >= limit) break;
   }
   if (!it->status().ok() && status_.ok()) status_ = FromRocks(it->status(), "store scan");
 }

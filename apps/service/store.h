@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine/keeper.h"
+#include "neardup/method.h"
 #include "neardup/status.h"
 
 namespace neardup {
@@ -49,10 +50,8 @@ struct PageRecord {
   uint64_t body_hash = 0;   // XXH3-64 of the body
   uint64_t group = 0;       // 0: none (removed)
   double similarity = 1;    // to the group's winner when it joined or was verified
-  bool eligible = false;
-  uint8_t exact_of_winner = 0;  // body identical to the winner's
   KeeperFeatures features;
-  std::vector<uint64_t> words;  // the method's signature words (content pages)
+  Signature signature;          // the method's (content pages; empty otherwise)
   // A removed page: the group and winner it left, for its answer.
   uint64_t former_group = 0;
   std::string former_winner;
@@ -116,8 +115,8 @@ class Txn {
   void Put(std::string_view key, std::string_view value);
   void Delete(std::string_view key);
   // Calls fn(key, value) for every key starting with `prefix`, in order,
-  // until it returns false or `limit` keys were seen (0: no limit).
-  void Scan(std::string_view prefix, size_t limit, const std::function<bool(std::string_view, std::string_view)>& fn);
+  // until it returns false.
+  void Scan(std::string_view prefix, const std::function<bool(std::string_view, std::string_view)>& fn);
   // Writes the pending changes as one WriteBatch (WAL on, not synced).
   Status Commit();
   void Discard() { batch_.Clear(); }

@@ -1,6 +1,8 @@
 // The service's JSON: one page per NDJSON line in, one answer per line out
 // (README.md, "Running the service").
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "service/service.h"
 #include "service/wire.h"
@@ -213,6 +215,25 @@ bool IsValidUtf8(std::string_view s) {
     i += len;
   }
   return true;
+}
+
+}  // namespace neardup
+
+namespace neardup {
+
+Result<std::string> ReadTokenFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::IOError("cannot read token file " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string token = ss.str();
+  const size_t first = token.find_first_not_of(" \t\r\n");
+  const size_t last = token.find_last_not_of(" \t\r\n");
+  token = first == std::string::npos ? std::string() : token.substr(first, last - first + 1);
+  if (token.size() < 16) {
+    return Status::InvalidArgument("token file " + path + " must hold a token of 16 characters or more");
+  }
+  return token;
 }
 
 }  // namespace neardup

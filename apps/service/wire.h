@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "neardup/status.h"
+
 namespace neardup {
 
 // RFC 4648 base64 (the URL-safe alphabet is accepted too); false on a
@@ -16,6 +18,11 @@ std::string Base64Encode(std::string_view in);
 
 // Whether `s` is valid UTF-8 (JSON strings must be).
 bool IsValidUtf8(std::string_view s);
+
+// The bearer token in file `path` (`serve --token-file`, `ingest
+// --token-file`), surrounding white space removed. IOError when it cannot
+// be read; InvalidArgument when it is shorter than 16 characters.
+Result<std::string> ReadTokenFile(const std::string& path);
 
 }  // namespace neardup
 
