@@ -417,6 +417,22 @@ without a single document, the iterator raises neardup.FileError naming
 the files and why. Deduper.add_many(reader) reads it with no Python code
 per page.)doc";
 
+// The keyword arguments of Document(...) and Deduper.add(...) as the dict
+// ToDocument reads.
+py::dict DocumentKeywords(py::object url, py::object html, py::object text, py::object status, py::object redirect,
+                          py::object fetched, py::object content_type, py::object charset) {
+  py::dict d;
+  d["url"] = url;
+  d["html"] = html;
+  d["text"] = text;
+  d["status"] = status;
+  d["redirect"] = redirect;
+  d["fetched"] = fetched;
+  d["content_type"] = content_type;
+  d["charset"] = charset;
+  return d;
+}
+
 }  // namespace
 
 }  // namespace neardup_py
@@ -433,17 +449,9 @@ PYBIND11_MODULE(_neardup, m) {
   py::class_<PyDocument>(m, "Document", kDocumentDoc)
       .def(py::init([](py::object url, py::object html, py::object text, py::object status, py::object redirect,
                        py::object fetched, py::object content_type, py::object charset) {
-             py::dict d;
-             d["url"] = url;
-             d["html"] = html;
-             d["text"] = text;
-             d["status"] = status;
-             d["redirect"] = redirect;
-             d["fetched"] = fetched;
-             d["content_type"] = content_type;
-             d["charset"] = charset;
              PyDocument doc;
-             ToDocument(d, false, DocumentName{"Document"}, &doc.doc);
+             ToDocument(DocumentKeywords(url, html, text, status, redirect, fetched, content_type, charset), false,
+                        DocumentName{"Document"}, &doc.doc);
              return doc;
            }),
            py::kw_only(), py::arg("url") = py::none(), py::arg("html") = py::none(), py::arg("text") = py::none(),
@@ -595,16 +603,8 @@ PYBIND11_MODULE(_neardup, m) {
               }
               ToDocument(document, false, DocumentName{"add: document"}, &doc);
             } else {
-              py::dict d;
-              d["url"] = url;
-              d["html"] = html;
-              d["text"] = text;
-              d["status"] = status;
-              d["redirect"] = redirect;
-              d["fetched"] = fetched;
-              d["content_type"] = content_type;
-              d["charset"] = charset;
-              ToDocument(d, false, DocumentName{"add"}, &doc);
+              ToDocument(DocumentKeywords(url, html, text, status, redirect, fetched, content_type, charset), false,
+                         DocumentName{"add"}, &doc);
             }
             neardup::Result<neardup::DocId> id = self.Locked([&](neardup::Deduper& d) { return d.Add(doc); });
             if (!id.ok()) Raise(id.status());
