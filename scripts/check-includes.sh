@@ -43,8 +43,12 @@ for module in "${!allowed[@]}"; do
     fi
   done < <(grep -HE '^#include "[a-z_]+/' -r "$dir" || true)
 done
-if grep -HE '^#include "' -r cli | grep -vE "#include \"(neardup/|analysis/analysis.h|synth/synth.h|crawls/crawls.h|service/service.h|cli_util.h|commands.h)" >&2; then
-  echo "check-includes: cli/ may include only neardup/ public headers, the applications' headers and its own cli_util.h, commands.h" >&2
+if grep -HE '^#include "' -r cli | grep -vE "#include \"(neardup/|analysis/analysis.h|synth/synth.h|crawls/crawls.h|service/service.h|cli_util.h|commands.h|dedup_command.h)" >&2; then
+  echo "check-includes: cli/ may include only neardup/ public headers, the applications' headers and its own cli_util.h, commands.h, dedup_command.h" >&2
+  fail=1
+fi
+if grep -HE '^#include "' -r mpi | grep -vE "#include \"(neardup/|cli_util.h|dedup_command.h)" >&2; then
+  echo "check-includes: mpi/ may include only neardup/ public headers and the CLI's cli_util.h, dedup_command.h" >&2
   fail=1
 fi
 if grep -HE '^#include "' -r python/src | grep -vE "#include \"(neardup/|documents.h|errors.h|options.h)" >&2; then

@@ -22,6 +22,9 @@ class SequentialFile {
   virtual ~SequentialFile() = default;
   // Reads up to n bytes into scratch; *bytes_read = 0 means end of file.
   virtual Status Read(size_t n, char* scratch, size_t* bytes_read) = 0;
+  // Moves n bytes ahead (fewer at the end of the file); the default reads
+  // and drops them.
+  virtual Status Skip(uint64_t n);
 };
 
 // A file written from start to end.

@@ -12,6 +12,7 @@
 //   method.h    Method, NewMethod(spec): signatures, candidates, the pair rule
 //   engine.h    DedupOptions, RunDedup: the batch job of `neardup dedup`
 //   deduper.h   Deduper: add, remove, cluster
+//   dedup_job.h DedupJob: the batch job in phases, divided among processes
 //   compare.h   ComparePages: one pair through every method's eyes
 //
 // Link with neardup::neardup (CMake: find_package(neardup CONFIG REQUIRED)).
@@ -19,6 +20,7 @@
 #define NEARDUP_NEARDUP_H_
 
 #include "neardup/compare.h"
+#include "neardup/dedup_job.h"
 #include "neardup/deduper.h"
 #include "neardup/document.h"
 #include "neardup/engine.h"

@@ -24,6 +24,21 @@ namespace neardup {
 
 class Env;
 
+// A share of a run, for a run divided among processes (neardup-mpi): what
+// lies from byte first_offset of file first_file up to byte end_offset of
+// file end_file (end_offset 0: up to the start of end_file). Files are
+// counted in the run's file list (ListInputFiles: folders expanded, in
+// reading order). An offset inside a file must be a record's gzip member
+// (NextRecordMember) of a per-record-gzip file: the file is then read from
+// that member, up to its last member starting before end_offset, with the
+// offsets of the whole file. A folder that cannot be listed is reported by
+// the share holding its place; a file is counted in inputs_opened (and an
+// unreadable one reported) by the share holding its first byte.
+struct InputShare {
+  uint64_t first_file = 0, first_offset = 0;
+  uint64_t end_file = UINT64_MAX, end_offset = 0;
+};
+
 struct SourceOptions {
   // Records (after decompression) larger than this are skipped with reason
   // "record-too-large"; their bytes are read past without being buffered.
@@ -34,6 +49,8 @@ struct SourceOptions {
   bool keep_non_2xx = true;
   // File extensions (lower case, with dot) taken from folders.
   std::vector<std::string> folder_extensions = {".html", ".htm", ".txt"};
+  // Only this share of the run is read (InputShare; the default: all).
+  InputShare share;
 
   // Returns InvalidArgument with a readable message when a field is out of range.
   Status Validate() const;
@@ -94,6 +111,28 @@ class DocumentSource {
 // Inputs that do not exist are reported as warnings ("unreadable-file") when
 // the source reaches them. `env` may be nullptr for the default POSIX Env;
 // `observer` may be nullptr. Returns InvalidArgument for bad options only.
+// One file a run over some inputs reads: a file named on the command line
+// or a member of a folder, in the order OpenDocumentSource reads them, with
+// its size in bytes (0 when it cannot be read, or for "-").
+struct InputFile {
+  std::string path;
+  uint64_t size = 0;
+};
+
+// The files OpenDocumentSource(inputs, options) reads, in order: the
+// positions SourceOptions::first_file and end_file count. A folder that
+// cannot be listed holds one position (its reader reports it).
+std::vector<InputFile> ListInputFiles(const std::vector<std::string>& inputs,
+                                      const SourceOptions& options = SourceOptions(), Env* env = nullptr);
+
+// The offset of the first gzip member at or after `offset` of the
+// per-record-gzip WARC file `path` that inflates to the start of a WARC
+// record ("WARC/"), looking at most `max_scan` bytes ahead; the file's size
+// when there is none (a plain, whole-file-compressed or zstd file, or no
+// record start within reach). Where a share of a large file may begin.
+Result<uint64_t> NextRecordMember(const std::string& path, uint64_t offset, Env* env = nullptr,
+                                  uint64_t max_scan = uint64_t{64} << 20);
+
 Result<std::unique_ptr<DocumentSource>> OpenDocumentSource(
     const std::vector<std::string>& inputs, const SourceOptions& options = SourceOptions(),
     Env* env = nullptr, ReadObserver* observer = nullptr);

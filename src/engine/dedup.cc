@@ -21,6 +21,7 @@
 #include "output/pairs_file.h"
 #include "output/summary_file.h"
 #include "output/warnings_file.h"
+#include "neardup/dedup_job.h"
 #include "neardup/engine.h"
 #include "neardup/env.h"
 #include "neardup/executor.h"
@@ -58,29 +59,46 @@ double SecondsSince(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// Counts warnings, records every one in warnings.tsv, and forwards them.
+// Counts warnings and forwards them; the clustering process (part 0)
+// writes each to warnings.tsv, the others keep them for ExportShare.
 class RecordingObserver final : public ReadObserver {
  public:
   RecordingObserver(ReadObserver* next, WarningsWriter* out) : next_(next), out_(out) {}
   void OnWarning(const ReadWarning& w) override {
     ++count_;
+    if (out_ != nullptr) {
+      if (status_.ok()) status_ = out_->Add(Record(w));
+    } else {
+      kept_.push_back(w);
+    }
+    if (next_) next_->OnWarning(w);
+  }
+  // A warning read by another process (ImportShare): recorded and
+  // forwarded as if read here.
+  void AddImported(const ReadWarning& w) {
+    ++count_;
+    if (out_ != nullptr && status_.ok()) status_ = out_->Add(Record(w));
+    if (next_) next_->OnWarning(w);
+  }
+  uint64_t count() const { return count_; }
+  const Status& status() const { return status_; }
+  std::vector<ReadWarning>* kept() { return &kept_; }
+
+ private:
+  static WarningRecord Record(const ReadWarning& w) {
     WarningRecord r;
     r.file = w.file;
     r.offset = w.offset;
     r.in_decompressed_stream = w.in_decompressed_stream;
     r.reason = w.reason_key;
     r.message = w.message;
-    if (status_.ok()) status_ = out_->Add(r);
-    if (next_) next_->OnWarning(w);
+    return r;
   }
-  uint64_t count() const { return count_; }
-  const Status& status() const { return status_; }
-
- private:
   ReadObserver* next_;
   WarningsWriter* out_;
   uint64_t count_ = 0;
   Status status_;
+  std::vector<ReadWarning> kept_;
 };
 
 nlohmann::ordered_json SummaryJson(const DedupSummary& s, const DedupOptions& o, const DeduperImpl& d) {
@@ -171,81 +189,297 @@ nlohmann::ordered_json SummaryJson(const DedupSummary& s, const DedupOptions& o,
 
 }  // namespace
 
-Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std::string& out_dir,
-                              const DedupOptions& given, Executor* executor, Env* env,
-                              ReadObserver* observer, const DedupProgressCallback& progress,
-                              double progress_interval_seconds) {
-  NEARDUP_RETURN_IF_ERROR(given.Validate());
-  if (inputs.empty()) return Status::InvalidArgument("no inputs given");
-  if (out_dir.empty()) return Status::InvalidArgument("no output folder given");
-  if (env == nullptr) env = Env::Default();
-  const auto t_start = Clock::now();
-  DedupOptions options = given;
-  options.temp_dir = out_dir;
+// ---- DedupJob ----
 
-  const std::string clusters_path = JoinPath(out_dir, "clusters.tsv");
-  const std::string summary_path = JoinPath(out_dir, "summary.json");
-  const std::string warnings_path = JoinPath(out_dir, "warnings.tsv");
-  if (Status s = env->CreateDirs(out_dir); !s.ok()) {
-    return Status::IOError("cannot create output folder " + out_dir + ": " + s.message());
-  }
-  // Per-page strings go to a spill file, not to memory; it is removed when
-  // the run ends, whether it succeeded or not.
-  const std::string spill_path = JoinPath(out_dir, ".clusters.tsv.spill");
-  struct RemoveOnExit {
-    Env* env;
-    std::string path;
-    ~RemoveOnExit() { (void)env->RemoveFile(path); }
-  } remove_spill{env, spill_path};
-  auto spill_file = env->NewWritableFile(spill_path);
-  if (!spill_file.ok()) {
-    return Status::IOError("cannot write in output folder " + out_dir + ": " + spill_file.status().message());
-  }
-  BufferedWriter spill(std::move(spill_file).value());
-  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<WarningsWriter> warnings_out, WarningsWriter::Create(env, warnings_path));
-  RecordingObserver counting(observer, warnings_out.get());
-  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DocumentSource> source,
-                           OpenDocumentSource(inputs, options.source, env, &counting));
-  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<MethodImpl> method, NewMethodImpl(options));
-  DeduperImpl deduper(options, std::move(method), executor, env);
+namespace {
 
-  // ---- read + sign ----
-  Status spill_status;
-  auto on_document = [&](DocId, const Document& d) -> Status {
-    std::string* out = spill.buffer();
-    AppendTsvField(d.url, out);
-    out->push_back('\t');
-    AppendTsvField(d.source, out);
-    out->push_back('\t');
-    out->append(std::to_string(d.source_offset));
-    out->push_back('\n');
-    spill_status = spill.MaybeFlush();
-    return spill_status;
-  };
-  Status added = deduper.AddFrom(source.get(), on_document, progress, progress_interval_seconds);
-  if (!added.ok()) {
-    (void)spill.Close();
-    (void)env->RemoveFile(spill_path);
-    if (!spill_status.ok()) return Status::IOError("cannot write " + spill_path + ": " + spill_status.message());
-    return added;
+// A share's chunk (ExportShare): the magic, the format version, whether it
+// is the share's last chunk, the method spec and keeper rules it was
+// signed with, its pages' records and spill lines, and in the last chunk
+// the share's read warnings and read figures.
+constexpr std::string_view kShareMagic = "NDSHARE1";
+
+void PutU64(uint64_t v, std::string* out) { out->append(reinterpret_cast<const char*>(&v), sizeof v); }
+void PutString(std::string_view v, std::string* out) {
+  PutU64(v.size(), out);
+  out->append(v);
+}
+bool GetU64(std::string_view* in, uint64_t* v) {
+  if (in->size() < sizeof *v) return false;
+  std::memcpy(v, in->data(), sizeof *v);
+  in->remove_prefix(sizeof *v);
+  return true;
+}
+bool GetString(std::string_view* in, std::string_view* v) {
+  uint64_t n = 0;
+  if (!GetU64(in, &n) || in->size() < n) return false;
+  *v = in->substr(0, n);
+  in->remove_prefix(n);
+  return true;
+}
+
+std::string ReadStatsJson(const ReadStats& r, double read_seconds, double sign_seconds) {
+  nlohmann::ordered_json j;
+  j["inputs_opened"] = r.inputs_opened;
+  j["documents"] = r.documents;
+  j["records"] = r.records;
+  j["input_bytes"] = r.input_bytes;
+  j["payload_bytes"] = r.payload_bytes;
+  j["skipped"] = r.skipped;
+  j["read_seconds"] = read_seconds;
+  j["sign_seconds"] = sign_seconds;
+  return j.dump();
+}
+
+class DedupJobImpl final : public DedupJob {
+ public:
+  DedupJobImpl(const std::vector<std::string>& inputs, const std::string& out_dir, const DedupOptions& options,
+               const DedupJobOptions& job, std::unique_ptr<MethodImpl> method, Executor* executor, Env* env,
+               ReadObserver* observer)
+      : inputs_(inputs),
+        out_dir_(out_dir),
+        options_(options),
+        job_(job),
+        executor_(executor),
+        env_(env),
+        observer_(observer),
+        deduper_(options, std::move(method), executor, env) {}
+
+  ~DedupJobImpl() override {
+    if (spill_) (void)spill_->Close();
+    if (!spill_path_.empty()) (void)env_->RemoveFile(spill_path_);
   }
-  if (Status s = spill.Close(); !s.ok()) {
-    (void)env->RemoveFile(spill_path);
-    return Status::IOError("cannot write " + spill_path + ": " + s.message());
+
+  Status Open() {
+    t_start_ = Clock::now();
+    if (Status s = env_->CreateDirs(out_dir_); !s.ok()) {
+      return Status::IOError("cannot create output folder " + out_dir_ + ": " + s.message());
+    }
+    // Per-page strings go to a spill file, not to memory; it is removed when
+    // the job ends, whether it succeeded or not.
+    spill_path_ = JoinPath(out_dir_, ".clusters.tsv.spill");
+    if (job_.part != 0) spill_path_ += "." + std::to_string(job_.part);
+    auto spill_file = env_->NewWritableFile(spill_path_);
+    if (!spill_file.ok()) {
+      const std::string path = spill_path_;
+      spill_path_.clear();
+      return Status::IOError("cannot write in output folder " + out_dir_ + ": " + spill_file.status().message());
+    }
+    spill_ = std::make_unique<BufferedWriter>(std::move(spill_file).value());
+    if (job_.part == 0) {
+      NEARDUP_ASSIGN_OR_RETURN(warnings_out_, WarningsWriter::Create(env_, JoinPath(out_dir_, "warnings.tsv")));
+    }
+    counting_ = std::make_unique<RecordingObserver>(observer_, warnings_out_.get());
+    return Status::OK();
   }
-  NEARDUP_RETURN_IF_ERROR(counting.status());
-  NEARDUP_RETURN_IF_ERROR(warnings_out->Finish());
+
+  const Method& method() const override { return deduper_.method(); }
+  uint64_t documents() const override { return deduper_.size(); }
+
+  Status Read(const InputShare& share, const DedupProgressCallback& progress,
+              double progress_interval_seconds) override {
+    if (read_called_) return Status::FailedPrecondition("DedupJob::Read may be called once");
+    read_called_ = true;
+    SourceOptions source_options = options_.source;
+    source_options.share = share;
+    NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DocumentSource> source,
+                             OpenDocumentSource(inputs_, source_options, env_, counting_.get()));
+    Status spill_status;
+    auto on_document = [&](DocId, const Document& d) -> Status {
+      std::string* out = spill_->buffer();
+      AppendTsvField(d.url, out);
+      out->push_back('\t');
+      AppendTsvField(d.source, out);
+      out->push_back('\t');
+      out->append(std::to_string(d.source_offset));
+      out->push_back('\n');
+      spill_status = spill_->MaybeFlush();
+      return spill_status;
+    };
+    Status added = deduper_.AddFrom(source.get(), on_document, progress, progress_interval_seconds);
+    read_ = source->stats();
+    if (!added.ok()) {
+      if (!spill_status.ok()) return Status::IOError("cannot write " + spill_path_ + ": " + spill_status.message());
+      return added;
+    }
+    return counting_->status();
+  }
+
+  Status ExportShare(size_t max_chunk_bytes,
+                     const std::function<Status(std::string_view chunk)>& send) override {
+    if (exported_) return Status::FailedPrecondition("DedupJob::ExportShare may be called once");
+    exported_ = true;
+    if (deduper_.method().batch_only()) {
+      return Status::NotSupported("the " + deduper_.method().name() +
+                                  " method is batch-only (its paper's algorithm runs over a whole collection): "
+                                  "it runs in one process");
+    }
+    if (Status s = spill_->Close(); !s.ok()) return Status::IOError("cannot write " + spill_path_ + ": " + s.message());
+    spill_.reset();
+    auto in = env_->NewSequentialFile(spill_path_);
+    if (!in.ok()) return Status::IOError("cannot reopen " + spill_path_ + ": " + in.status().message());
+    LineReader lines(std::move(in).value());
+    const uint64_t n = deduper_.size();
+    uint64_t next = 0;
+    std::string chunk, records, urls;
+    for (;;) {
+      // Pages until the chunk is full; at least one page per chunk.
+      records.clear();
+      urls.clear();
+      const uint64_t first = next;
+      while (next < n && (next == first || records.size() + urls.size() < max_chunk_bytes)) {
+        NEARDUP_RETURN_IF_ERROR(deduper_.ExportSigned(next, next + 1, &records));
+        std::string_view line;
+        NEARDUP_ASSIGN_OR_RETURN(bool got, lines.Next(&line));
+        if (!got) return Status::Corruption("spill file ended early: " + spill_path_);
+        urls.append(line);
+        urls.push_back('\n');
+        ++next;
+      }
+      const bool last = next == n;
+      chunk.clear();
+      chunk.append(kShareMagic);
+      chunk.push_back(last ? 1 : 0);
+      PutString(deduper_.summary().method_spec, &chunk);
+      PutString(options_.keeper, &chunk);
+      PutU64(next - first, &chunk);
+      PutString(records, &chunk);
+      PutString(urls, &chunk);
+      if (last) {
+        const std::vector<ReadWarning>& kept = *counting_->kept();
+        PutU64(kept.size(), &chunk);
+        for (const ReadWarning& w : kept) {
+          PutString(w.file, &chunk);
+          PutU64(w.offset, &chunk);
+          chunk.push_back(w.in_decompressed_stream ? 1 : 0);
+          PutString(w.reason_key, &chunk);
+          PutString(w.message, &chunk);
+        }
+        PutString(ReadStatsJson(read_, deduper_.read_seconds(), deduper_.sign_seconds()), &chunk);
+      }
+      NEARDUP_RETURN_IF_ERROR(send(chunk));
+      if (last) break;
+    }
+    return Status::OK();
+  }
+
+  Result<bool> ImportShare(std::string_view chunk) override {
+    if (!spill_) return Status::FailedPrecondition("DedupJob::ImportShare after ExportShare or Finish");
+    const Status damaged = Status::Corruption("a share's chunk is damaged");
+    if (chunk.size() < kShareMagic.size() + 1 || chunk.substr(0, kShareMagic.size()) != kShareMagic) return damaged;
+    chunk.remove_prefix(kShareMagic.size());
+    const bool last = chunk[0] != 0;
+    chunk.remove_prefix(1);
+    std::string_view spec, keeper, records, urls;
+    uint64_t count = 0;
+    if (!GetString(&chunk, &spec) || !GetString(&chunk, &keeper) || !GetU64(&chunk, &count) ||
+        !GetString(&chunk, &records) || !GetString(&chunk, &urls)) {
+      return damaged;
+    }
+    if (spec != deduper_.summary().method_spec || keeper != options_.keeper) {
+      return Status::InvalidArgument("a share was signed with method " + std::string(spec) + " and keeper rules " +
+                                     std::string(keeper) + ", this job uses " + deduper_.summary().method_spec +
+                                     " and " + options_.keeper);
+    }
+    NEARDUP_RETURN_IF_ERROR(deduper_.ImportSigned(&records, count));
+    if (!records.empty()) return damaged;
+    spill_->buffer()->append(urls);
+    if (Status s = spill_->MaybeFlush(); !s.ok()) {
+      return Status::IOError("cannot write " + spill_path_ + ": " + s.message());
+    }
+    if (!last) return false;
+    uint64_t warnings = 0;
+    if (!GetU64(&chunk, &warnings)) return damaged;
+    for (uint64_t i = 0; i < warnings; ++i) {
+      std::string_view file, reason, message;
+      uint64_t offset = 0;
+      if (!GetString(&chunk, &file) || !GetU64(&chunk, &offset) || chunk.empty()) return damaged;
+      const bool in_stream = chunk[0] != 0;
+      chunk.remove_prefix(1);
+      if (!GetString(&chunk, &reason) || !GetString(&chunk, &message)) return damaged;
+      ReadWarning w;
+      w.file = file;
+      w.offset = offset;
+      w.in_decompressed_stream = in_stream;
+      w.reason_key = reason;
+      w.message = message;
+      counting_->AddImported(w);
+    }
+    NEARDUP_RETURN_IF_ERROR(counting_->status());
+    std::string_view stats_text;
+    if (!GetString(&chunk, &stats_text) || !chunk.empty()) return damaged;
+    auto stats = nlohmann::json::parse(stats_text, nullptr, /*allow_exceptions=*/false);
+    if (stats.is_discarded() || !stats.is_object()) return damaged;
+    try {
+      read_.inputs_opened += stats["inputs_opened"].get<uint64_t>();
+      read_.documents += stats["documents"].get<uint64_t>();
+      read_.records += stats["records"].get<uint64_t>();
+      read_.input_bytes += stats["input_bytes"].get<uint64_t>();
+      read_.payload_bytes += stats["payload_bytes"].get<uint64_t>();
+      for (const auto& [reason, n] : stats["skipped"].items()) read_.skipped[reason] += n.get<uint64_t>();
+      deduper_.AddSeconds(stats["read_seconds"].get<double>(), stats["sign_seconds"].get<double>());
+    } catch (const nlohmann::json::exception&) {
+      return damaged;
+    }
+    return true;
+  }
+
+  Status AddToSummary(std::string_view json_object) override {
+    auto j = nlohmann::ordered_json::parse(json_object, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object()) return Status::InvalidArgument("AddToSummary: not a JSON object");
+    for (auto& [key, value] : j.items()) extra_summary_[key] = value;
+    return Status::OK();
+  }
+
+  Result<DedupSummary> Finish() override {
+    if (!spill_) return Status::FailedPrecondition("DedupJob::Finish after ExportShare or Finish");
+    if (Status s = spill_->Close(); !s.ok()) return Status::IOError("cannot write " + spill_path_ + ": " + s.message());
+    spill_.reset();
+    NEARDUP_RETURN_IF_ERROR(counting_->status());
+    if (warnings_out_) NEARDUP_RETURN_IF_ERROR(warnings_out_->Finish());
+    return Write();
+  }
+
+ private:
+  Result<DedupSummary> Write();
+
+  std::vector<std::string> inputs_;
+  std::string out_dir_;
+  DedupOptions options_;
+  DedupJobOptions job_;
+  Executor* executor_;
+  Env* env_;
+  ReadObserver* observer_;
+  DeduperImpl deduper_;
+  Clock::time_point t_start_;
+  std::string spill_path_;
+  std::unique_ptr<BufferedWriter> spill_;
+  std::unique_ptr<WarningsWriter> warnings_out_;
+  std::unique_ptr<RecordingObserver> counting_;
+  ReadStats read_;
+  bool read_called_ = false, exported_ = false;
+  nlohmann::ordered_json extra_summary_ = nlohmann::ordered_json::object();
+};
+
+Result<DedupSummary> DedupJobImpl::Write() {
+  const std::string clusters_path = JoinPath(out_dir_, "clusters.tsv");
+  const std::string summary_path = JoinPath(out_dir_, "summary.json");
+  const std::string warnings_path = JoinPath(out_dir_, "warnings.tsv");
+  const std::string& spill_path = spill_path_;
+  const DedupOptions& options = options_;
+  DeduperImpl& deduper = deduper_;
+  Env* env = env_;
 
   // ---- exact, near, keepers, verification ----
   NEARDUP_ASSIGN_OR_RETURN(Clustering clustering, deduper.Finish());
   DedupSummary summary = deduper.summary();
-  summary.inputs = inputs;
-  summary.threads = executor ? executor->num_threads() : 1;
+  summary.inputs = inputs_;
+  summary.threads = executor_ ? executor_->num_threads() : 1;
   summary.clusters_path = clusters_path;
   summary.summary_path = summary_path;
   summary.warnings_path = warnings_path;
-  summary.read = source->stats();
-  summary.warnings = counting.count();
+  summary.read = read_;
+  summary.warnings = counting_->count();
   std::vector<StageStats> stages = {{"read", deduper.read_seconds(), summary.read.input_bytes},
                                     {"tokenize", deduper.sign_seconds(), summary.read.payload_bytes}};
   stages.insert(stages.end(), summary.stages.begin(), summary.stages.end());
@@ -294,7 +528,7 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
     NEARDUP_RETURN_IF_ERROR(out->Finish());
     uint64_t written = out->bytes_written();
     if (want_pair_urls) {
-      summary.pairs_path = JoinPath(out_dir, "pairs.tsv");
+      summary.pairs_path = JoinPath(out_dir_, "pairs.tsv");
       NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<PairsWriter> pw,
                                PairsWriter::Create(env, summary.pairs_path, deduper.PairColumns()));
       const bool by_url = deduper.pairs_ordered_by_url();
@@ -310,14 +544,46 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
     summary.stages.push_back({"write", SecondsSince(t_write), written});
   }
   (void)env->RemoveFile(spill_path);
+  spill_path_.clear();
 
-  summary.seconds = SecondsSince(t_start);
+  summary.seconds = SecondsSince(t_start_);
   if (options.memory_probe) {
     uint64_t resident = 0;
     options.memory_probe(&resident, &summary.peak_rss_bytes);
   }
-  NEARDUP_RETURN_IF_ERROR(WriteSummaryJson(env, summary.summary_path, SummaryJson(summary, options, deduper)));
+  nlohmann::ordered_json json = SummaryJson(summary, options, deduper);
+  for (auto& [key, value] : extra_summary_.items()) json[key] = value;
+  NEARDUP_RETURN_IF_ERROR(WriteSummaryJson(env, summary.summary_path, json));
   return summary;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<DedupJob>> DedupJob::Create(const std::vector<std::string>& inputs,
+                                                   const std::string& out_dir, const DedupOptions& given,
+                                                   const DedupJobOptions& job_options, Executor* executor, Env* env,
+                                                   ReadObserver* observer) {
+  NEARDUP_RETURN_IF_ERROR(given.Validate());
+  if (inputs.empty()) return Status::InvalidArgument("no inputs given");
+  if (out_dir.empty()) return Status::InvalidArgument("no output folder given");
+  if (env == nullptr) env = Env::Default();
+  DedupOptions options = given;
+  options.temp_dir = out_dir;
+  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<MethodImpl> method, NewMethodImpl(options));
+  auto job = std::make_unique<DedupJobImpl>(inputs, out_dir, options, job_options, std::move(method), executor, env,
+                                            observer);
+  NEARDUP_RETURN_IF_ERROR(job->Open());
+  return std::unique_ptr<DedupJob>(std::move(job));
+}
+
+Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std::string& out_dir,
+                              const DedupOptions& options, Executor* executor, Env* env,
+                              ReadObserver* observer, const DedupProgressCallback& progress,
+                              double progress_interval_seconds) {
+  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DedupJob> job,
+                           DedupJob::Create(inputs, out_dir, options, DedupJobOptions(), executor, env, observer));
+  NEARDUP_RETURN_IF_ERROR(job->Read(InputShare(), progress, progress_interval_seconds));
+  return job->Finish();
 }
 
 }  // namespace neardup

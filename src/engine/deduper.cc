@@ -439,6 +439,102 @@ Status DeduperImpl::AddFrom(DocumentSource* source, const DocumentCallback& on_d
   return Status::OK();
 }
 
+namespace {
+
+template <typename T>
+void AppendRaw(const T& v, std::string* out) {
+  out->append(reinterpret_cast<const char*>(&v), sizeof(T));
+}
+
+template <typename T>
+bool TakeRaw(std::string_view* in, T* v) {
+  if (in->size() < sizeof(T)) return false;
+  std::memcpy(v, in->data(), sizeof(T));
+  in->remove_prefix(sizeof(T));
+  return true;
+}
+
+}  // namespace
+
+Status DeduperImpl::ExportSigned(DocId first, DocId end, std::string* out) const {
+  if (method_->batch_only()) {
+    return Status::NotSupported("the " + method_->name() +
+                                " method is batch-only: its pages cannot be moved between processes");
+  }
+  if (first > end || end > count_) return Status::InvalidArgument("ExportSigned: id range out of bounds");
+  const Columns& c = *columns_;
+  // Link keys of the pages before `first` are skipped.
+  size_t link_at = 0;
+  if (count_in_links_) {
+    for (DocId id = 0; id < first; ++id) link_at += c.link_counts[id];
+  }
+  for (DocId id = first; id < end; ++id) {
+    AppendRaw(c.token_fp[id], out);
+    AppendRaw(c.byte_fp[id], out);
+    AppendRaw(c.terms[id], out);
+    AppendRaw(c.eligible[id], out);
+    AppendRaw(removed_[id], out);
+    AppendRaw(c.features[id], out);
+    for (size_t t = 0; t < words_per_doc_; ++t) AppendRaw(c.words[id * words_per_doc_ + t], out);
+    if (count_in_links_) {
+      AppendRaw(c.url_keys[id], out);
+      const uint32_t links = c.link_counts[id];
+      AppendRaw(links, out);
+      for (uint32_t l = 0; l < links; ++l) AppendRaw(c.link_keys[link_at++], out);
+    }
+  }
+  return Status::OK();
+}
+
+Status DeduperImpl::ImportSigned(std::string_view* in, size_t count) {
+  NEARDUP_RETURN_IF_ERROR(CheckOpen());
+  if (method_->batch_only()) {
+    return Status::NotSupported("the " + method_->name() +
+                                " method is batch-only: its pages cannot be moved between processes");
+  }
+  if (count_ + count > kMaxDocuments) {
+    return Status::ResourceExhausted("a Deduper holds at most " + std::to_string(kMaxDocuments) + " documents");
+  }
+  Columns& c = *columns_;
+  const Status cut = Status::Corruption("signed page records cut short");
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t token_fp = 0, byte_fp = 0;
+    uint32_t terms = 0;
+    uint8_t eligible = 0, removed = 0;
+    KeeperFeatures features;
+    if (!TakeRaw(in, &token_fp) || !TakeRaw(in, &byte_fp) || !TakeRaw(in, &terms) || !TakeRaw(in, &eligible) ||
+        !TakeRaw(in, &removed) || !TakeRaw(in, &features) || in->size() < words_per_doc_ * sizeof(uint64_t)) {
+      return cut;
+    }
+    c.token_fp.push_back(token_fp);
+    c.byte_fp.push_back(byte_fp);
+    c.terms.push_back(terms);
+    c.eligible.push_back(eligible);
+    c.features.push_back(features);
+    for (size_t t = 0; t < words_per_doc_; ++t) {
+      uint64_t w = 0;
+      (void)TakeRaw(in, &w);
+      c.words.push_back(w);
+    }
+    if (count_in_links_) {
+      uint64_t url_key = 0;
+      uint32_t links = 0;
+      if (!TakeRaw(in, &url_key) || !TakeRaw(in, &links) || in->size() < size_t{links} * sizeof(uint64_t)) return cut;
+      c.url_keys.push_back(url_key);
+      c.link_counts.push_back(links);
+      for (uint32_t l = 0; l < links; ++l) {
+        uint64_t key = 0;
+        (void)TakeRaw(in, &key);
+        c.link_keys.push_back(key);
+      }
+    }
+    removed_.push_back(removed ? 1 : 0);
+    removed_count_ += removed ? 1 : 0;
+    ++count_;
+  }
+  return Status::OK();
+}
+
 Status DeduperImpl::Remove(DocId id) {
   if (method_->batch_only()) {
     return Status::NotSupported("the " + method_->name() +

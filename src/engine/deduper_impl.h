@@ -51,9 +51,22 @@ class DeduperImpl final : public Deduper {
   bool has_pairs() const;
   void MarkPairMembers(std::vector<uint8_t>* member) const;  // by id
   void WriteMethodSummary(const DedupOptions& options, nlohmann::ordered_json* root) const;
+  // Moving signed pages between processes (DedupJob's shares, for
+  // neardup-mpi): appends to *out the records of ids [first, end), what Add
+  // kept of each page (no body). NotSupported for the batch-only methods,
+  // whose units are spilled, not kept.
+  Status ExportSigned(DocId first, DocId end, std::string* out) const;
+  // Adds `count` pages from records ExportSigned wrote (a Deduper with the
+  // same options), advancing *in past them; ids continue from size().
+  // Corruption when the records are cut short.
+  Status ImportSigned(std::string_view* in, size_t count);
   // Seconds spent reading (in AddFrom) and signing (summed over workers).
   double read_seconds() const { return read_seconds_; }
   double sign_seconds() const { return sign_seconds_; }
+  void AddSeconds(double read, double sign) {
+    read_seconds_ += read;
+    sign_seconds_ += sign;
+  }
 
  private:
   struct Columns;

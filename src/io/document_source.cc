@@ -3,7 +3,10 @@
 // OpenDocumentSource(): walks the inputs in order, opens one file at a time
 // and hands it to the reader its first bytes call for (WARC, ARC, JSON
 // Lines, or a single HTML/text document).
+#include <zlib.h>
+
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +22,10 @@ namespace neardup {
 Status SourceOptions::Validate() const {
   if (max_record_bytes == 0) {
     return Status::InvalidArgument("max_record_bytes must be > 0 (default 64 MiB)");
+  }
+  if (share.first_file > share.end_file ||
+      (share.first_file == share.end_file && share.end_offset != 0 && share.first_offset > share.end_offset)) {
+    return Status::InvalidArgument("an input share must not end before it starts");
   }
   if (max_record_bytes > (uint64_t{4} << 30)) {
     return Status::InvalidArgument("max_record_bytes must be <= 4 GiB (default 64 MiB)");
@@ -113,6 +120,7 @@ struct InputSpec {
   bool listed = false;             // folder listing attempted
   Status list_status;              // folder listing failure, reported on reach
   std::vector<std::string> files;  // folder members, sorted
+  uint64_t first_position = 0;     // of its first file in the run's file list
 };
 
 class MultiSource final : public DocumentSource {
@@ -124,26 +132,55 @@ class MultiSource final : public DocumentSource {
     ctx_.stats = &stats_;
     ctx_.observer = observer;
     bool unknown_total = false;
+    uint64_t position = 0;  // of the input's first file in the run's file list
     for (const std::string& arg : inputs) {
       InputSpec in;
       in.arg = arg;
+      in.first_position = position;
       if (arg == "-") {
         in.is_stdin = true;
-        unknown_total = true;
+        unknown_total |= InSlice(position);
+        ++position;
       } else if (env_->IsDirectory(arg)) {
         in.is_dir = true;
         ListFolder(&in);
+        if (in.files.empty()) {
+          ++position;
+        }
         for (const std::string& f : in.files) {
           auto size = env_->GetFileSize(f);
-          if (size.ok()) total_ += size.value();
+          if (size.ok() && InSlice(position)) total_ += size.value();
+          ++position;
         }
       } else {
         auto size = env_->GetFileSize(arg);
-        if (size.ok()) total_ += size.value();
+        if (size.ok() && InSlice(position)) total_ += size.value();
+        ++position;
       }
       inputs_.push_back(std::move(in));
     }
     if (unknown_total) total_ = 0;
+  }
+
+  // The files of the run, as ListInputFiles lists them.
+  std::vector<InputFile> Files() const {
+    std::vector<InputFile> out;
+    for (const InputSpec& in : inputs_) {
+      if (in.is_dir && !in.files.empty()) {
+        for (const std::string& f : in.files) {
+          auto size = env_->GetFileSize(f);
+          out.push_back(InputFile{f, size.ok() ? size.value() : 0});
+        }
+        continue;
+      }
+      uint64_t size = 0;
+      if (!in.is_stdin && !in.is_dir) {
+        auto s = env_->GetFileSize(in.arg);
+        if (s.ok()) size = s.value();
+      }
+      out.push_back(InputFile{in.is_stdin ? std::string("-") : in.arg, size});
+    }
+    return out;
   }
 
   bool Next(Document* doc) override {
@@ -186,6 +223,21 @@ class MultiSource final : public DocumentSource {
     }
   }
 
+  // Whether file `position` of the run's list has bytes in this share.
+  bool InSlice(uint64_t position) const {
+    const InputShare& share = options_.share;
+    return position >= share.first_file &&
+           (position < share.end_file || (position == share.end_file && share.end_offset > 0)) &&
+           RangeStart(position) < RangeEnd(position);
+  }
+  // The bytes of file `position` in this share.
+  uint64_t RangeStart(uint64_t position) const {
+    return position == options_.share.first_file ? options_.share.first_offset : 0;
+  }
+  uint64_t RangeEnd(uint64_t position) const {
+    return position == options_.share.end_file ? options_.share.end_offset : UINT64_MAX;
+  }
+
   void CloseFile() {
     if (stream_ != nullptr) done_bytes_ += stream_->compressed_consumed();
     stats_.input_bytes = done_bytes_;
@@ -202,7 +254,7 @@ class MultiSource final : public DocumentSource {
       InputSpec& in = inputs_[input_];
       ctx_.input_index = static_cast<uint32_t>(input_);
       if (in.is_dir) {
-        if (file_in_dir_ == 0 && !in.list_status.ok()) {
+        if (file_in_dir_ == 0 && !in.list_status.ok() && InSlice(in.first_position)) {
           ctx_.file = in.arg;
           ctx_.Warn(0, false, reason::kUnreadableFile,
                     "cannot list folder: " + in.list_status.ToString());
@@ -212,26 +264,32 @@ class MultiSource final : public DocumentSource {
           file_in_dir_ = 0;
           continue;
         }
+        const uint64_t position = in.first_position + file_in_dir_;
         const std::string path = in.files[file_in_dir_++];
-        if (OpenFile(path, /*in_folder=*/true)) return true;
+        if (!InSlice(position)) continue;
+        if (OpenFile(path, /*in_folder=*/true, position)) return true;
         continue;
       }
       ++input_;
       file_in_dir_ = 0;
-      if (OpenFile(in.is_stdin ? std::string("-") : in.arg, false)) return true;
+      if (!InSlice(in.first_position)) continue;
+      if (OpenFile(in.is_stdin ? std::string("-") : in.arg, false, in.first_position)) return true;
     }
   }
 
-  bool OpenFile(const std::string& path, bool in_folder) {
+  bool OpenFile(const std::string& path, bool in_folder, uint64_t position) {
     ctx_.file = path;
+    const uint64_t start = RangeStart(position), end = RangeEnd(position);
     auto file = env_->NewSequentialFile(path);
     if (!file.ok()) {
-      ctx_.Warn(0, false, reason::kUnreadableFile, file.status().ToString());
+      // Reported once, by the share holding the file's first byte.
+      if (start == 0) ctx_.Warn(0, false, reason::kUnreadableFile, file.status().ToString());
       return false;
     }
-    ++stats_.inputs_opened;
+    if (start == 0) ++stats_.inputs_opened;
     file_ = std::move(file).value();
     stream_ = std::make_unique<InputStream>(file_.get(), &ctx_);
+    if (start != 0 || end != UINT64_MAX) stream_->SetRange(start, end);
     stream_->Init();
     size_t avail = stream_->Ensure(4096);
     while (avail == 0 && stream_->AtBreak()) {  // damage before any data
@@ -297,6 +355,51 @@ class MultiSource final : public DocumentSource {
 
 }  // namespace
 }  // namespace io
+
+Result<uint64_t> NextRecordMember(const std::string& path, uint64_t offset, Env* env, uint64_t max_scan) {
+  if (env == nullptr) env = Env::Default();
+  NEARDUP_ASSIGN_OR_RETURN(uint64_t size, env->GetFileSize(path));
+  if (offset >= size) return size;
+  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<SequentialFile> file, env->NewSequentialFile(path));
+  // Only per-record-gzip files are divided: the file must start with a member.
+  unsigned char magic[2] = {0, 0};
+  size_t got = 0;
+  NEARDUP_RETURN_IF_ERROR(file->Read(2, reinterpret_cast<char*>(magic), &got));
+  if (got < 2 || magic[0] != 0x1f || magic[1] != 0x8b) return size;
+  NEARDUP_RETURN_IF_ERROR(file->Skip(offset - 2));
+  std::string window(static_cast<size_t>(std::min<uint64_t>(max_scan, size - offset)), '\0');
+  size_t filled = 0;
+  while (filled < window.size()) {
+    NEARDUP_RETURN_IF_ERROR(file->Read(window.size() - filled, window.data() + filled, &got));
+    if (got == 0) break;
+    filled += got;
+  }
+  window.resize(filled);
+  const auto* bytes = reinterpret_cast<const unsigned char*>(window.data());
+  for (size_t at = 0; at + 3 <= window.size(); ++at) {
+    if (bytes[at] != 0x1f || bytes[at + 1] != 0x8b || bytes[at + 2] != 0x08) continue;
+    // A member header: does it inflate to the start of a WARC record?
+    z_stream zs{};
+    if (inflateInit2(&zs, 15 + 16) != Z_OK) return Status::IOError("zlib: inflateInit2 failed");
+    char out[8];
+    zs.next_in = const_cast<Bytef*>(bytes + at);
+    zs.avail_in = static_cast<uInt>(std::min<size_t>(window.size() - at, 1 << 16));
+    zs.next_out = reinterpret_cast<Bytef*>(out);
+    zs.avail_out = sizeof out;
+    int rc = Z_OK;
+    while (zs.avail_out > 0 && rc == Z_OK) rc = inflate(&zs, Z_NO_FLUSH);
+    const size_t produced = sizeof out - zs.avail_out;
+    inflateEnd(&zs);
+    if (produced >= 5 && std::memcmp(out, "WARC/", 5) == 0) return offset + at;
+  }
+  return size;
+}
+
+std::vector<InputFile> ListInputFiles(const std::vector<std::string>& inputs, const SourceOptions& options,
+                                      Env* env) {
+  if (env == nullptr) env = Env::Default();
+  return io::MultiSource(inputs, options, env, nullptr).Files();
+}
 
 Result<std::unique_ptr<DocumentSource>> OpenDocumentSource(const std::vector<std::string>& inputs,
                                                            const SourceOptions& options, Env* env,

@@ -111,3 +111,101 @@ TEST(DocumentSourceTest, StdinTotalIsUnknown) {
 
 }  // namespace
 }  // namespace neardup::io
+
+namespace neardup::io::testing {
+namespace {
+
+// A per-record-gzip WARC file cut into shares at record members
+// (NextRecordMember), plus files around it: reading the shares one after
+// the other gives exactly what reading everything gives (documents, their
+// offsets, warnings, counts, bytes).
+TEST(InputShareTest, SharesOfALargeFileReadAsTheWhole) {
+  MemEnv env;
+  std::string warc;
+  for (int i = 0; i < 40; ++i) {
+    const std::string body = "<p>page " + std::to_string(i) + " " + std::string(200 + 37 * i, 'x') + "</p>";
+    if (i == 17) warc += "garbage between members";  // a warning inside a share
+    warc += GzipMember(MakeResponseRecord("http://h/" + std::to_string(i),
+                                          "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n", body));
+  }
+  env.AddFile("big.warc.gz", warc);
+  env.AddFile("pages/a.html", "<p>a</p>");
+  env.AddFile("pages/b.html", "");
+  env.AddFile("tail.warc.gz", GzipMember(MakeResponseRecord("http://t/", "HTTP/1.1 200 OK\r\n", "tail")));
+  const std::vector<std::string> inputs = {"pages", "big.warc.gz", "tail.warc.gz"};
+  const std::vector<InputFile> files = ListInputFiles(inputs, SourceOptions(), &env);
+  ASSERT_EQ(files.size(), 4u);
+  EXPECT_EQ(files[2].path, "big.warc.gz");
+  EXPECT_EQ(files[2].size, warc.size());
+  const ReadResult whole = ReadAll(inputs, &env);
+  ASSERT_EQ(whole.docs.size(), 42u) << whole.observer.Dump();
+  ASSERT_FALSE(whole.observer.warnings.empty());
+
+  for (int parts : {2, 3, 5}) {
+    // Cuts inside big.warc.gz (file 2), moved to the next record member.
+    std::vector<InputShare> shares;
+    InputShare current;  // starts at file 0
+    for (int p = 1; p < parts; ++p) {
+      auto member = NextRecordMember("big.warc.gz", warc.size() * p / parts, &env);
+      ASSERT_TRUE(member.ok());
+      ASSERT_LT(*member, warc.size());
+      EXPECT_EQ(warc.compare(*member, 2, "\x1f\x8b"), 0);
+      current.end_file = 2;
+      current.end_offset = *member;
+      shares.push_back(current);
+      current = InputShare{2, *member, UINT64_MAX, 0};
+    }
+    shares.push_back(current);
+    std::vector<Document> docs;
+    std::vector<ReadWarning> warnings;
+    ReadStats sum;
+    uint64_t bytes = 0;
+    for (const InputShare& share : shares) {
+      SourceOptions o;
+      o.share = share;
+      const ReadResult r = ReadAll(inputs, &env, o);
+      docs.insert(docs.end(), r.docs.begin(), r.docs.end());
+      warnings.insert(warnings.end(), r.observer.warnings.begin(), r.observer.warnings.end());
+      sum.inputs_opened += r.stats.inputs_opened;
+      sum.records += r.stats.records;
+      bytes += r.stats.input_bytes;
+    }
+    ASSERT_EQ(docs.size(), whole.docs.size()) << parts;
+    for (size_t i = 0; i < docs.size(); ++i) {
+      EXPECT_EQ(docs[i].url, whole.docs[i].url);
+      EXPECT_EQ(docs[i].source_offset, whole.docs[i].source_offset) << docs[i].url;
+      EXPECT_EQ(docs[i].body, whole.docs[i].body);
+    }
+    ASSERT_EQ(warnings.size(), whole.observer.warnings.size()) << parts;
+    for (size_t i = 0; i < warnings.size(); ++i) {
+      EXPECT_EQ(warnings[i].file, whole.observer.warnings[i].file);
+      EXPECT_EQ(warnings[i].offset, whole.observer.warnings[i].offset);
+      EXPECT_EQ(warnings[i].reason_key, whole.observer.warnings[i].reason_key);
+    }
+    EXPECT_EQ(sum.inputs_opened, whole.stats.inputs_opened);
+    EXPECT_EQ(sum.records, whole.stats.records);
+    EXPECT_EQ(bytes, whole.stats.input_bytes);
+  }
+}
+
+TEST(InputShareTest, OnlyPerRecordGzipFilesHaveRecordMembers) {
+  MemEnv env;
+  const std::string record = MakeResponseRecord("http://h/", "HTTP/1.1 200 OK\r\n", std::string(5000, 'y'));
+  env.AddFile("plain.warc", record + record);
+  env.AddFile("whole.warc.gz", GzipMember(record + record + record));
+  EXPECT_EQ(NextRecordMember("plain.warc", 10, &env).value(), 2 * record.size());
+  const uint64_t whole_size = env.GetFileSize("whole.warc.gz").value();
+  EXPECT_EQ(NextRecordMember("whole.warc.gz", 10, &env).value(), whole_size);
+  EXPECT_FALSE(NextRecordMember("missing.warc.gz", 0, &env).ok());
+  // An empty share reads nothing and reports nothing.
+  SourceOptions o;
+  o.share = InputShare{1, 0, 1, 0};
+  const ReadResult r = ReadAll({"plain.warc", "whole.warc.gz"}, &env, o);
+  EXPECT_TRUE(r.docs.empty());
+  EXPECT_TRUE(r.observer.warnings.empty());
+  o.share = InputShare{1, 0, 0, 0};
+  EXPECT_TRUE(o.Validate().IsInvalidArgument());
+}
+
+}  // namespace
+}  // namespace neardup::io::testing

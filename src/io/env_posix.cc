@@ -17,6 +17,17 @@
 
 namespace neardup {
 
+Status SequentialFile::Skip(uint64_t n) {
+  char scratch[1 << 16];
+  while (n > 0) {
+    size_t got = 0;
+    NEARDUP_RETURN_IF_ERROR(Read(static_cast<size_t>(std::min<uint64_t>(n, sizeof scratch)), scratch, &got));
+    if (got == 0) break;
+    n -= got;
+  }
+  return Status::OK();
+}
+
 namespace {
 
 Status PosixError(const std::string& context, int err) {
@@ -43,6 +54,11 @@ class PosixSequentialFile final : public SequentialFile {
       *bytes_read = static_cast<size_t>(r);
       return Status::OK();
     }
+  }
+  Status Skip(uint64_t n) override {
+    if (n == 0) return Status::OK();
+    if (::lseek(fd_, static_cast<off_t>(n), SEEK_CUR) >= 0) return Status::OK();
+    return SequentialFile::Skip(n);  // a pipe: read past
   }
 
  private:

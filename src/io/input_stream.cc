@@ -73,6 +73,18 @@ void InputStream::RawFill(size_t n) {
   }
 }
 
+void InputStream::SetRange(uint64_t start, uint64_t end) {
+  range_start_ = start;
+  range_end_ = std::max(start, end);
+  if (start == 0) return;
+  if (Status s = file_->Skip(start); !s.ok()) {
+    Warn(start, false, reason::kReadError, "cannot move to offset " + std::to_string(start) + ": " + s.ToString());
+    file_eof_ = true;
+    ended_with_error_ = true;
+  }
+  raw_base_ = start;
+}
+
 void InputStream::Init() {
   RawFill(limits_.read_chunk);
   const auto* p = reinterpret_cast<const unsigned char*>(raw_.data() + raw_pos_);
@@ -90,7 +102,7 @@ void InputStream::Init() {
     raw_.Swap(buf_);
     pos_ = raw_pos_;
     end_ = raw_end_;
-    base_ = 0;
+    base_ = raw_base_;  // the file offset of the first byte (SetRange)
     raw_pos_ = raw_end_ = 0;
     raw_base_ = 0;
     raw_.Release();
@@ -231,6 +243,7 @@ bool InputStream::FindNextMember() {
 
 bool InputStream::FillGzip() {
   if (zs_active_) return InflateSome();
+  if (raw_offset() >= range_end_) return false;  // the next member is another share's
   if (raw_avail() < limits_.read_chunk / 4) RawFill(limits_.read_chunk);
   if (raw_avail() == 0) return false;
 

@@ -27,6 +27,7 @@
 #define NEARDUP_IO_INPUT_STREAM_H_
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -76,6 +77,12 @@ class InputStream {
 
   // Reads the first bytes and picks the compression. Call once, first.
   void Init();
+  // Reads only the gzip members that start in [start, end) of the file
+  // (call before Init(); `start` must be a member's first byte): a share of
+  // a large per-record-gzip file read by one of several processes. Offsets
+  // stay those of the whole file. A file that is not gzip is read from
+  // `start` to its end.
+  void SetRange(uint64_t start, uint64_t end);
   Compression compression() const { return compression_; }
 
   // Makes at least n bytes available at the read position unless the stream
@@ -109,7 +116,7 @@ class InputStream {
   bool ended_with_error() const { return ended_with_error_; }
 
   // Bytes read from the file so far (compressed).
-  uint64_t compressed_consumed() const { return file_bytes_read_; }
+  uint64_t compressed_consumed() const { return std::min(file_bytes_read_, range_end_ - range_start_); }
   // Current size of the decompressed window buffer (for tests of bounds).
   size_t buffer_capacity() const { return buf_.capacity(); }
   size_t peak_buffer_capacity() const { return peak_capacity_; }
@@ -155,6 +162,7 @@ class InputStream {
   ByteBuffer raw_;
   size_t raw_pos_ = 0, raw_end_ = 0;
   uint64_t raw_base_ = 0;
+  uint64_t range_start_ = 0, range_end_ = UINT64_MAX;  // SetRange
 
   // Member starts: (decompressed offset, compressed offset), oldest first.
   std::deque<std::pair<uint64_t, uint64_t>> members_;

@@ -1,0 +1,74 @@
+// The `dedup` command's flags, options and reporting, shared by `neardup
+// dedup` (main.cc) and `neardup-mpi dedup` (mpi/), which take exactly the
+// same arguments and write exactly the same outputs.
+#ifndef NEARDUP_CLI_DEDUP_COMMAND_H_
+#define NEARDUP_CLI_DEDUP_COMMAND_H_
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "neardup/engine.h"
+#include "cli_util.h"
+
+namespace neardup_cli {
+
+// Every flag of `dedup`, with its default.
+struct DedupFlags {
+  std::vector<std::string> inputs;
+  std::string out_dir;
+  int threads = 0;
+  bool quiet = false;
+  std::string method = neardup::DedupOptions().method;
+  std::string max_record = "64M";
+  bool skip_non_2xx = false;
+  uint64_t warning_limit = 100;
+  neardup::ParagraphMethodOptions paragraph_defaults;
+  neardup::ChunkMethodOptions chunk_defaults;
+  uint32_t min_shared = paragraph_defaults.min_shared_percent;
+  uint32_t min_chars = paragraph_defaults.min_text_chars;
+  std::string chunk_spec = chunk_defaults.chunking, chunk_algorithm = chunk_defaults.algorithm;
+  uint32_t coarse_hashes = chunk_defaults.coarse_hash_functions;
+  std::string memory = "2G";
+  neardup::RobustMethodOptions robust_defaults;
+  double min_content = robust_defaults.min_content_similarity;
+  uint32_t template_pages = robust_defaults.template_min_pages;
+  bool keep_numbers = false, keep_own_url = false;
+  uint32_t edit_shingles = robust_defaults.max_edit_shingles;
+  uint32_t same_site_edit_shingles = robust_defaults.max_same_site_edit_shingles;
+  uint32_t sim_bits = 384, sim_threshold = 372, combined_threshold = 355;
+  std::string level = "very-similar";
+  uint32_t shingle = 5;
+  bool wrap = false, no_wrap = false, pairs = false;
+  std::string family = "fast";
+  uint64_t seed = 1234;
+  std::string keeper = neardup::DedupOptions().keeper;
+  bool no_verify = false;
+  CLI::Option* threshold_option = nullptr;
+
+  // Registers INPUT, --out and every flag on `dedup` (the subcommand).
+  void Register(CLI::App* dedup);
+  // The options the flags give; prints the error and returns kExitUsage for
+  // a value that cannot be read, else kExitOk.
+  int ToOptions(neardup::DedupOptions* options) const;
+};
+
+// The summary lines `neardup dedup` prints on stderr.
+void PrintDedupSummary(const neardup::DedupSummary& s);
+
+// The one line printed when no usable document could be read: the files and
+// why (the first warning of each of the first files), then where the rest is.
+std::string NothingUsableLine(const neardup::DedupSummary& s, const StderrObserver& observer);
+
+// A progress line on stderr every 0.5 s (on a terminal) or 5 s (in logs).
+neardup::DedupProgressCallback DedupProgressPrinter(bool quiet, StderrObserver* observer);
+
+// `neardup dedup`: runs the job, prints progress, warnings and the summary;
+// returns the exit code.
+int RunDedupCommand(const std::vector<std::string>& inputs, const std::string& out,
+                    neardup::DedupOptions options, int threads, bool quiet, uint64_t warning_limit);
+
+}  // namespace neardup_cli
+
+#endif  // NEARDUP_CLI_DEDUP_COMMAND_H_

@@ -1,0 +1,153 @@
+// DedupJob (include/neardup/dedup_job.h): a run divided into shares read by
+// separate jobs, handed to one job in order, writes what RunDedup writes.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "neardup/dedup_job.h"
+#include "neardup/engine.h"
+#include "neardup/source.h"
+#include "test_util.h"
+
+namespace neardup {
+namespace {
+
+using testing::MakeTempDir;
+using testing::ReadFileOrEmpty;
+
+// Summary figures that depend on the run (time, memory, paths) left out.
+nlohmann::json Figures(const std::string& dir) {
+  nlohmann::json j = nlohmann::json::parse(ReadFileOrEmpty(dir + "/summary.json"));
+  for (const char* key : {"stages", "seconds", "peak_rss_bytes", "outputs"}) j.erase(key);
+  return j;
+}
+
+// Shares of `inputs`: cuts at about equal bytes, inside large files at
+// their record members, as neardup-mpi plans them.
+std::vector<InputShare> Shares(const std::vector<std::string>& inputs, int parts) {
+  const std::vector<InputFile> files = ListInputFiles(inputs);
+  uint64_t total = 0;
+  for (const InputFile& f : files) total += f.size;
+  std::vector<InputShare> shares;
+  InputShare current;
+  uint64_t before = 0;
+  size_t i = 0;
+  for (int p = 1; p < parts; ++p) {
+    const uint64_t target = total * p / parts;
+    while (i < files.size() && before + files[i].size <= target) before += files[i++].size;
+    uint64_t file = i, offset = 0;
+    if (i < files.size() && target > before) {
+      auto member = NextRecordMember(files[i].path, target - before);
+      if (member.ok() && *member < files[i].size) {
+        offset = *member;
+      } else {
+        ++file;
+      }
+    }
+    if (file < current.first_file || (file == current.first_file && offset < current.first_offset)) {
+      file = current.first_file, offset = current.first_offset;
+    }
+    current.end_file = file;
+    current.end_offset = offset;
+    shares.push_back(current);
+    current = InputShare{file, offset, UINT64_MAX, 0};
+  }
+  shares.push_back(current);
+  return shares;
+}
+
+class DedupJobTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(DedupJobTest, SharesHandedOverInOrderGiveRunDedupsOutputs) {
+  const std::string data = testing::RepoTestDataDir();
+  const std::vector<std::string> inputs = {data + "/html", data + "/sample/sample-crawl.warc.gz",
+                                           data + "/warc/example.warc.gz", data + "/warc/redirect.warc"};
+  DedupOptions options;
+  options.method = GetParam();
+  options.write_pairs = std::string(GetParam()) != "exact";
+  const std::string single = MakeTempDir("job-single");
+  ASSERT_TRUE(RunDedup(inputs, single, options).ok());
+
+  for (int parts : {2, 3}) {
+    const std::string out = MakeTempDir("job-shares");
+    const std::vector<InputShare> shares = Shares(inputs, parts);
+    ASSERT_EQ(shares.size(), static_cast<size_t>(parts));
+    std::vector<std::unique_ptr<DedupJob>> jobs;
+    uint64_t documents = 0;
+    for (int p = 0; p < parts; ++p) {
+      DedupJobOptions job_options;
+      job_options.part = p;
+      auto job = DedupJob::Create(inputs, out, options, job_options);
+      ASSERT_TRUE(job.ok()) << job.status().ToString();
+      ASSERT_TRUE((*job)->Read(shares[p]).ok());
+      documents += (*job)->documents();
+      jobs.push_back(std::move(job).value());
+    }
+    for (int p = 1; p < parts; ++p) {
+      // Small chunks: a share crosses in many.
+      std::vector<std::string> chunks;
+      ASSERT_TRUE(jobs[p]->ExportShare(300, [&](std::string_view c) {
+        chunks.emplace_back(c);
+        return Status::OK();
+      }).ok());
+      EXPECT_GT(chunks.size(), 1u);
+      for (size_t c = 0; c < chunks.size(); ++c) {
+        auto last = jobs[0]->ImportShare(chunks[c]);
+        ASSERT_TRUE(last.ok()) << last.status().ToString();
+        EXPECT_EQ(*last, c + 1 == chunks.size());
+      }
+    }
+    EXPECT_EQ(jobs[0]->documents(), documents);
+    auto summary = jobs[0]->Finish();
+    ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+    for (const char* name : {"clusters.tsv", "pairs.tsv", "warnings.tsv"}) {
+      EXPECT_EQ(ReadFileOrEmpty(out + "/" + name), ReadFileOrEmpty(single + "/" + name)) << name << " parts " << parts;
+    }
+    EXPECT_EQ(Figures(out), Figures(single)) << "parts " << parts;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Methods, DedupJobTest, ::testing::Values("exact", "broder", "simhash", "combined", "robust"));
+
+TEST(DedupJobErrorsTest, ChunksOfAnotherMethodOrDamagedAreRefused) {
+  const std::string data = testing::RepoTestDataDir();
+  const std::vector<std::string> inputs = {data + "/sample/sample-crawl.warc.gz"};
+  const std::string out = MakeTempDir("job-errors");
+  DedupOptions broder;
+  broder.method = "broder";
+  DedupOptions simhash;
+  simhash.method = "simhash";
+  auto a = DedupJob::Create(inputs, out, broder);
+  auto b = DedupJob::Create(inputs, out, simhash, DedupJobOptions{1});
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE((*b)->Read(InputShare()).ok());
+  std::vector<std::string> chunks;
+  ASSERT_TRUE((*b)->ExportShare(1 << 20, [&](std::string_view c) {
+    chunks.emplace_back(c);
+    return Status::OK();
+  }).ok());
+  ASSERT_EQ(chunks.size(), 1u);
+  auto refused = (*a)->ImportShare(chunks[0]);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_TRUE(refused.status().IsInvalidArgument());
+  EXPECT_NE(refused.status().message().find("simhash"), std::string::npos);
+  std::string cut = chunks[0].substr(0, chunks[0].size() / 2);
+  auto damaged = (*a)->ImportShare(cut);
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_TRUE(damaged.status().IsCorruption());
+  EXPECT_TRUE((*a)->ImportShare("not a chunk").status().IsCorruption());
+  EXPECT_TRUE((*a)->AddToSummary("[1]").IsInvalidArgument());
+
+  DedupOptions paragraphs;
+  paragraphs.method = "paragraphs";
+  auto p = DedupJob::Create(inputs, out, paragraphs, DedupJobOptions{2});
+  ASSERT_TRUE(p.ok());
+  ASSERT_TRUE((*p)->Read(InputShare()).ok());
+  EXPECT_EQ((*p)->ExportShare(1 << 20, [](std::string_view) { return Status::OK(); }).code(),
+            Status::Code::kNotSupported);
+}
+
+}  // namespace
+}  // namespace neardup

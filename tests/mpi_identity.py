@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""neardup-mpi dedup gives exactly neardup dedup's outputs.
+
+For every method that runs on several processes (exact, broder, simhash,
+combined, robust) and N = 1, 2, 3, 4 ranks, on the sample crawl, on a
+`neardup synth` crawl built from it (one per-record-gzip WARC file, so the
+ranks split it at record boundaries) and on a mix of files, folders and
+damaged inputs (so that warnings come from several ranks): clusters.tsv,
+pairs.tsv and warnings.tsv must be byte for byte those of one process, and
+every figure of summary.json but the timings, memory and output paths the
+same. A batch-only method must be refused with exit status 2 and a message.
+
+    tests/mpi_identity.py --cli build/neardup --mpi build/neardup-mpi --data tests/data
+
+mpirun runs with --oversubscribe (ranks may outnumber cores) and, as root,
+--allow-run-as-root. Exit status 0 when every run matched, 1 otherwise.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+# Figures that depend on the run, not on the input: time, memory, paths,
+# and what only neardup-mpi reports.
+RUN_DEPENDENT = {"stages", "seconds", "peak_rss_bytes", "outputs", "mpi"}
+
+
+def mpirun_prefix(ranks):
+    cmd = ["mpirun", "--oversubscribe", "-np", str(ranks)]
+    if os.geteuid() == 0:
+        cmd.insert(1, "--allow-run-as-root")
+    return cmd
+
+
+def run(cmd, expect=0):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
+    if p.returncode != expect:
+        sys.stderr.write(f"command {' '.join(cmd)} exited {p.returncode}, expected {expect}\n{p.stderr[-3000:]}\n")
+        raise SystemExit(1)
+    return p
+
+
+def summary_figures(path):
+    with open(path) as f:
+        summary = json.load(f)
+    return {k: v for k, v in summary.items() if k not in RUN_DEPENDENT}
+
+
+def compare(single, multi, label):
+    failures = []
+    for name in ("clusters.tsv", "pairs.tsv", "warnings.tsv"):
+        a, b = os.path.join(single, name), os.path.join(multi, name)
+        if os.path.exists(a) != os.path.exists(b):
+            failures.append(f"{label}: {name} written by only one of the runs")
+            continue
+        if os.path.exists(a):
+            with open(a, "rb") as fa, open(b, "rb") as fb:
+                if fa.read() != fb.read():
+                    failures.append(f"{label}: {name} differs")
+    sa = summary_figures(os.path.join(single, "summary.json"))
+    sb = summary_figures(os.path.join(multi, "summary.json"))
+    for key in sorted(set(sa) | set(sb)):
+        if sa.get(key) != sb.get(key):
+            failures.append(f"{label}: summary.json {key}: {sa.get(key)!r} vs {sb.get(key)!r}")
+    return failures
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cli", required=True)
+    ap.add_argument("--mpi", required=True)
+    ap.add_argument("--data", required=True, help="the repository's tests/data")
+    ap.add_argument("--ranks", default="1,2,3,4")
+    ap.add_argument("--methods", default="exact,broder,simhash,combined,robust")
+    args = ap.parse_args()
+    if shutil.which("mpirun") is None:
+        print("mpirun not found (Debian: openmpi-bin)")
+        return 1
+    ranks = [int(r) for r in args.ranks.split(",")]
+    methods = args.methods.split(",")
+    work = tempfile.mkdtemp(prefix="neardup-mpi-test-")
+    try:
+        sample = os.path.join(args.data, "sample", "sample-crawl.warc.gz")
+        synth = os.path.join(work, "synth.warc.gz")
+        run([args.cli, "synth", sample, os.path.join(args.data, "html"), "--out", synth,
+             "--truth", os.path.join(work, "truth.tsv"), "--sites", "40", "--seed", "7"])
+        # A damaged copy of the sample: its warnings must come out in order.
+        damaged = os.path.join(work, "damaged.warc.gz")
+        with open(sample, "rb") as f:
+            raw = bytearray(f.read())
+        for at in range(len(raw) // 3, len(raw) // 3 + 64):
+            raw[at] ^= 0x5A
+        with open(damaged, "wb") as f:
+            f.write(raw[: len(raw) * 5 // 6])  # and truncated
+        corpora = {
+            "sample": [sample],
+            "synth": [synth],
+            "mixed": [os.path.join(args.data, "warc"), os.path.join(args.data, "html"), damaged,
+                      os.path.join(args.data, "warc", "example.warc.gz"), synth, os.path.join(work, "missing.warc")],
+        }
+        failures = []
+        runs = 0
+        for corpus, inputs in corpora.items():
+            for method in methods:
+                flags = ["--method", method, "--quiet"] + (["--pairs"] if method != "exact" else [])
+                single = os.path.join(work, f"{corpus}-{method}-single")
+                run([args.cli, "dedup", *inputs, "--out", single, *flags])
+                for n in ranks:
+                    multi = os.path.join(work, f"{corpus}-{method}-{n}")
+                    run(mpirun_prefix(n) + [args.mpi, "dedup", *inputs, "--out", multi, *flags])
+                    with open(os.path.join(multi, "summary.json")) as f:
+                        mpi = json.load(f)["mpi"]
+                    if mpi["ranks"] != n or len(mpi["per_rank"]) != n:
+                        failures.append(f"{corpus} {method} N={n}: summary.json mpi reports {mpi['ranks']} ranks")
+                    documents = sum(r["documents"] for r in mpi["per_rank"])
+                    with open(os.path.join(single, "summary.json")) as f:
+                        expected = json.load(f)["documents_read"]
+                    if documents != expected:
+                        failures.append(f"{corpus} {method} N={n}: ranks read {documents} documents, not {expected}")
+                    if corpus == "synth" and n > 1 and min(r["documents"] for r in mpi["per_rank"]) == 0:
+                        failures.append(f"{corpus} {method} N={n}: a rank read nothing of the one large file")
+                    failures += compare(single, multi, f"{corpus} {method} N={n}")
+                    runs += 1
+        # Batch-only methods need one process: refused, with the reason.
+        refused = run(mpirun_prefix(2) + [args.mpi, "dedup", sample, "--out", os.path.join(work, "p"),
+                                          "--method", "paragraphs"], expect=2)
+        if "one process" not in refused.stderr:
+            failures.append("paragraphs: the refusal does not say it needs one process: " + refused.stderr[-300:])
+        for f in failures:
+            print("FAIL", f)
+        print(f"{runs} neardup-mpi runs compared with neardup dedup; {len(failures)} differences")
+        return 1 if failures else 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
