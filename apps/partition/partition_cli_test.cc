@@ -30,7 +30,7 @@ TEST(PartitionPlanCliTest, JsonListOfDimsByMachinesWithShares) {
   ASSERT_EQ(RunCommand(Q(CliPath()) + " partition-plan " + Q(SampleCrawl()) + " --json " + Q(json_path), &out), 0)
       << out;
   EXPECT_NE(out.find("imbalance"), std::string::npos) << out;
-  EXPECT_NE(out.find("recall lost"), std::string::npos) << out;
+  EXPECT_NE(out.find("Recall lost"), std::string::npos) << out;
   const nlohmann::json j = nlohmann::json::parse(ReadFileOrEmpty(json_path));
   ASSERT_TRUE(j.is_array());
   // Defaults: --dims 1,2,3 --machines 2,4,8,16,32,64.

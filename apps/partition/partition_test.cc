@@ -43,7 +43,8 @@ TEST(FineIntervalsTest, PaperExampleForTauPoint8) {
   for (uint32_t j = 0; j < expected.size(); ++j) EXPECT_EQ(f.lower(j), expected[j]) << j;
   EXPECT_EQ(f.Index(0), 0u);
   EXPECT_EQ(f.Index(5), 4u);
-  EXPECT_EQ(f.Index(10), 7u);
+  EXPECT_EQ(f.Index(10), 6u);  // [8, 11)
+  EXPECT_EQ(f.Index(11), 7u);
   EXPECT_EQ(FineIntervalIndex(7, 0.8), 5u);
 }
 
