@@ -21,6 +21,7 @@ Command AddMirrorsCommand(CLI::App* app);    // report_command.cc: mirrors.tsv
 Command AddEvolveCommand(CLI::App* app);     // crawls_command.cc: evolution across crawls
 Command AddConnectedCommand(CLI::App* app);  // crawls_command.cc: connected vs disconnected pages
 Command AddSynthWebCommand(CLI::App* app);   // crawls_command.cc: successive crawls of one synthetic web
+Command AddPartitionPlanCommand(CLI::App* app);  // partition_command.cc: Zhu et al.'s length partitioning
 Command AddServeCommand(CLI::App* app);      // service_command.cc: the incremental service over HTTP
 Command AddIngestCommand(CLI::App* app);     // service_command.cc: stream inputs to a running service
 Command AddExportCommand(CLI::App* app);     // service_command.cc: a store's groups as dedup's output

@@ -271,7 +271,8 @@ int main(int argc, char** argv) {
   std::vector<neardup_cli::Command> commands = {
       neardup_cli::AddOverlapCommand(&app), neardup_cli::AddReportCommand(&app),
       neardup_cli::AddMirrorsCommand(&app), neardup_cli::AddEvolveCommand(&app),
-      neardup_cli::AddConnectedCommand(&app), neardup_cli::AddSynthWebCommand(&app)};
+      neardup_cli::AddConnectedCommand(&app), neardup_cli::AddSynthWebCommand(&app),
+      neardup_cli::AddPartitionPlanCommand(&app)};
 #ifdef NEARDUP_WITH_SERVICE
   commands.push_back(neardup_cli::AddServeCommand(&app));
   commands.push_back(neardup_cli::AddIngestCommand(&app));
