@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# neardup-mpi dedup at N ranks against neardup dedup, on one crawl built from
+# real pages (bench/crawlgen, as bench/e2e.sh builds it: one per-record-gzip
+# .warc.gz, so the ranks split it at record members).
+#
+#   bench/mpi.sh [--method robust] [--pages 20000] [--ranks 1,2,4] [--html-dir DIR]
+#
+# Every rank runs with --threads 1. Prints a Markdown row per run: ranks,
+# wall seconds, pages, and per rank the pages it read, its seconds reading
+# and signing, its seconds handing its share over, the bytes it sent per
+# page and its peak RSS; rank 0's clustering and writing seconds; and
+# whether clusters.tsv equals the single-process run's. On a machine with
+# fewer cores than ranks the ranks share cores: read the work per rank, not
+# the speed-up. Paste the rows into bench/RESULTS.md with the machine line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+method=robust pages=20000 ranks=1,2,4 html_dir=../shared/data/html
+while [ $# -gt 0 ]; do
+  case $1 in
+    --method) method=$2; shift 2 ;;
+    --pages) pages=$2; shift 2 ;;
+    --ranks) ranks=$2; shift 2 ;;
+    --html-dir) html_dir=$2; shift 2 ;;
+    *) echo "mpi: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+if [ ! -d "$html_dir" ]; then
+  echo "mpi: $html_dir not found: pass --html-dir with real HTML pages (.html or .html.gz)" >&2
+  exit 2
+fi
+[ -x build/neardup-mpi ] || { echo "mpi: build/neardup-mpi not built (needs OpenMPI)" >&2; exit 2; }
+mkdir -p build/bench-data
+crawl=build/bench-data/crawl-$pages-0.warc.gz
+[ -f "$crawl" ] || ./build/bench/crawlgen --html-dir "$html_dir" --pages "$pages" --seed 1 --out "$crawl" 2>/dev/null
+root=()
+[ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
+out=build/bench-mpi
+rm -rf "$out"
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores; crawl $crawl ($(du -h "$crawl" | cut -f1)), --method $method"
+start=$(date +%s.%N)
+./build/neardup dedup "$crawl" --out "$out/single" --method "$method" --threads 1 --quiet
+single_seconds=$(echo "$(date +%s.%N) - $start" | bc)
+echo
+echo "| ranks | wall s | pages | per rank: pages | read+sign s | hand-over s | bytes sent/page | peak RSS MB | rank 0 cluster+write s | clusters.tsv = dedup's |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+python3 - "$out/single/summary.json" "$single_seconds" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+st = {x["name"]: x["seconds"] for x in s["stages"]}
+after = sum(v for k, v in st.items() if k not in ("read", "tokenize"))
+print(f"| dedup (1 process) | {float(sys.argv[2]):.1f} | {s['documents_read']} | {s['documents_read']} | "
+      f"{st['read'] + st['tokenize']:.1f} | - | - | {s['peak_rss_bytes'] / 1e6:.0f} | {after:.1f} | - |")
+PY
+IFS=, read -ra rank_list <<<"$ranks"
+for n in "${rank_list[@]}"; do
+  start=$(date +%s.%N)
+  mpirun "${root[@]}" --oversubscribe -np "$n" ./build/neardup-mpi dedup "$crawl" --out "$out/mpi$n" \
+    --method "$method" --threads 1 --quiet
+  wall=$(echo "$(date +%s.%N) - $start" | bc)
+  same=no
+  cmp -s "$out/single/clusters.tsv" "$out/mpi$n/clusters.tsv" && same=yes
+  python3 - "$out/mpi$n/summary.json" "$wall" "$n" "$same" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+ranks = s["mpi"]["per_rank"]
+st = {x["name"]: x["seconds"] for x in s["stages"]}
+after = sum(v for k, v in st.items() if k not in ("read", "tokenize"))
+def col(key, fmt):
+    return " / ".join(format(r[key], fmt) for r in ranks)
+mb = [r["peak_rss_bytes"] / 1e6 for r in ranks]
+print(f"| {sys.argv[3]} | {float(sys.argv[2]):.1f} | {s['documents_read']} | {col('documents', '.0f')} | "
+      f"{col('read_and_sign_seconds', '.1f')} | {col('exchange_seconds', '.2f')} | "
+      f"{col('bytes_sent_per_document', '.0f')} | {' / '.join(format(m, '.0f') for m in mb)} | "
+      f"{after:.1f} | {sys.argv[4]} |")
+PY
+done
