@@ -50,6 +50,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kTagChunk = 1;  // a chunk of a share (DedupJob::ExportShare)
 constexpr int kTagError = 2;  // a share that could not be sent: the message
+constexpr int kTagEnd = 3;    // the rank has sent all it will send
 // Chunks stay far below MPI's int element counts (OpenMPI 4.1).
 constexpr size_t kChunkBytes = size_t{64} << 20;
 
@@ -141,6 +142,12 @@ int RunMpiDedup(const DedupFlags& flags, neardup::DedupOptions options, int rank
       return Finalize(kExitUsage);
     }
   }
+  for (const std::string& input : flags.inputs) {
+    if (input == "-") {
+      if (root) error("standard input cannot be divided among ranks (mpirun gives it to rank 0 only): use neardup dedup");
+      return Finalize(kExitUsage);
+    }
+  }
   // The shares, computed on rank 0 and sent to all (ranks may see the files
   // through different mounts; the sizes only balance the shares).
   std::vector<neardup::InputShare> shares(static_cast<size_t>(ranks));
@@ -186,26 +193,27 @@ int RunMpiDedup(const DedupFlags& flags, neardup::DedupOptions options, int rank
   const auto t_exchange = Clock::now();
   neardup::Status exchanged;
   if (root) {
+    // Every rank's messages are received to its end marker, even after a
+    // failure (a sender is never left blocked); the chunks are imported
+    // while nothing has failed.
     std::vector<char> buffer;
-    for (int from = 1; from < ranks && exchanged.ok(); ++from) {
-      for (bool last = false; !last && exchanged.ok();) {
+    for (int from = 1; from < ranks; ++from) {
+      for (;;) {
         MPI_Status status;
         MPI_Probe(from, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
         int bytes = 0;
         MPI_Get_count(&status, MPI_CHAR, &bytes);
         buffer.resize(static_cast<size_t>(bytes));
         MPI_Recv(buffer.data(), bytes, MPI_CHAR, from, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (status.MPI_TAG == kTagEnd) break;
         const std::string_view chunk(buffer.data(), buffer.size());
         if (status.MPI_TAG == kTagError) {
-          exchanged = neardup::Status::IOError("rank " + std::to_string(from) + ": " + std::string(chunk));
-          break;
+          if (exchanged.ok()) exchanged = neardup::Status::IOError("rank " + std::to_string(from) + ": " + std::string(chunk));
+          continue;
         }
+        if (!exchanged.ok()) continue;
         auto imported = job->ImportShare(chunk);
-        if (!imported.ok()) {
-          exchanged = imported.status();
-        } else {
-          last = *imported;
-        }
+        if (!imported.ok()) exchanged = imported.status();
       }
     }
   } else {
@@ -218,6 +226,7 @@ int RunMpiDedup(const DedupFlags& flags, neardup::DedupOptions options, int rank
       const std::string message = sent.message();
       MPI_Send(message.data(), static_cast<int>(message.size()), MPI_CHAR, 0, kTagError, MPI_COMM_WORLD);
     }
+    MPI_Send(nullptr, 0, MPI_CHAR, 0, kTagEnd, MPI_COMM_WORLD);
     job.reset();  // this rank's pages are rank 0's now
   }
   mine.exchange_seconds = SecondsSince(t_exchange);

@@ -8,7 +8,8 @@ ranks split it at record boundaries) and on a mix of files, folders and
 damaged inputs (so that warnings come from several ranks): clusters.tsv,
 pairs.tsv and warnings.tsv must be byte for byte those of one process, and
 every figure of summary.json but the timings, memory and output paths the
-same. A batch-only method must be refused with exit status 2 and a message.
+same. A batch-only method and standard input ("-") must be refused with
+exit status 2 and a message.
 
     tests/mpi_identity.py --cli build/neardup --mpi build/neardup-mpi --data tests/data
 
@@ -129,6 +130,10 @@ def main():
                                           "--method", "paragraphs"], expect=2)
         if "one process" not in refused.stderr:
             failures.append("paragraphs: the refusal does not say it needs one process: " + refused.stderr[-300:])
+        # Standard input goes to rank 0 only: refused with the reason.
+        refused = run(mpirun_prefix(2) + [args.mpi, "dedup", "-", "--out", os.path.join(work, "s")], expect=2)
+        if "standard input" not in refused.stderr:
+            failures.append("stdin: the refusal does not name standard input: " + refused.stderr[-300:])
         for f in failures:
             print("FAIL", f)
         print(f"{runs} neardup-mpi runs compared with neardup dedup; {len(failures)} differences")
