@@ -30,9 +30,13 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <span>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <thread>
 #include <vector>
 
@@ -42,6 +46,7 @@
 #include "neardup/executor.h"
 #include "neardup/method.h"
 #include "neardup/source.h"
+#include "partition/partition.h"
 
 namespace {
 
@@ -60,7 +65,244 @@ double SecondsSince(Clock::time_point t0) { return std::chrono::duration<double>
 struct RankFigures {
   double files = 0, input_bytes = 0, documents = 0, bytes_sent = 0;
   double read_seconds = 0, exchange_seconds = 0, peak_rss_bytes = 0;
+  // --partition: pages hosted and received, pairs compared and found, and
+  // the seconds of planning, routing and comparing.
+  double pages_hosted = 0, pages_received = 0, pairs_compared = 0, pairs_found = 0;
+  double routed_bytes = 0, partition_seconds = 0;
 };
+
+// --partition length:D with Zhu et al.'s τ and ρ.
+struct PartitionFlags {
+  std::string spec;  // "length:D"
+  uint32_t dims = 0;
+  double tau = 0.9, rho = 1.3;
+};
+
+constexpr int kTagPairs = 4;  // near-duplicate pairs found where the partitions are
+
+// Every rank sends out[d] to rank d and receives what every rank sent it,
+// in rank order; in rounds that keep MPI's int counts and displacements
+// below 2^31 however much is sent.
+std::string AllToAll(const std::vector<std::string>& out, int ranks) {
+  const size_t round_bytes = std::min<size_t>(size_t{256} << 20, (size_t{1} << 30) / static_cast<size_t>(ranks));
+  std::vector<size_t> sent(static_cast<size_t>(ranks), 0);
+  std::vector<std::string> from(static_cast<size_t>(ranks));
+  std::vector<int> scount(ranks), rcount(ranks), sdispl(ranks), rdispl(ranks);
+  std::string sendbuf, recvbuf;
+  for (;;) {
+    uint64_t left = 0;
+    for (int d = 0; d < ranks; ++d) left += out[d].size() - sent[d];
+    uint64_t any = 0;
+    MPI_Allreduce(&left, &any, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    if (any == 0) break;
+    sendbuf.clear();
+    for (int d = 0; d < ranks; ++d) {
+      const size_t n = std::min(round_bytes, out[d].size() - sent[d]);
+      sdispl[d] = static_cast<int>(sendbuf.size());
+      scount[d] = static_cast<int>(n);
+      sendbuf.append(out[d], sent[d], n);
+      sent[d] += n;
+    }
+    MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    size_t total = 0;
+    for (int r = 0; r < ranks; ++r) {
+      rdispl[r] = static_cast<int>(total);
+      total += static_cast<size_t>(rcount[r]);
+    }
+    recvbuf.resize(total);
+    MPI_Alltoallv(sendbuf.data(), scount.data(), sdispl.data(), MPI_CHAR, recvbuf.data(), rcount.data(),
+                  rdispl.data(), MPI_CHAR, MPI_COMM_WORLD);
+    for (int r = 0; r < ranks; ++r) from[r].append(recvbuf, static_cast<size_t>(rdispl[r]), static_cast<size_t>(rcount[r]));
+  }
+  std::string all;
+  for (const std::string& f : from) all += f;
+  return all;
+}
+
+// Zhu et al.'s many-to-all comparison over length partitions (§4): the
+// ranks build one plan from their pages' length vectors (one all-reduce
+// per dimension), each eligible page goes to the machine of its host
+// partition and of every partition meeting [L_i·τ/ρ, L_i·ρ/τ], and each
+// rank compares the pages it hosts against every page it holds, through
+// the method's candidate index and its one pair rule. The pairs found go
+// to rank 0 (AddNearPairs), which clusters with them instead of running
+// the method's candidate stage.
+neardup::Status ComparePartitions(neardup::DedupJob* job, const PartitionFlags& partition, int rank, int ranks,
+                                  RankFigures* mine, std::string* plan_summary) {
+  const auto t0 = Clock::now();
+  const neardup::Method& method = job->method();
+  const size_t words = method.signature_words();
+  uint64_t my_documents = job->documents(), offset = 0;
+  std::vector<uint64_t> documents(static_cast<size_t>(ranks));
+  MPI_Allgather(&my_documents, 1, MPI_UINT64_T, documents.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  for (int r = 0; r < rank; ++r) offset += documents[r];
+
+  // This rank's eligible pages: global ids, identity keys, length vectors,
+  // signature words.
+  const uint32_t dims = partition.dims;
+  std::vector<uint64_t> ids, identities, page_words;
+  std::vector<uint32_t> lengths;
+  NEARDUP_RETURN_IF_ERROR(job->ForEachPage([&](uint64_t index, uint64_t identity,
+                                               const neardup::Signature& signature, std::span<const uint32_t> l) {
+    if (!signature.eligible) return;
+    ids.push_back(offset + index);
+    identities.push_back(identity);
+    lengths.insert(lengths.end(), l.begin(), l.end());
+    page_words.insert(page_words.end(), signature.words.begin(), signature.words.end());
+  }));
+
+  // As the method's candidate stage, only the first page of each exact
+  // identity set (in input order) is compared: the owner of each identity
+  // key (by hash) tells every page whether it is the first.
+  {
+    std::vector<std::string> out(static_cast<size_t>(ranks));
+    for (size_t p = 0; p < ids.size(); ++p) {
+      std::string& o = out[identities[p] % static_cast<uint64_t>(ranks)];
+      o.append(reinterpret_cast<const char*>(&identities[p]), sizeof(uint64_t));
+      o.append(reinterpret_cast<const char*>(&ids[p]), sizeof(uint64_t));
+    }
+    const std::string keys = AllToAll(out, ranks);
+    std::unordered_map<uint64_t, uint64_t> first;  // identity -> smallest id
+    for (size_t at = 0; at + 16 <= keys.size(); at += 16) {
+      uint64_t identity = 0, id = 0;
+      std::memcpy(&identity, keys.data() + at, 8);
+      std::memcpy(&id, keys.data() + at + 8, 8);
+      auto [it, inserted] = first.try_emplace(identity, id);
+      if (!inserted) it->second = std::min(it->second, id);
+    }
+    // Answer each asking rank with the firsts of the keys it sent: the
+    // smallest ids, routed back to the rank whose id range holds them.
+    std::vector<uint64_t> bounds(static_cast<size_t>(ranks) + 1, 0);
+    for (int r = 0; r < ranks; ++r) bounds[r + 1] = bounds[r] + documents[r];
+    for (std::string& o : out) o.clear();
+    for (const auto& [identity, id] : first) {
+      const int owner = static_cast<int>(std::upper_bound(bounds.begin(), bounds.end(), id) - bounds.begin()) - 1;
+      out[owner].append(reinterpret_cast<const char*>(&id), sizeof(uint64_t));
+    }
+    const std::string firsts = AllToAll(out, ranks);
+    std::unordered_set<uint64_t> is_first;
+    for (size_t at = 0; at + 8 <= firsts.size(); at += 8) {
+      uint64_t id = 0;
+      std::memcpy(&id, firsts.data() + at, 8);
+      is_first.insert(id);
+    }
+    size_t kept = 0;
+    for (size_t p = 0; p < ids.size(); ++p) {
+      if (!is_first.count(ids[p])) continue;
+      ids[kept] = ids[p];
+      std::copy_n(lengths.begin() + static_cast<std::ptrdiff_t>(p * dims), dims,
+                  lengths.begin() + static_cast<std::ptrdiff_t>(kept * dims));
+      std::copy_n(page_words.begin() + static_cast<std::ptrdiff_t>(p * words), words,
+                  page_words.begin() + static_cast<std::ptrdiff_t>(kept * words));
+      ++kept;
+    }
+    ids.resize(kept);
+    lengths.resize(kept * dims);
+    page_words.resize(kept * words);
+  }
+
+  neardup::PartitionOptions plan_options;
+  plan_options.tau = partition.tau;
+  plan_options.dims = dims;
+  plan_options.machines = static_cast<uint32_t>(ranks);
+  NEARDUP_RETURN_IF_ERROR(plan_options.Validate());
+  neardup::PartitionPlanBuilder builder(plan_options);
+  while (!builder.done()) {
+    std::vector<uint64_t> counts(builder.round_size(), 0);
+    for (size_t p = 0; p < ids.size(); ++p) builder.Count({lengths.data() + p * dims, dims}, counts);
+    MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    builder.AddRound(counts);
+  }
+  const neardup::PartitionPlan plan = std::move(builder).Finish();
+
+  // Route: (id, hosted here?, words) to every machine the page meets.
+  std::vector<std::string> out(static_cast<size_t>(ranks));
+  for (size_t p = 0; p < ids.size(); ++p) {
+    const std::span<const uint32_t> l(lengths.data() + p * dims, dims);
+    const uint32_t host = plan.MachineOf(plan.HostPartition(l));
+    for (uint32_t m : plan.CompareMachines(l, partition.rho)) {
+      std::string& o = out[m];
+      o.append(reinterpret_cast<const char*>(&ids[p]), sizeof(uint64_t));
+      o.push_back(m == host ? 1 : 0);
+      o.append(reinterpret_cast<const char*>(page_words.data() + p * words), words * sizeof(uint64_t));
+      if (m != static_cast<uint32_t>(rank)) mine->routed_bytes += static_cast<double>(sizeof(uint64_t) + 1 + words * 8);
+    }
+  }
+  std::vector<uint64_t>().swap(page_words);
+  const std::string received = AllToAll(out, ranks);
+  out.clear();
+
+  // Compare what this rank hosts against everything it holds.
+  const size_t record = sizeof(uint64_t) + 1 + words * sizeof(uint64_t);
+  const size_t held = received.size() / record;
+  std::vector<neardup::Signature> signatures(held);
+  std::vector<uint64_t> held_ids(held);
+  std::vector<uint8_t> hosted(held);
+  auto index = method.NewIndex();
+  for (size_t k = 0; k < held; ++k) {
+    const char* r = received.data() + k * record;
+    std::memcpy(&held_ids[k], r, sizeof(uint64_t));
+    hosted[k] = static_cast<uint8_t>(r[sizeof(uint64_t)]);
+    signatures[k].words.resize(words);
+    std::memcpy(signatures[k].words.data(), r + sizeof(uint64_t) + 1, words * sizeof(uint64_t));
+    signatures[k].eligible = true;
+    index->Insert(k, signatures[k]);
+    mine->pages_hosted += hosted[k];
+    mine->pages_received += 1 - hosted[k];
+  }
+  std::vector<uint64_t> pairs;  // a, b (global ids, a < b), flattened
+  std::vector<uint64_t> candidates;
+  for (size_t k = 0; k < held; ++k) {
+    if (!hosted[k]) continue;
+    candidates.clear();
+    index->Query(signatures[k], &candidates);
+    for (uint64_t c : candidates) {
+      if (c == k || (hosted[c] && c < k)) continue;  // two hosted pages: compared once
+      mine->pairs_compared += 1;
+      if (!method.Compare(signatures[k], signatures[c]).duplicate) continue;
+      pairs.push_back(std::min(held_ids[k], held_ids[c]));
+      pairs.push_back(std::max(held_ids[k], held_ids[c]));
+    }
+  }
+  mine->pairs_found = static_cast<double>(pairs.size() / 2);
+
+  // The pairs go to rank 0, in chunks far below MPI's int counts.
+  constexpr size_t kPairsPerChunk = size_t{4} << 20;
+  if (rank == 0) {
+    auto add = [&](const uint64_t* flat, size_t n) {
+      std::vector<std::pair<uint64_t, uint64_t>> batch(n);
+      for (size_t i = 0; i < n; ++i) batch[i] = {flat[2 * i], flat[2 * i + 1]};
+      return job->AddNearPairs(batch);
+    };
+    neardup::Status status = add(pairs.data(), pairs.size() / 2);
+    std::vector<uint64_t> buffer;
+    for (int from = 1; from < ranks; ++from) {
+      for (;;) {
+        MPI_Status probe;
+        MPI_Probe(from, MPI_ANY_TAG, MPI_COMM_WORLD, &probe);
+        int count = 0;
+        MPI_Get_count(&probe, MPI_UINT64_T, &count);
+        buffer.resize(static_cast<size_t>(count));
+        MPI_Recv(buffer.data(), count, MPI_UINT64_T, from, probe.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (probe.MPI_TAG == kTagEnd) break;
+        if (status.ok()) status = add(buffer.data(), buffer.size() / 2);
+      }
+    }
+    NEARDUP_RETURN_IF_ERROR(status);
+    char text[256];
+    std::snprintf(text, sizeof text, "\"partition\":\"length:%u\",\"tau\":%g,\"rho\":%g,\"partitions\":%u,", dims,
+                  partition.tau, partition.rho, plan.partitions());
+    *plan_summary = text;
+  } else {
+    for (size_t at = 0; at < pairs.size(); at += 2 * kPairsPerChunk) {
+      const size_t n = std::min(2 * kPairsPerChunk, pairs.size() - at);
+      MPI_Send(pairs.data() + at, static_cast<int>(n), MPI_UINT64_T, 0, kTagPairs, MPI_COMM_WORLD);
+    }
+    MPI_Send(nullptr, 0, MPI_UINT64_T, 0, kTagEnd, MPI_COMM_WORLD);
+  }
+  mine->partition_seconds = SecondsSince(t0);
+  return neardup::Status::OK();
+}
 
 // Contiguous shares of about equal bytes over the run's file list: share r
 // runs from cuts[r] to cuts[r + 1]. A share boundary falling inside a large
@@ -125,7 +367,8 @@ int Finalize(int code) {
   return code;
 }
 
-int RunMpiDedup(const DedupFlags& flags, neardup::DedupOptions options, int rank, int ranks) {
+int RunMpiDedup(const DedupFlags& flags, const PartitionFlags& partition, neardup::DedupOptions options, int rank,
+                int ranks) {
   const bool root = rank == 0;
   const bool quiet = flags.quiet;
   auto error = [&](const std::string& message) {
@@ -133,6 +376,19 @@ int RunMpiDedup(const DedupFlags& flags, neardup::DedupOptions options, int rank
   };
   {
     auto method = neardup::NewMethod(options);
+    if (method.ok() && partition.dims > 0 &&
+        ((*method)->learns_from_collection() || !(*method)->finds_near_duplicates() || flags.pairs)) {
+      if (root) {
+        error(flags.pairs ? std::string("--partition cannot write pairs.tsv (it lists the method's own candidate stage's pairs)")
+                          : "--partition compares pages by the method's rule on two signatures alone; the " +
+                                (*method)->name() + " method " +
+                                ((*method)->finds_near_duplicates()
+                                     ? "learns each site's template from the whole collection"
+                                     : "finds no near duplicates") +
+                                ": use broder, simhash or combined, or leave --partition out");
+      }
+      return Finalize(kExitUsage);
+    }
     if (method.ok() && (*method)->batch_only()) {
       if (root) {
         error("the " + (*method)->name() +
@@ -170,6 +426,7 @@ int RunMpiDedup(const DedupFlags& flags, neardup::DedupOptions options, int rank
   StderrObserver observer(quiet, flags.warning_limit);
   neardup::DedupJobOptions job_options;
   job_options.part = rank;
+  job_options.length_dimensions = partition.dims;
   auto created = neardup::DedupJob::Create(flags.inputs, flags.out_dir, options, job_options, executor.get(),
                                            nullptr, root ? &observer : nullptr);
   if (!created.ok()) error(created.status().message());
@@ -188,6 +445,14 @@ int RunMpiDedup(const DedupFlags& flags, neardup::DedupOptions options, int rank
   mine.documents = static_cast<double>(job->documents());
   if (!read.ok()) error(read.message());
   if (AnyFailed(!read.ok())) return Finalize(read.ok() || !read.IsInvalidArgument() ? kExitNoData : kExitUsage);
+
+  // ---- --partition: the comparison where the length partitions are ----
+  std::string plan_summary;
+  if (partition.dims > 0) {
+    neardup::Status compared = ComparePartitions(job.get(), partition, rank, ranks, &mine, &plan_summary);
+    if (!compared.ok()) error(compared.message());
+    if (AnyFailed(!compared.ok())) return Finalize(kExitNoData);
+  }
 
   // ---- the shares go to rank 0, in rank order ----
   const auto t_exchange = Clock::now();
@@ -245,7 +510,18 @@ int RunMpiDedup(const DedupFlags& flags, neardup::DedupOptions options, int rank
   }
   std::string mpi = "{\"mpi\":{\"ranks\":" + std::to_string(ranks) +
                     ",\"shares\":\"contiguous bytes of the inputs, cut at files and at records of per-record-gzip "
-                    "WARC files\",\"per_rank\":[";
+                    "WARC files\"," + plan_summary;
+  if (partition.dims > 0) {
+    double most = 0, sum = 0;
+    for (const RankFigures& f : all) {
+      most = std::max(most, f.pages_hosted);
+      sum += f.pages_hosted;
+    }
+    char text[64];
+    std::snprintf(text, sizeof text, "\"imbalance\":%.3f,", sum > 0 ? most / (sum / ranks) : 1.0);
+    mpi += text;
+  }
+  mpi += "\"per_rank\":[";
   for (int r = 0; r < ranks; ++r) {
     // Files and bytes of rank r's share, known to rank 0 from the shares.
     RankFigures& f = all[static_cast<size_t>(r)];
@@ -264,6 +540,15 @@ int RunMpiDedup(const DedupFlags& flags, neardup::DedupOptions options, int rank
                   f.documents > 0 ? f.bytes_sent / f.documents : 0.0, f.read_seconds, f.exchange_seconds,
                   f.peak_rss_bytes);
     mpi += row;
+    if (partition.dims > 0) {
+      mpi.pop_back();  // the row's closing brace
+      std::snprintf(row, sizeof row,
+                    ",\"pages_hosted\":%.0f,\"pages_received\":%.0f,\"pairs_compared\":%.0f,\"pairs_found\":%.0f,"
+                    "\"bytes_routed\":%.0f,\"partition_seconds\":%.3f}",
+                    f.pages_hosted, f.pages_received, f.pairs_compared, f.pairs_found, f.routed_bytes,
+                    f.partition_seconds);
+      mpi += row;
+    }
   }
   mpi += "]}}";
   if (neardup::Status s = job->AddToSummary(mpi); !s.ok()) {
@@ -315,6 +600,24 @@ int main(int argc, char** argv) {
       "under \"mpi\". The batch-only methods (paragraphs, chunks) need one process.");
   DedupFlags flags;
   flags.Register(dedup);
+  PartitionFlags partition;
+  dedup->add_option("--partition", partition.spec,
+                    "length:D (D = 1, 2, 3): compare pages where Zhu et al.'s D-dimensional length partitions put "
+                    "them (each rank hosts one partition's pages and receives those whose length range meets it) "
+                    "instead of on rank 0; for broder, simhash and combined; clusters then hold the pairs those "
+                    "comparisons find (a pair whose lengths fall outside --rho is not compared)")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            return v == "length:1" || v == "length:2" || v == "length:3" ? std::string()
+                                                                         : "expected length:1, length:2 or length:3";
+          },
+          "length:D", "partition"));
+  dedup->add_option("--tau", partition.tau,
+                    "--partition: the similarity threshold tau of the length bound (Zhu et al.; default 0.9)")
+      ->check(CLI::Range(0.01, 0.99));
+  dedup->add_option("--rho", partition.rho,
+                    "--partition: the interval enlarging factor rho >= 1 (Zhu et al. test 1 to 1.3; default 1.3)")
+      ->check(CLI::Range(1.0, 4.0));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -336,5 +639,6 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return rc;
   }
-  return RunMpiDedup(flags, options, rank, ranks);
+  if (!partition.spec.empty()) partition.dims = static_cast<uint32_t>(partition.spec.back() - '0');
+  return RunMpiDedup(flags, partition, options, rank, ranks);
 }

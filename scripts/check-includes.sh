@@ -48,8 +48,8 @@ if grep -HE '^#include "' -r cli | grep -vE "#include \"(neardup/|analysis/analy
   echo "check-includes: cli/ may include only neardup/ public headers, the applications' headers and its own cli_util.h, commands.h, dedup_command.h" >&2
   fail=1
 fi
-if grep -HE '^#include "' -r mpi | grep -vE "#include \"(neardup/|cli_util.h|dedup_command.h)" >&2; then
-  echo "check-includes: mpi/ may include only neardup/ public headers and the CLI's cli_util.h, dedup_command.h" >&2
+if grep -HE '^#include "' -r mpi | grep -vE "#include \"(neardup/|partition/partition.h|cli_util.h|dedup_command.h)" >&2; then
+  echo "check-includes: mpi/ may include only neardup/ public headers, partition/partition.h and the CLI's cli_util.h, dedup_command.h" >&2
   fail=1
 fi
 if grep -HE '^#include "' -r python/src | grep -vE "#include \"(neardup/|documents.h|errors.h|options.h)" >&2; then

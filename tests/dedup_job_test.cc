@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -109,6 +111,42 @@ TEST_P(DedupJobTest, SharesHandedOverInOrderGiveRunDedupsOutputs) {
   }
 }
 
+// Pairs handed in from outside are joined as the method's own would be:
+// the pairs broder's candidate stage finds, given back, give its clusters.
+TEST(DedupJobPairsTest, PairsFoundElsewhereAreClusteredAsTheMethodsOwn) {
+  const std::string data = testing::RepoTestDataDir();
+  const std::vector<std::string> inputs = {data + "/sample/sample-crawl.warc.gz", data + "/html"};
+  DedupOptions options;
+  options.method = "simhash";
+  const std::string single = MakeTempDir("job-own");
+  ASSERT_TRUE(RunDedup(inputs, single, options).ok());
+  // Every pair of pages the method's rule accepts, found by comparing all
+  // representatives (the first page of each token sequence) through
+  // ForEachPage: what any partitioning that loses nothing hands over.
+  const std::string out = MakeTempDir("job-outside");
+  auto job = DedupJob::Create(inputs, out, options);
+  ASSERT_TRUE(job.ok());
+  ASSERT_TRUE((*job)->Read(InputShare()).ok());
+  std::vector<std::pair<uint64_t, Signature>> firsts;
+  std::set<uint64_t> seen;
+  ASSERT_TRUE((*job)->ForEachPage([&](uint64_t id, uint64_t identity, const Signature& s, std::span<const uint32_t>) {
+    if (s.eligible && seen.insert(identity).second) firsts.emplace_back(id, s);
+  }).ok());
+  ASSERT_GT(firsts.size(), 10u);
+  std::vector<std::pair<uint64_t, uint64_t>> pairs;
+  for (size_t a = 0; a < firsts.size(); ++a) {
+    for (size_t b = a + 1; b < firsts.size(); ++b) {
+      if ((*job)->method().Compare(firsts[a].second, firsts[b].second).duplicate) {
+        pairs.emplace_back(firsts[a].first, firsts[b].first);
+      }
+    }
+  }
+  ASSERT_FALSE(pairs.empty());
+  ASSERT_TRUE((*job)->AddNearPairs(pairs).ok());
+  ASSERT_TRUE((*job)->Finish().ok());
+  EXPECT_EQ(ReadFileOrEmpty(out + "/clusters.tsv"), ReadFileOrEmpty(single + "/clusters.tsv"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Methods, DedupJobTest, ::testing::Values("exact", "broder", "simhash", "combined", "robust"));
 
 TEST(DedupJobErrorsTest, ChunksOfAnotherMethodOrDamagedAreRefused) {
@@ -139,6 +177,22 @@ TEST(DedupJobErrorsTest, ChunksOfAnotherMethodOrDamagedAreRefused) {
   EXPECT_TRUE(damaged.status().IsCorruption());
   EXPECT_TRUE((*a)->ImportShare("not a chunk").status().IsCorruption());
   EXPECT_TRUE((*a)->AddToSummary("[1]").IsInvalidArgument());
+
+  // Pairs found elsewhere: not for robust (its pairs need every site's
+  // template); with them pairs.tsv cannot be written.
+  DedupOptions robust;
+  auto r = DedupJob::Create(inputs, out, robust, DedupJobOptions{3});
+  ASSERT_TRUE(r.ok());
+  const std::pair<uint64_t, uint64_t> pair{0, 1};
+  EXPECT_EQ((*r)->AddNearPairs({&pair, 1}).code(), Status::Code::kNotSupported);
+  DedupOptions listed;
+  listed.method = "broder";
+  listed.write_pairs = true;
+  auto l = DedupJob::Create(inputs, MakeTempDir("job-pairs"), listed);
+  ASSERT_TRUE(l.ok());
+  ASSERT_TRUE((*l)->Read(InputShare()).ok());
+  ASSERT_TRUE((*l)->AddNearPairs({&pair, 1}).ok());
+  EXPECT_TRUE((*l)->Finish().status().IsInvalidArgument());
 
   DedupOptions paragraphs;
   paragraphs.method = "paragraphs";

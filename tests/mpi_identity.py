@@ -8,8 +8,10 @@ ranks split it at record boundaries) and on a mix of files, folders and
 damaged inputs (so that warnings come from several ranks): clusters.tsv,
 pairs.tsv and warnings.tsv must be byte for byte those of one process, and
 every figure of summary.json but the timings, memory and output paths the
-same. A batch-only method and standard input ("-") must be refused with
-exit status 2 and a message.
+same. With --partition length:1..3 (broder, simhash, combined at 3 ranks)
+clusters.tsv and warnings.tsv must be the single process's too, and each rank
+must report what it hosted. A batch-only method, standard input ("-") and
+--partition with robust must be refused with exit status 2 and a message.
 
     tests/mpi_identity.py --cli build/neardup --mpi build/neardup-mpi --data tests/data
 
@@ -125,6 +127,37 @@ def main():
                         failures.append(f"{corpus} {method} N={n}: a rank read nothing of the one large file")
                     failures += compare(single, multi, f"{corpus} {method} N={n}")
                     runs += 1
+        # --partition length:D: the comparison where Zhu et al.'s length
+        # partitions put the pages. On these crawls no similar pair falls
+        # outside rho = 1.3 (bench/partition_plan.sh), so the clusters are
+        # the single-process run's; each rank reports what it hosted,
+        # received and compared.
+        for corpus in ("sample", "synth"):
+            for method in ("broder", "simhash", "combined"):
+                single = os.path.join(work, f"{corpus}-{method}-single")
+                for dims in (1, 2, 3):
+                    multi = os.path.join(work, f"{corpus}-{method}-length{dims}")
+                    run(mpirun_prefix(3) + [args.mpi, "dedup", *corpora[corpus], "--out", multi, "--method", method,
+                                            "--quiet", "--partition", f"length:{dims}"])
+                    label = f"{corpus} {method} --partition length:{dims}"
+                    for name in ("clusters.tsv", "warnings.tsv"):
+                        with open(os.path.join(single, name), "rb") as fa, open(os.path.join(multi, name), "rb") as fb:
+                            if fa.read() != fb.read():
+                                failures.append(f"{label}: {name} differs")
+                    with open(os.path.join(multi, "summary.json")) as f:
+                        summary = json.load(f)
+                    mpi = summary["mpi"]
+                    hosted = sum(r["pages_hosted"] for r in mpi["per_rank"])
+                    if mpi["partition"] != f"length:{dims}" or mpi["imbalance"] < 1:
+                        failures.append(f"{label}: summary.json mpi {mpi['partition']} imbalance {mpi['imbalance']}")
+                    if hosted < summary["near_duplicates"]["candidates"]:
+                        failures.append(f"{label}: {hosted} pages hosted, fewer than the "
+                                        f"{summary['near_duplicates']['candidates']} the tables would take")
+                    runs += 1
+        refused = run(mpirun_prefix(2) + [args.mpi, "dedup", sample, "--out", os.path.join(work, "r"),
+                                          "--partition", "length:2"], expect=2)
+        if "robust" not in refused.stderr:
+            failures.append("--partition with robust: the refusal does not name the method: " + refused.stderr[-300:])
         # Batch-only methods need one process: refused, with the reason.
         refused = run(mpirun_prefix(2) + [args.mpi, "dedup", sample, "--out", os.path.join(work, "p"),
                                           "--method", "paragraphs"], expect=2)

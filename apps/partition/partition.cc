@@ -6,6 +6,8 @@
 // contracts are in partition.h.
 #include "partition/partition.h"
 
+#include "neardup/dedup_job.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -46,10 +48,7 @@ uint32_t CoarseIndex(const std::vector<uint32_t>& cuts, uint32_t f) {
 
 uint32_t TermDimension(uint64_t term_hash, uint32_t dims) {
   NEARDUP_CHECK(dims >= 1);
-  // Lemire's multiply-shift range reduction of a re-hash under the
-  // dictionary split's own seed.
-  const uint64_t h = Fmix64(term_hash ^ kTermDimensionSeed);
-  return static_cast<uint32_t>((static_cast<unsigned __int128>(h) * dims) >> 64);
+  return LengthDimension(term_hash, dims);  // the split every process shares (dedup_job.h)
 }
 
 std::vector<uint32_t> LengthVector(std::span<const uint64_t> term_hashes, uint32_t dims) {

@@ -27,6 +27,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,11 +43,30 @@ namespace neardup {
 class Env;
 class Executor;
 
+// The dictionary split of Zhu, Potapova, Alabduljalil, Liu and Yang
+// ("Clustering and Load Balancing Optimization for Redundant Content
+// Removal", §4.1): the subset, of N = `dims`, that a term (its 64-bit term
+// hash) belongs to. A page's length vector counts its terms in each subset.
+// Part of the partition plan's contract (apps/partition uses it): every
+// process must split the same way. REQUIRES: dims >= 1.
+inline uint32_t LengthDimension(uint64_t term_hash, uint32_t dims) {
+  uint64_t h = term_hash ^ 0x7a68755f6c656e73ULL;  // the split's own seed, "zhu_lens"
+  h ^= h >> 33;  // MurmurHash3's 64-bit finalizer
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return static_cast<uint32_t>((static_cast<unsigned __int128>(h) * dims) >> 64);
+}
+
 struct DedupJobOptions {
   // Names this process's temporary files (beside the outputs, or in
   // DedupOptions::temp_dir) so that processes sharing an output folder do
   // not collide; 0 is the clustering process.
   int part = 0;
+  // Zhu et al.'s N-dimensional length vector of each page read, computed
+  // while signing (LengthDimension); 0: none. ForEachPage hands it out.
+  uint32_t length_dimensions = 0;
 };
 
 class DedupJob {
@@ -87,6 +108,26 @@ class DedupJob {
   // a job with another method spec or keeper rules; Corruption when it is
   // damaged.
   virtual Result<bool> ImportShare(std::string_view chunk) = 0;
+
+  // After Read(), before ExportShare(): calls fn for every page this process
+  // read, in order (index 0, 1, ... within its share): its exact-identity
+  // key (the fingerprint of its token sequence: pages the method can
+  // compare that share it are exact copies, and the method's candidate
+  // stage takes only the first of them in input order), its signature
+  // (Signature::eligible: whether the method can compare it) and its length
+  // vector (DedupJobOptions::length_dimensions values).
+  virtual Status ForEachPage(const std::function<void(uint64_t index, uint64_t identity, const Signature& signature,
+                                                      std::span<const uint32_t> lengths)>& fn) const = 0;
+
+  // Near-duplicate pairs found by other processes where the pages' length
+  // partitions are (neardup-mpi --partition): page ids of the whole run
+  // (input order). Finish() joins these instead of running the method's
+  // candidate stage, then chooses keepers and verifies members with the
+  // method's rule as usual; pairs.tsv is not written. May be called more
+  // than once (the pairs add up). NotSupported for methods whose pairs
+  // depend on the whole collection (robust's site templates; paragraphs,
+  // chunks).
+  virtual Status AddNearPairs(std::span<const std::pair<uint64_t, uint64_t>> pairs) = 0;
 
   // Members added to summary.json's top-level object by Finish() (the MPI
   // driver reports its ranks there): the text of a JSON object.

@@ -243,7 +243,9 @@ class DedupJobImpl final : public DedupJob {
         executor_(executor),
         env_(env),
         observer_(observer),
-        deduper_(options, std::move(method), executor, env) {}
+        deduper_(options, std::move(method), executor, env) {
+    if (job.length_dimensions > 0) deduper_.SetLengthDimensions(job.length_dimensions);
+  }
 
   ~DedupJobImpl() override {
     if (spill_) (void)spill_->Close();
@@ -424,6 +426,35 @@ class DedupJobImpl final : public DedupJob {
     return true;
   }
 
+  Status ForEachPage(const std::function<void(uint64_t index, uint64_t identity, const Signature& signature,
+                                              std::span<const uint32_t> lengths)>& fn) const override {
+    if (!read_called_ || exported_) return Status::FailedPrecondition("DedupJob::ForEachPage: after Read, before ExportShare");
+    Signature signature;
+    const uint32_t dims = deduper_.length_dimensions();
+    const size_t words = deduper_.method().signature_words();
+    deduper_.ForEachSigned([&](DocId id, uint64_t identity, bool eligible, const uint64_t* w, const uint32_t* lengths) {
+      signature.words.assign(w, w + words);
+      signature.eligible = eligible;
+      fn(id, identity, signature, std::span<const uint32_t>(lengths, dims));
+    });
+    return Status::OK();
+  }
+
+  Status AddNearPairs(std::span<const std::pair<uint64_t, uint64_t>> pairs) override {
+    const Method& m = deduper_.method();
+    if (m.batch_only() || m.learns_from_collection()) {
+      return Status::NotSupported("the " + m.name() +
+                                  " method finds its pairs over the whole collection: they cannot be found elsewhere");
+    }
+    for (const auto& [a, b] : pairs) {
+      if (a >= UINT32_MAX || b >= UINT32_MAX) return Status::InvalidArgument("a near-duplicate pair names an unknown page");
+      if (a == b) continue;
+      near_pairs_.emplace_back(static_cast<uint32_t>(std::min(a, b)), static_cast<uint32_t>(std::max(a, b)));
+    }
+    near_pairs_given_ = true;
+    return Status::OK();
+  }
+
   Status AddToSummary(std::string_view json_object) override {
     auto j = nlohmann::ordered_json::parse(json_object, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object()) return Status::InvalidArgument("AddToSummary: not a JSON object");
@@ -437,6 +468,14 @@ class DedupJobImpl final : public DedupJob {
     spill_.reset();
     NEARDUP_RETURN_IF_ERROR(counting_->status());
     if (warnings_out_) NEARDUP_RETURN_IF_ERROR(warnings_out_->Finish());
+    if (near_pairs_given_) {
+      if (options_.write_pairs) {
+        return Status::InvalidArgument("pairs.tsv lists the method's own pairs: it cannot be written from pairs found elsewhere");
+      }
+      std::sort(near_pairs_.begin(), near_pairs_.end());
+      near_pairs_.erase(std::unique(near_pairs_.begin(), near_pairs_.end()), near_pairs_.end());
+      NEARDUP_RETURN_IF_ERROR(deduper_.SetExternalPairs(std::move(near_pairs_)));
+    }
     return Write();
   }
 
@@ -458,6 +497,8 @@ class DedupJobImpl final : public DedupJob {
   std::unique_ptr<RecordingObserver> counting_;
   ReadStats read_;
   bool read_called_ = false, exported_ = false;
+  bool near_pairs_given_ = false;
+  std::vector<std::pair<uint32_t, uint32_t>> near_pairs_;
   nlohmann::ordered_json extra_summary_ = nlohmann::ordered_json::object();
 };
 

@@ -13,6 +13,7 @@
 #include "base/path.h"
 #include "cluster/union_find.h"
 #include "engine/deduper_impl.h"
+#include "neardup/dedup_job.h"
 #include "neardup/env.h"
 #include "neardup/executor.h"
 #include "neardup/source.h"
@@ -95,6 +96,7 @@ struct SignBatch {
   std::vector<DocKeys> keys;
   std::vector<uint64_t> words;      // count * W
   std::vector<uint64_t> link_keys;  // in-links: every document's distinct link keys, in order
+  std::vector<uint32_t> lengths;    // Zhu et al.'s length vectors: count * length dimensions
   std::string units;                // batch-only methods: every document's units, in order
   double work_seconds = 0;
   std::mutex mu;
@@ -122,7 +124,8 @@ struct SignContext {
 
 class SignContextPool {
  public:
-  SignContextPool(const MethodImpl* method, bool count_in_links) : method_(method), count_in_links_(count_in_links) {
+  SignContextPool(const MethodImpl* method, bool count_in_links, uint32_t length_dims)
+      : method_(method), count_in_links_(count_in_links), length_dims_(length_dims) {
     options_.collect_links = count_in_links;  // only the in-links keeper rule needs links
     options_.keep_term_text = method->needs_term_text();
   }
@@ -138,11 +141,13 @@ class SignContextPool {
     free_.push_back(std::move(c));
   }
   bool count_in_links() const { return count_in_links_; }
+  uint32_t length_dims() const { return length_dims_; }
   const MethodImpl& method() const { return *method_; }
 
  private:
   const MethodImpl* method_;
   bool count_in_links_;
+  uint32_t length_dims_;
   TokenizeOptions options_;
   std::mutex mu_;
   std::vector<std::unique_ptr<SignContext>> free_;
@@ -164,6 +169,8 @@ void SignDocuments(SignBatch* batch, SignContextPool* pool) {
   const size_t w = method.signature_words();
   batch->link_keys.clear();
   batch->units.clear();
+  const uint32_t dims = pool->length_dims();
+  batch->lengths.assign(batch->count * dims, 0);
   for (size_t i = 0; i < batch->count; ++i) {
     const Document& doc = batch->docs[i];
     ctx->tokenizer.Tokenize(doc, &ctx->tokens);
@@ -175,6 +182,10 @@ void SignDocuments(SignBatch* batch, SignContextPool* pool) {
     method.SignTokens(doc, ctx->tokens, ctx->scratch.get(), batch->words.data() + i * w, &eligible, &batch->units);
     k.eligible = eligible ? 1 : 0;
     k.units_end = static_cast<uint32_t>(batch->units.size());
+    if (dims > 0) {
+      uint32_t* lengths = batch->lengths.data() + i * dims;
+      for (uint64_t term : ctx->tokens.term_hashes) ++lengths[LengthDimension(term, dims)];
+    }
     if (pool->count_in_links()) {
       // Each page counts once per target; links to itself do not count.
       k.url_key = UrlKey(doc.url);
@@ -226,6 +237,7 @@ struct DeduperImpl::Columns {
   ChunkedVector<uint64_t> url_keys;        // in-links
   ChunkedVector<uint64_t> link_keys;       // in-links: every page's distinct link keys
   ChunkedVector<uint32_t> link_counts;     // in-links: per page
+  ChunkedVector<uint32_t> lengths;         // SetLengthDimensions: dims per page
 };
 
 Result<std::unique_ptr<Deduper>> Deduper::Create(const DedupOptions& options, Executor* executor, Env* env) {
@@ -246,7 +258,7 @@ DeduperImpl::DeduperImpl(const DedupOptions& options, std::unique_ptr<MethodImpl
       columns_(std::make_unique<Columns>()) {
   count_in_links_ = keeper_options_.uses(KeeperRule::kInLinks);
   words_per_doc_ = method_->signature_words();
-  contexts_ = std::make_unique<SignContextPool>(method_.get(), count_in_links_);
+  contexts_ = std::make_unique<SignContextPool>(method_.get(), count_in_links_, 0);
   summary_.method_spec = method_->Spec();
   summary_.kernel = method_->kernel();
   summary_.threads = executor ? executor->num_threads() : 1;
@@ -308,6 +320,7 @@ Status DeduperImpl::CommitBatch(SignBatch* b, const DocumentCallback& on_documen
                                 units_spill_->buffer());
     }
     units_begin = k.units_end;
+    for (uint32_t t = 0; t < length_dims_; ++t) c.lengths.push_back(b->lengths[i * length_dims_ + t]);
     removed_.push_back(0);
     ++count_;
     if (on_document) NEARDUP_RETURN_IF_ERROR(on_document(id, d));
@@ -528,11 +541,40 @@ Status DeduperImpl::ImportSigned(std::string_view* in, size_t count) {
         c.link_keys.push_back(key);
       }
     }
+    for (uint32_t t = 0; t < length_dims_; ++t) c.lengths.push_back(0);  // not carried: read where it was signed
     removed_.push_back(removed ? 1 : 0);
     removed_count_ += removed ? 1 : 0;
     ++count_;
   }
   return Status::OK();
+}
+
+void DeduperImpl::SetLengthDimensions(uint32_t dims) {
+  length_dims_ = dims;
+  contexts_ = std::make_unique<SignContextPool>(method_.get(), count_in_links_, dims);
+}
+
+Status DeduperImpl::SetExternalPairs(std::vector<std::pair<uint32_t, uint32_t>> pairs) {
+  if (method_->batch_only() || method_->learns_from_collection()) {
+    return Status::NotSupported("the " + method_->name() +
+                                " method finds its pairs over the whole collection: they cannot be found elsewhere");
+  }
+  external_pairs_mode_ = true;
+  external_pairs_ = std::move(pairs);
+  return Status::OK();
+}
+
+void DeduperImpl::ForEachSigned(const std::function<void(DocId id, uint64_t identity, bool eligible,
+                                                         const uint64_t* words, const uint32_t* lengths)>& fn) const {
+  const Columns& c = *columns_;
+  std::vector<uint64_t> words(words_per_doc_);
+  std::vector<uint32_t> lengths(length_dims_);
+  for (DocId id = 0; id < count_; ++id) {
+    if (removed_[id]) continue;
+    for (size_t t = 0; t < words_per_doc_; ++t) words[t] = c.words[id * words_per_doc_ + t];
+    for (uint32_t t = 0; t < length_dims_; ++t) lengths[t] = c.lengths[id * length_dims_ + t];
+    fn(id, c.token_fp[id], c.eligible[id] != 0, words.data(), lengths.data());
+  }
 }
 
 Status DeduperImpl::Remove(DocId id) {
@@ -651,8 +693,24 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     const uint64_t floor = uint64_t{4} << 20;
     mc.memory_budget = options_.memory_bytes > resident + floor ? options_.memory_bytes - resident : floor;
     const std::string consumed_units = mc.units_path;
+    uint64_t eligible_representatives = 0;  // the pages the method's tables would take
+    for (uint32_t i = 0; i < n; ++i) eligible_representatives += mc.exact_root[i] == i && mc.eligible[i];
     run_ = method_->NewRun(std::move(mc));
-    if (near_method) {
+    if (near_method && external_pairs_mode_) {
+      // The pairs were found elsewhere (SetExternalPairs): where Zhu et
+      // al.'s length partitions put the pages.
+      if (!all_live) return Status::FailedPrecondition("external near-duplicate pairs need every document live");
+      std::vector<uint8_t> has_pair(n, 0);
+      for (const auto& [a, b] : external_pairs_) {
+        if (a >= n || b >= n) return Status::InvalidArgument("a near-duplicate pair names an unknown page");
+        uf.Union(a, b);
+        has_pair[a] = has_pair[b] = 1;
+      }
+      s.near_pairs = external_pairs_.size();
+      s.near_candidates = eligible_representatives;
+      for (uint32_t i = 0; i < n; ++i) s.pages_with_near_duplicate += has_pair[i];
+      s.stages.push_back({"near", SecondsSince(t_near), external_pairs_.size() * 8});
+    } else if (near_method) {
       Status st = run_->FindPairs(&uf, &s);
       if (!consumed_units.empty()) (void)env_->RemoveFile(consumed_units);
       NEARDUP_RETURN_IF_ERROR(st);

@@ -6,7 +6,9 @@
 #ifndef NEARDUP_ENGINE_DEDUPER_IMPL_H_
 #define NEARDUP_ENGINE_DEDUPER_IMPL_H_
 
+#include <functional>
 #include <memory>
+#include <utility>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -60,6 +62,21 @@ class DeduperImpl final : public Deduper {
   // same options), advancing *in past them; ids continue from size().
   // Corruption when the records are cut short.
   Status ImportSigned(std::string_view* in, size_t count);
+  // Zhu et al.'s length vector of each page signed from now on: its terms
+  // counted in `dims` dictionary subsets (LengthDimension); 0: none.
+  void SetLengthDimensions(uint32_t dims);
+  uint32_t length_dimensions() const { return length_dims_; }
+  // Cluster() joins these near-duplicate pairs (page ids; every document
+  // live) instead of running the method's candidate stage: pairs found by
+  // processes that hold the pages of some length partitions (neardup-mpi
+  // --partition). NotSupported for methods whose pairs depend on the whole
+  // collection (robust's site templates, the batch-only methods).
+  Status SetExternalPairs(std::vector<std::pair<uint32_t, uint32_t>> pairs);
+  // Calls fn for every live page in id order: its token-sequence identity
+  // key, whether it is eligible, its signature words and its length vector
+  // (length_dimensions() values).
+  void ForEachSigned(const std::function<void(DocId id, uint64_t identity, bool eligible, const uint64_t* words,
+                                              const uint32_t* lengths)>& fn) const;
   // Seconds spent reading (in AddFrom) and signing (summed over workers).
   double read_seconds() const { return read_seconds_; }
   double sign_seconds() const { return sign_seconds_; }
@@ -95,6 +112,9 @@ class DeduperImpl final : public Deduper {
   std::unique_ptr<MethodRun> run_;
   std::vector<uint32_t> run_ids_;  // page number of the last run -> id
   double read_seconds_ = 0, sign_seconds_ = 0;
+  uint32_t length_dims_ = 0;
+  bool external_pairs_mode_ = false;
+  std::vector<std::pair<uint32_t, uint32_t>> external_pairs_;
 };
 
 // Buffers appends to a WritableFile in large blocks.
