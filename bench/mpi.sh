@@ -4,7 +4,12 @@
 # .warc.gz, so the ranks split it at record members).
 #
 #   bench/mpi.sh [--method robust] [--pages 20000] [--ranks 1,2,4] [--html-dir DIR]
+#                [--partition length:D]
 #
+# With --partition (broder, simhash, combined) the comparison runs where Zhu
+# et al.'s length partitions put the pages, and a second table gives per
+# rank the pages hosted and received, the pairs compared and found, and the
+# load imbalance factor (most pages hosted over the mean).
 # Every rank runs with --threads 1. Prints a Markdown row per run: ranks,
 # wall seconds, pages, and per rank the pages it read, its seconds reading
 # and signing, its seconds handing its share over, the bytes it sent per
@@ -14,13 +19,14 @@
 # the speed-up. Paste the rows into bench/RESULTS.md with the machine line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-method=robust pages=20000 ranks=1,2,4 html_dir=../shared/data/html
+method=robust pages=20000 ranks=1,2,4 html_dir=../shared/data/html partition=
 while [ $# -gt 0 ]; do
   case $1 in
     --method) method=$2; shift 2 ;;
     --pages) pages=$2; shift 2 ;;
     --ranks) ranks=$2; shift 2 ;;
     --html-dir) html_dir=$2; shift 2 ;;
+    --partition) partition=$2; shift 2 ;;
     *) echo "mpi: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -55,7 +61,7 @@ IFS=, read -ra rank_list <<<"$ranks"
 for n in "${rank_list[@]}"; do
   start=$(date +%s.%N)
   mpirun "${root[@]}" --oversubscribe -np "$n" ./build/neardup-mpi dedup "$crawl" --out "$out/mpi$n" \
-    --method "$method" --threads 1 --quiet
+    --method "$method" --threads 1 --quiet ${partition:+--partition "$partition"}
   wall=$(echo "$(date +%s.%N) - $start" | bc)
   same=no
   cmp -s "$out/single/clusters.tsv" "$out/mpi$n/clusters.tsv" && same=yes
@@ -74,3 +80,22 @@ print(f"| {sys.argv[3]} | {float(sys.argv[2]):.1f} | {s['documents_read']} | {co
       f"{after:.1f} | {sys.argv[4]} |")
 PY
 done
+if [ -n "$partition" ]; then
+  echo
+  echo "--partition $partition:"
+  echo
+  echo "| ranks | partitions | imbalance | per rank: hosted | received | pairs compared | pairs found | MB routed | seconds |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  for n in "${rank_list[@]}"; do
+    python3 - "$out/mpi$n/summary.json" "$n" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["mpi"]
+ranks = m["per_rank"]
+def col(key, fmt, scale=1):
+    return " / ".join(format(r[key] / scale, fmt) for r in ranks)
+print(f"| {sys.argv[2]} | {m['partitions']} | {m['imbalance']:.2f} | {col('pages_hosted', '.0f')} | "
+      f"{col('pages_received', '.0f')} | {col('pairs_compared', '.0f')} | {col('pairs_found', '.0f')} | "
+      f"{col('bytes_routed', '.1f', 1e6)} | {col('partition_seconds', '.2f')} |")
+PY
+  done
+fi

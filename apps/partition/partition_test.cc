@@ -56,7 +56,9 @@ TEST(FineIntervalsTest, SpotSigsBoundAndMinimalityForEveryInterval) {
       const double p = static_cast<double>(f.lower(j)), q = static_cast<double>(f.lower(j + 1));
       EXPECT_LT(p / q, tau) << "tau " << tau << " j " << j;
       // The next bound is the smallest that keeps the bound: one less breaks it.
-      if (q - 1 > p) EXPECT_GE(p / (q - 1), tau) << "tau " << tau << " j " << j;
+      if (q - 1 > p) {
+        EXPECT_GE(p / (q - 1), tau) << "tau " << tau << " j " << j;
+      }
     }
     std::mt19937_64 rng(7);
     for (int i = 0; i < 2000; ++i) {
@@ -327,7 +329,9 @@ TEST(EvaluatePlanLoadTest, ImbalanceAtLeastOneAndTransfersSavedAShare) {
         EXPECT_LE(load.transfers_saved, 1.0);
         EXPECT_EQ(load.transfers_all, pages.size() * (machines - 1));
         EXPECT_NEAR(load.imbalance, load.pages_hosted_max / (3000.0 / machines), 1e-9);
-        if (machines == 1) EXPECT_EQ(load.transfers, 0u);
+        if (machines == 1) {
+          EXPECT_EQ(load.transfers, 0u);
+        }
       }
       // A wider ρ never sends fewer pages.
       EXPECT_LE(EvaluatePlanLoad(plan, pages, 1.0).transfers, EvaluatePlanLoad(plan, pages, 1.3).transfers);
@@ -376,7 +380,9 @@ TEST(ExactSimilarPairsTest, MatchesBruteForceJaccard) {
       }
     }
     EXPECT_EQ(ExactSimilarPairs(sets, tau), expected) << tau;
-    if (tau == 0.8) EXPECT_GT(expected.size(), 10u);
+    if (tau == 0.8) {
+      EXPECT_GT(expected.size(), 10u);
+    }
   }
 }
 
