@@ -376,6 +376,14 @@ int RunMpiDedup(const DedupFlags& flags, const PartitionFlags& partition, neardu
   };
   {
     auto method = neardup::NewMethod(options);
+    if (method.ok() && (*method)->batch_only()) {
+      if (root) {
+        error("the " + (*method)->name() +
+              " method is batch-only (its paper's algorithm runs over a whole collection): it runs in one "
+              "process; use neardup dedup");
+      }
+      return Finalize(kExitUsage);
+    }
     if (method.ok() && partition.dims > 0 &&
         ((*method)->learns_from_collection() || !(*method)->finds_near_duplicates() || flags.pairs)) {
       if (root) {
@@ -386,14 +394,6 @@ int RunMpiDedup(const DedupFlags& flags, const PartitionFlags& partition, neardu
                                      ? "learns each site's template from the whole collection"
                                      : "finds no near duplicates") +
                                 ": use broder, simhash or combined, or leave --partition out");
-      }
-      return Finalize(kExitUsage);
-    }
-    if (method.ok() && (*method)->batch_only()) {
-      if (root) {
-        error("the " + (*method)->name() +
-              " method is batch-only (its paper's algorithm runs over a whole collection): it runs in one "
-              "process; use neardup dedup");
       }
       return Finalize(kExitUsage);
     }
