@@ -4,7 +4,7 @@
 //
 // The run's files (ListInputFiles: folders expanded, in reading order) are
 // cut into N contiguous shares of about equal bytes, large per-record-gzip
-// WARC files at record boundaries (PlanShares); rank r reads and signs
+// WARC files at record boundaries (PlanInputShares); rank r reads and signs
 // share r on its own threads (--threads per rank), the work that grows with
 // the bytes of the crawl. Ranks 1..N-1 then hand rank 0 what a Deduper keeps
 // of each page (signature words, exact keys, keeper features: no body) with
@@ -304,45 +304,6 @@ neardup::Status ComparePartitions(neardup::DedupJob* job, const PartitionFlags& 
   return neardup::Status::OK();
 }
 
-// Contiguous shares of about equal bytes over the run's file list: share r
-// runs from cuts[r] to cuts[r + 1]. A share boundary falling inside a large
-// per-record-gzip WARC file moves to the next record's gzip member
-// (NextRecordMember); inside any other file, to the start of the next file.
-std::vector<neardup::InputShare> PlanShares(const std::vector<neardup::InputFile>& files, int ranks) {
-  struct Cut {
-    uint64_t file = 0, offset = 0;
-    bool operator<(const Cut& o) const { return file != o.file ? file < o.file : offset < o.offset; }
-  };
-  uint64_t total = 0;
-  for (const auto& f : files) total += f.size;
-  std::vector<Cut> cuts(static_cast<size_t>(ranks) + 1);
-  cuts.back() = Cut{UINT64_MAX, 0};  // the last share also takes what was not listed (stdin)
-  uint64_t before = 0;  // bytes of the files before file i
-  size_t i = 0;
-  for (int r = 1; r < ranks; ++r) {
-    const uint64_t target = total * static_cast<uint64_t>(r) / static_cast<uint64_t>(ranks);
-    while (i < files.size() && before + files[i].size <= target) before += files[i++].size;
-    Cut cut{i, 0};
-    if (i < files.size() && target > before) {
-      auto member = neardup::NextRecordMember(files[i].path, target - before);
-      if (member.ok() && *member < files[i].size) {
-        cut.offset = *member;
-      } else {
-        cut.file = i + 1;
-      }
-    }
-    cuts[static_cast<size_t>(r)] = std::max(cut, cuts[static_cast<size_t>(r) - 1]);
-  }
-  std::vector<neardup::InputShare> shares(static_cast<size_t>(ranks));
-  for (int r = 0; r < ranks; ++r) {
-    shares[r].first_file = cuts[r].file;
-    shares[r].first_offset = cuts[r].offset;
-    shares[r].end_file = cuts[r + 1].file;
-    shares[r].end_offset = cuts[r + 1].offset;
-  }
-  return shares;
-}
-
 // The bytes of `files` in `share`.
 uint64_t ShareBytes(const std::vector<neardup::InputFile>& files, const neardup::InputShare& share) {
   uint64_t bytes = 0;
@@ -410,7 +371,7 @@ int RunMpiDedup(const DedupFlags& flags, const PartitionFlags& partition, neardu
   std::vector<neardup::InputFile> files;
   if (root) {
     files = neardup::ListInputFiles(flags.inputs, options.source);
-    shares = PlanShares(files, ranks);
+    shares = neardup::PlanInputShares(files, static_cast<uint32_t>(ranks));
   }
   static_assert(sizeof(neardup::InputShare) == 4 * sizeof(uint64_t));
   MPI_Bcast(shares.data(), 4 * ranks, MPI_UINT64_T, 0, MPI_COMM_WORLD);

@@ -26,55 +26,18 @@ nlohmann::json Figures(const std::string& dir) {
   return j;
 }
 
-// Shares of `inputs`: cuts at about equal bytes, inside large files at
-// their record members, as neardup-mpi plans them.
-std::vector<InputShare> Shares(const std::vector<std::string>& inputs, int parts) {
-  const std::vector<InputFile> files = ListInputFiles(inputs);
-  uint64_t total = 0;
-  for (const InputFile& f : files) total += f.size;
-  std::vector<InputShare> shares;
-  InputShare current;
-  uint64_t before = 0;
-  size_t i = 0;
-  for (int p = 1; p < parts; ++p) {
-    const uint64_t target = total * p / parts;
-    while (i < files.size() && before + files[i].size <= target) before += files[i++].size;
-    uint64_t file = i, offset = 0;
-    if (i < files.size() && target > before) {
-      auto member = NextRecordMember(files[i].path, target - before);
-      if (member.ok() && *member < files[i].size) {
-        offset = *member;
-      } else {
-        ++file;
-      }
-    }
-    if (file < current.first_file || (file == current.first_file && offset < current.first_offset)) {
-      file = current.first_file, offset = current.first_offset;
-    }
-    current.end_file = file;
-    current.end_offset = offset;
-    shares.push_back(current);
-    current = InputShare{file, offset, UINT64_MAX, 0};
-  }
-  shares.push_back(current);
-  return shares;
-}
-
-class DedupJobTest : public ::testing::TestWithParam<const char*> {};
-
-TEST_P(DedupJobTest, SharesHandedOverInOrderGiveRunDedupsOutputs) {
+// Reads the inputs in 2 and 3 shares by separate jobs, hands them to the
+// first in small chunks, and expects RunDedup's outputs.
+void ExpectSharesGiveRunDedupsOutputs(const DedupOptions& options) {
   const std::string data = testing::RepoTestDataDir();
   const std::vector<std::string> inputs = {data + "/html", data + "/sample/sample-crawl.warc.gz",
                                            data + "/warc/example.warc.gz", data + "/warc/redirect.warc"};
-  DedupOptions options;
-  options.method = GetParam();
-  options.write_pairs = std::string(GetParam()) != "exact";
   const std::string single = MakeTempDir("job-single");
   ASSERT_TRUE(RunDedup(inputs, single, options).ok());
 
   for (int parts : {2, 3}) {
     const std::string out = MakeTempDir("job-shares");
-    const std::vector<InputShare> shares = Shares(inputs, parts);
+    const std::vector<InputShare> shares = PlanInputShares(ListInputFiles(inputs), parts);
     ASSERT_EQ(shares.size(), static_cast<size_t>(parts));
     std::vector<std::unique_ptr<DedupJob>> jobs;
     uint64_t documents = 0;
@@ -109,6 +72,23 @@ TEST_P(DedupJobTest, SharesHandedOverInOrderGiveRunDedupsOutputs) {
     }
     EXPECT_EQ(Figures(out), Figures(single)) << "parts " << parts;
   }
+}
+
+class DedupJobTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(DedupJobTest, SharesHandedOverInOrderGiveRunDedupsOutputs) {
+  DedupOptions options;
+  options.method = GetParam();
+  options.write_pairs = std::string(GetParam()) != "exact";
+  ExpectSharesGiveRunDedupsOutputs(options);
+}
+
+// The in-links keeper rule: each page's link keys travel with its record.
+TEST(DedupJobInLinksTest, LinkKeysTravelWithTheirPages) {
+  DedupOptions options;
+  options.method = "broder";
+  options.keeper = "status,in-links,shorter-url,earlier-fetch,url-hash,input-order";
+  ExpectSharesGiveRunDedupsOutputs(options);
 }
 
 // Pairs handed in from outside are joined as the method's own would be:

@@ -133,6 +133,14 @@ std::vector<InputFile> ListInputFiles(const std::vector<std::string>& inputs,
 Result<uint64_t> NextRecordMember(const std::string& path, uint64_t offset, Env* env = nullptr,
                                   uint64_t max_scan = uint64_t{64} << 20);
 
+// The run's files (ListInputFiles) cut into `parts` contiguous shares of
+// about equal bytes, in order (share r ends where share r + 1 begins; the
+// last runs to the end). A cut falling inside a per-record-gzip WARC file
+// moves to its next record member (NextRecordMember), one inside any other
+// file to the start of the next file; a share may be empty. How neardup-mpi
+// divides a run among its ranks.
+std::vector<InputShare> PlanInputShares(const std::vector<InputFile>& files, uint32_t parts, Env* env = nullptr);
+
 Result<std::unique_ptr<DocumentSource>> OpenDocumentSource(
     const std::vector<std::string>& inputs, const SourceOptions& options = SourceOptions(),
     Env* env = nullptr, ReadObserver* observer = nullptr);

@@ -324,13 +324,14 @@ class DedupJobImpl final : public DedupJob {
     const uint64_t n = deduper_.size();
     uint64_t next = 0;
     std::string chunk, records, urls;
+    size_t link_cursor = 0;  // ExportSigned's place in the link keys (in-links keeper rule)
     for (;;) {
       // Pages until the chunk is full; at least one page per chunk.
       records.clear();
       urls.clear();
       const uint64_t first = next;
       while (next < n && (next == first || records.size() + urls.size() < max_chunk_bytes)) {
-        NEARDUP_RETURN_IF_ERROR(deduper_.ExportSigned(next, next + 1, &records));
+        NEARDUP_RETURN_IF_ERROR(deduper_.ExportSigned(next, next + 1, &records, &link_cursor));
         std::string_view line;
         NEARDUP_ASSIGN_OR_RETURN(bool got, lines.Next(&line));
         if (!got) return Status::Corruption("spill file ended early: " + spill_path_);

@@ -469,7 +469,7 @@ bool TakeRaw(std::string_view* in, T* v) {
 
 }  // namespace
 
-Status DeduperImpl::ExportSigned(DocId first, DocId end, std::string* out) const {
+Status DeduperImpl::ExportSigned(DocId first, DocId end, std::string* out, size_t* link_cursor) const {
   if (method_->batch_only()) {
     return Status::NotSupported("the " + method_->name() +
                                 " method is batch-only: its pages cannot be moved between processes");
@@ -478,7 +478,9 @@ Status DeduperImpl::ExportSigned(DocId first, DocId end, std::string* out) const
   const Columns& c = *columns_;
   // Link keys of the pages before `first` are skipped.
   size_t link_at = 0;
-  if (count_in_links_) {
+  if (link_cursor != nullptr) {
+    link_at = *link_cursor;
+  } else if (count_in_links_) {
     for (DocId id = 0; id < first; ++id) link_at += c.link_counts[id];
   }
   for (DocId id = first; id < end; ++id) {
@@ -496,6 +498,7 @@ Status DeduperImpl::ExportSigned(DocId first, DocId end, std::string* out) const
       for (uint32_t l = 0; l < links; ++l) AppendRaw(c.link_keys[link_at++], out);
     }
   }
+  if (link_cursor != nullptr) *link_cursor = link_at;
   return Status::OK();
 }
 

@@ -56,8 +56,10 @@ class DeduperImpl final : public Deduper {
   // Moving signed pages between processes (DedupJob's shares, for
   // neardup-mpi): appends to *out the records of ids [first, end), what Add
   // kept of each page (no body). NotSupported for the batch-only methods,
-  // whose units are spilled, not kept.
-  Status ExportSigned(DocId first, DocId end, std::string* out) const;
+  // whose units are spilled, not kept. With in-links, *link_cursor (if not
+  // null) is where page `first`'s link keys start, advanced past `end`'s
+  // predecessor: consecutive calls then cost nothing to find their start.
+  Status ExportSigned(DocId first, DocId end, std::string* out, size_t* link_cursor = nullptr) const;
   // Adds `count` pages from records ExportSigned wrote (a Deduper with the
   // same options), advancing *in past them; ids continue from size().
   // Corruption when the records are cut short.

@@ -131,57 +131,35 @@ class MultiSource final : public DocumentSource {
     ctx_.options = &options_;
     ctx_.stats = &stats_;
     ctx_.observer = observer;
+    // The run's file list (ListInputFiles), each file sized once: a folder
+    // that cannot be listed, or is empty, holds one place.
     bool unknown_total = false;
-    uint64_t position = 0;  // of the input's first file in the run's file list
     for (const std::string& arg : inputs) {
       InputSpec in;
       in.arg = arg;
-      in.first_position = position;
+      in.first_position = files_.size();
       if (arg == "-") {
         in.is_stdin = true;
-        unknown_total |= InSlice(position);
-        ++position;
+        unknown_total |= InSlice(files_.size());
+        files_.push_back(InputFile{"-", 0});
       } else if (env_->IsDirectory(arg)) {
         in.is_dir = true;
         ListFolder(&in);
-        if (in.files.empty()) {
-          ++position;
-        }
-        for (const std::string& f : in.files) {
-          auto size = env_->GetFileSize(f);
-          if (size.ok() && InSlice(position)) total_ += size.value();
-          ++position;
-        }
+        if (in.files.empty()) files_.push_back(InputFile{arg, 0});
+        for (const std::string& f : in.files) files_.push_back(InputFile{f, SizeOf(f)});
       } else {
-        auto size = env_->GetFileSize(arg);
-        if (size.ok() && InSlice(position)) total_ += size.value();
-        ++position;
+        files_.push_back(InputFile{arg, SizeOf(arg)});
       }
       inputs_.push_back(std::move(in));
+    }
+    for (uint64_t position = 0; position < files_.size(); ++position) {
+      if (InSlice(position)) total_ += files_[position].size;
     }
     if (unknown_total) total_ = 0;
   }
 
   // The files of the run, as ListInputFiles lists them.
-  std::vector<InputFile> Files() const {
-    std::vector<InputFile> out;
-    for (const InputSpec& in : inputs_) {
-      if (in.is_dir && !in.files.empty()) {
-        for (const std::string& f : in.files) {
-          auto size = env_->GetFileSize(f);
-          out.push_back(InputFile{f, size.ok() ? size.value() : 0});
-        }
-        continue;
-      }
-      uint64_t size = 0;
-      if (!in.is_stdin && !in.is_dir) {
-        auto s = env_->GetFileSize(in.arg);
-        if (s.ok()) size = s.value();
-      }
-      out.push_back(InputFile{in.is_stdin ? std::string("-") : in.arg, size});
-    }
-    return out;
-  }
+  const std::vector<InputFile>& Files() const { return files_; }
 
   bool Next(Document* doc) override {
     for (;;) {
@@ -224,6 +202,11 @@ class MultiSource final : public DocumentSource {
   }
 
   // Whether file `position` of the run's list has bytes in this share.
+  uint64_t SizeOf(const std::string& path) const {
+    auto size = env_->GetFileSize(path);
+    return size.ok() ? size.value() : 0;
+  }
+
   bool InSlice(uint64_t position) const {
     const InputShare& share = options_.share;
     return position >= share.first_file &&
@@ -343,6 +326,7 @@ class MultiSource final : public DocumentSource {
   ReadStats stats_;
   ReaderContext ctx_;
   std::vector<InputSpec> inputs_;
+  std::vector<InputFile> files_;  // the run's file list (ListInputFiles)
   size_t input_ = 0;
   size_t file_in_dir_ = 0;
   uint64_t total_ = 0;
@@ -393,6 +377,37 @@ Result<uint64_t> NextRecordMember(const std::string& path, uint64_t offset, Env*
     if (produced >= 5 && std::memcmp(out, "WARC/", 5) == 0) return offset + at;
   }
   return size;
+}
+
+std::vector<InputShare> PlanInputShares(const std::vector<InputFile>& files, uint32_t parts, Env* env) {
+  struct Cut {
+    uint64_t file = 0, offset = 0;
+    bool operator<(const Cut& o) const { return file != o.file ? file < o.file : offset < o.offset; }
+  };
+  parts = std::max<uint32_t>(parts, 1);
+  uint64_t total = 0;
+  for (const InputFile& f : files) total += f.size;
+  std::vector<Cut> cuts(size_t{parts} + 1);
+  cuts.back() = Cut{UINT64_MAX, 0};  // the last share also takes what was not listed
+  uint64_t before = 0;               // bytes of the files before file i
+  size_t i = 0;
+  for (uint32_t r = 1; r < parts; ++r) {
+    const uint64_t target = total * r / parts;
+    while (i < files.size() && before + files[i].size <= target) before += files[i++].size;
+    Cut cut{i, 0};
+    if (i < files.size() && target > before) {
+      auto member = NextRecordMember(files[i].path, target - before, env);
+      if (member.ok() && *member < files[i].size) {
+        cut.offset = *member;
+      } else {
+        cut.file = i + 1;
+      }
+    }
+    cuts[r] = std::max(cut, cuts[r - 1]);
+  }
+  std::vector<InputShare> shares(parts);
+  for (uint32_t r = 0; r < parts; ++r) shares[r] = InputShare{cuts[r].file, cuts[r].offset, cuts[r + 1].file, cuts[r + 1].offset};
+  return shares;
 }
 
 std::vector<InputFile> ListInputFiles(const std::vector<std::string>& inputs, const SourceOptions& options,
