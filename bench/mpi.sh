@@ -4,12 +4,17 @@
 # .warc.gz, so the ranks split it at record members).
 #
 #   bench/mpi.sh [--method robust] [--pages 20000] [--ranks 1,2,4] [--html-dir DIR]
-#                [--partition length:D]
+#                [--partition length:D] [--max-page-bytes B]
 #
 # With --partition (broder, simhash, combined) the comparison runs where Zhu
 # et al.'s length partitions put the pages, and a second table gives per
 # rank the pages hosted and received, the pairs compared and found, and the
-# load imbalance factor (most pages hosted over the mean).
+# load imbalance factor (most pages hosted over the mean). With --partition
+# and with --method exact the ranks cluster together, and a third table
+# gives per rank the pages it held, the bytes it sent per page while
+# clustering, its clustering seconds (and their split: exact identity and
+# components, keepers, verification, final clusters; then writing) and its
+# peak RSS.
 # Every rank runs with --threads 1. Prints a Markdown row per run: ranks,
 # wall seconds, pages, and per rank the pages it read, its seconds reading
 # and signing, its seconds handing its share over, the bytes it sent per
@@ -19,7 +24,7 @@
 # the speed-up. Paste the rows into bench/RESULTS.md with the machine line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-method=robust pages=20000 ranks=1,2,4 html_dir=../shared/data/html partition=
+method=robust pages=20000 ranks=1,2,4 html_dir=../shared/data/html partition= max_page_bytes=0
 while [ $# -gt 0 ]; do
   case $1 in
     --method) method=$2; shift 2 ;;
@@ -27,6 +32,7 @@ while [ $# -gt 0 ]; do
     --ranks) ranks=$2; shift 2 ;;
     --html-dir) html_dir=$2; shift 2 ;;
     --partition) partition=$2; shift 2 ;;
+    --max-page-bytes) max_page_bytes=$2; shift 2 ;;
     *) echo "mpi: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -36,8 +42,11 @@ if [ ! -d "$html_dir" ]; then
 fi
 [ -x build/neardup-mpi ] || { echo "mpi: build/neardup-mpi not built (needs OpenMPI)" >&2; exit 2; }
 mkdir -p build/bench-data
-crawl=build/bench-data/crawl-$pages-0.warc.gz
-[ -f "$crawl" ] || ./build/bench/crawlgen --html-dir "$html_dir" --pages "$pages" --seed 1 --out "$crawl" 2>/dev/null
+# --max-page-bytes cuts every page (0: whole pages), for crawls of many small pages.
+crawl=build/bench-data/crawl-$pages-$max_page_bytes.warc.gz
+cut=()
+[ "$max_page_bytes" != 0 ] && cut=(--max-page-bytes "$max_page_bytes")
+[ -f "$crawl" ] || ./build/bench/crawlgen --html-dir "$html_dir" --pages "$pages" --seed 1 "${cut[@]}" --out "$crawl" 2>/dev/null
 root=()
 [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
 out=build/bench-mpi
@@ -80,6 +89,26 @@ print(f"| {sys.argv[3]} | {float(sys.argv[2]):.1f} | {s['documents_read']} | {co
       f"{after:.1f} | {sys.argv[4]} |")
 PY
 done
+if [ -f "$out/mpi${rank_list[0]}/summary.json" ] && grep -q clustered_together "$out/mpi${rank_list[0]}/summary.json"; then
+  echo
+  echo "Clustering together (each rank keeps its pages; keys, pairs, labels and keeper candidates meet at their owners):"
+  echo
+  echo "| ranks | per rank: pages held | bytes sent/page | cluster s | exact+near s | keepers s | verify s | clusters s | write s | peak RSS MB |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
+  for n in "${rank_list[@]}"; do
+    python3 - "$out/mpi$n/summary.json" "$n" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["clustered_together"]["per_process"]
+def col(key, fmt, scale=1):
+    return " / ".join(format(p[key] / scale, fmt) for p in t)
+def stage(*names):
+    return " / ".join(format(sum(p["stage_seconds"][n] for n in names), ".2f") for p in t)
+print(f"| {sys.argv[2]} | {col('pages_held', '.0f')} | {col('bytes_sent_per_page', '.0f')} | "
+      f"{col('cluster_seconds', '.2f')} | {stage('exact', 'near')} | {stage('keepers')} | {stage('verify')} | "
+      f"{stage('clusters')} | {stage('write')} | {col('peak_rss_bytes', '.0f', 1e6)} |")
+PY
+  done
+fi
 if [ -n "$partition" ]; then
   echo
   echo "--partition $partition:"

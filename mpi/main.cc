@@ -6,19 +6,28 @@
 // cut into N contiguous shares of about equal bytes, large per-record-gzip
 // WARC files at record boundaries (PlanInputShares); rank r reads and signs
 // share r on its own threads (--threads per rank), the work that grows with
-// the bytes of the crawl. Ranks 1..N-1 then hand rank 0 what a Deduper keeps
-// of each page (signature words, exact keys, keeper features: no body) with
-// the pages' URLs and the read warnings, in chunks of at most 64 MiB
-// (DedupJob::ExportShare), in rank order; rank 0 clusters and writes the
-// outputs. Because the shares are contiguous and imported in order, the
-// outputs are those of `neardup dedup` on the same inputs: clusters.tsv,
-// pairs.tsv and warnings.tsv byte for byte, and every count of
-// summary.json (include/neardup/dedup_job.h). summary.json gains an "mpi"
-// object: per rank its files, bytes, documents, bytes sent, seconds reading,
-// signing and exchanging, and peak memory.
+// the bytes of the crawl. Then the clustering, one of two ways:
 //
-// Memory: rank 0 holds every page's signature, as one `neardup dedup`
-// process does; the other ranks hold their share's until it is sent.
+//   - together (--partition, and the exact method): each rank keeps its
+//     pages; identity keys, pairs, union-find labels, keeper candidates and
+//     the signatures verification needs travel to their owners through
+//     MPI all-to-alls (DedupJob::FinishTogether over MpiWorld); no rank
+//     gathers every page. summary.json gains "clustered_together".
+//   - on rank 0 (robust, and broder, simhash, combined without --partition:
+//     their candidate stages run over the whole collection): ranks 1..N-1
+//     hand rank 0 what a Deduper keeps of each page (signature words, exact
+//     keys, keeper features: no body) with the pages' URLs and the read
+//     warnings, in chunks of at most 64 MiB (DedupJob::ExportShare), in rank
+//     order; rank 0 clusters. Memory: rank 0 then holds every page's
+//     signature, as one `neardup dedup` process does.
+//
+// Because the shares are contiguous and taken in order, the outputs are
+// those of `neardup dedup` on the same inputs: clusters.tsv, pairs.tsv and
+// warnings.tsv byte for byte, and every count of summary.json
+// (include/neardup/dedup_job.h). summary.json gains an "mpi" object: per
+// rank its files, bytes, documents, bytes sent, seconds reading, signing and
+// exchanging, and peak memory.
+//
 // The batch-only methods (paragraphs, chunks) run in one process: for them
 // neardup-mpi says so and exits 2.
 //
@@ -78,12 +87,11 @@ struct PartitionFlags {
   double tau = 0.9, rho = 1.3;
 };
 
-constexpr int kTagPairs = 4;  // near-duplicate pairs found where the partitions are
 
 // Every rank sends out[d] to rank d and receives what every rank sent it,
-// in rank order; in rounds that keep MPI's int counts and displacements
-// below 2^31 however much is sent.
-std::string AllToAll(const std::vector<std::string>& out, int ranks) {
+// by rank; in rounds that keep MPI's int counts and displacements below
+// 2^31 however much is sent.
+std::vector<std::string> AllToAll(const std::vector<std::string>& out, int ranks) {
   const size_t round_bytes = std::min<size_t>(size_t{256} << 20, (size_t{1} << 30) / static_cast<size_t>(ranks));
   std::vector<size_t> sent(static_cast<size_t>(ranks), 0);
   std::vector<std::string> from(static_cast<size_t>(ranks));
@@ -114,21 +122,40 @@ std::string AllToAll(const std::vector<std::string>& out, int ranks) {
                   rdispl.data(), MPI_CHAR, MPI_COMM_WORLD);
     for (int r = 0; r < ranks; ++r) from[r].append(recvbuf, static_cast<size_t>(rdispl[r]), static_cast<size_t>(rcount[r]));
   }
+  return from;
+}
+
+std::string Concatenated(const std::vector<std::string>& parts) {
   std::string all;
-  for (const std::string& f : from) all += f;
+  for (const std::string& p : parts) all += p;
   return all;
 }
+
+// MPI's world as the library's ProcessGroup (DedupJob::FinishTogether).
+class MpiWorld final : public neardup::ProcessGroup {
+ public:
+  MpiWorld(int rank, int ranks) : rank_(rank), ranks_(ranks) {}
+  int rank() const override { return rank_; }
+  int size() const override { return ranks_; }
+  neardup::Result<std::vector<std::string>> AllToAll(std::vector<std::string> out) override {
+    if (out.size() != static_cast<size_t>(ranks_)) return neardup::Status::InvalidArgument("one buffer per rank");
+    return ::AllToAll(out, ranks_);
+  }
+
+ private:
+  int rank_, ranks_;
+};
 
 // Zhu et al.'s many-to-all comparison over length partitions (§4): the
 // ranks build one plan from their pages' length vectors (one all-reduce
 // per dimension), each eligible page goes to the machine of its host
 // partition and of every partition meeting [L_i·τ/ρ, L_i·ρ/τ], and each
 // rank compares the pages it hosts against every page it holds, through
-// the method's candidate index and its one pair rule. The pairs found go
-// to rank 0 (AddNearPairs), which clusters with them instead of running
-// the method's candidate stage.
+// the method's candidate index and its one pair rule. The pairs found
+// stay with the rank that found them, for the divided clustering.
 neardup::Status ComparePartitions(neardup::DedupJob* job, const PartitionFlags& partition, int rank, int ranks,
-                                  RankFigures* mine, std::string* plan_summary) {
+                                  RankFigures* mine, std::string* plan_summary,
+                                  std::vector<std::pair<uint64_t, uint64_t>>* pairs_out) {
   const auto t0 = Clock::now();
   const neardup::Method& method = job->method();
   const size_t words = method.signature_words();
@@ -161,7 +188,7 @@ neardup::Status ComparePartitions(neardup::DedupJob* job, const PartitionFlags& 
       o.append(reinterpret_cast<const char*>(&identities[p]), sizeof(uint64_t));
       o.append(reinterpret_cast<const char*>(&ids[p]), sizeof(uint64_t));
     }
-    const std::string keys = AllToAll(out, ranks);
+    const std::string keys = Concatenated(AllToAll(out, ranks));
     std::unordered_map<uint64_t, uint64_t> first;  // identity -> smallest id
     for (size_t at = 0; at + 16 <= keys.size(); at += 16) {
       uint64_t identity = 0, id = 0;
@@ -179,7 +206,7 @@ neardup::Status ComparePartitions(neardup::DedupJob* job, const PartitionFlags& 
       const int owner = static_cast<int>(std::upper_bound(bounds.begin(), bounds.end(), id) - bounds.begin()) - 1;
       out[owner].append(reinterpret_cast<const char*>(&id), sizeof(uint64_t));
     }
-    const std::string firsts = AllToAll(out, ranks);
+    const std::string firsts = Concatenated(AllToAll(out, ranks));
     std::unordered_set<uint64_t> is_first;
     for (size_t at = 0; at + 8 <= firsts.size(); at += 8) {
       uint64_t id = 0;
@@ -229,77 +256,117 @@ neardup::Status ComparePartitions(neardup::DedupJob* job, const PartitionFlags& 
     }
   }
   std::vector<uint64_t>().swap(page_words);
-  const std::string received = AllToAll(out, ranks);
+  std::vector<std::string> received = AllToAll(out, ranks);
   out.clear();
 
-  // Compare what this rank hosts against everything it holds.
+  // What this rank holds: ids, whether hosted here, signature words (flat).
   const size_t record = sizeof(uint64_t) + 1 + words * sizeof(uint64_t);
-  const size_t held = received.size() / record;
-  std::vector<neardup::Signature> signatures(held);
-  std::vector<uint64_t> held_ids(held);
+  size_t held = 0;
+  for (const std::string& from : received) held += from.size() / record;
+  std::vector<uint64_t> held_ids(held), held_words(held * words);
   std::vector<uint8_t> hosted(held);
-  auto index = method.NewIndex();
-  for (size_t k = 0; k < held; ++k) {
-    const char* r = received.data() + k * record;
-    std::memcpy(&held_ids[k], r, sizeof(uint64_t));
-    hosted[k] = static_cast<uint8_t>(r[sizeof(uint64_t)]);
-    signatures[k].words.resize(words);
-    std::memcpy(signatures[k].words.data(), r + sizeof(uint64_t) + 1, words * sizeof(uint64_t));
-    signatures[k].eligible = true;
-    index->Insert(k, signatures[k]);
-    mine->pages_hosted += hosted[k];
-    mine->pages_received += 1 - hosted[k];
-  }
-  std::vector<uint64_t> pairs;  // a, b (global ids, a < b), flattened
-  std::vector<uint64_t> candidates;
-  for (size_t k = 0; k < held; ++k) {
-    if (!hosted[k]) continue;
-    candidates.clear();
-    index->Query(signatures[k], &candidates);
-    for (uint64_t c : candidates) {
-      if (c == k || (hosted[c] && c < k)) continue;  // two hosted pages: compared once
-      mine->pairs_compared += 1;
-      if (!method.Compare(signatures[k], signatures[c]).duplicate) continue;
-      pairs.push_back(std::min(held_ids[k], held_ids[c]));
-      pairs.push_back(std::max(held_ids[k], held_ids[c]));
+  {
+    size_t k = 0;
+    for (std::string& from : received) {
+      for (size_t at = 0; at + record <= from.size(); at += record, ++k) {
+        const char* r = from.data() + at;
+        std::memcpy(&held_ids[k], r, sizeof(uint64_t));
+        hosted[k] = static_cast<uint8_t>(r[sizeof(uint64_t)]);
+        std::memcpy(held_words.data() + k * words, r + sizeof(uint64_t) + 1, words * sizeof(uint64_t));
+        mine->pages_hosted += hosted[k];
+        mine->pages_received += 1 - hosted[k];
+      }
+      std::string().swap(from);
     }
+  }
+
+  // Compare what this rank hosts against everything it holds. Pages sharing
+  // a candidate key (Method::CandidateKeys, the method's tables) meet in a
+  // sorted run of (key, page) records; the key space is taken a share per
+  // pass so that the records stay within kKeysPerPass, and each candidate
+  // pair (two hosted pages, or a hosted and a received one) is compared
+  // once, with the method's one rule.
+  neardup::Signature sig_a, sig_b;
+  sig_a.words.resize(words);
+  sig_b.words.resize(words);
+  sig_a.eligible = sig_b.eligible = true;
+  auto load = [&](size_t k, neardup::Signature* s) {
+    std::copy_n(held_words.data() + k * words, words, s->words.begin());
+  };
+  std::vector<uint64_t> keys;
+  auto keys_of = [&](size_t k) {
+    load(k, &sig_a);
+    method.CandidateKeys(sig_a, &keys);
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  };
+  constexpr uint64_t kKeysPerPass = uint64_t{8} << 20;  // 128 MiB of records
+  struct KeyPage {
+    uint64_t key;
+    uint64_t page;
+  };
+  // The first pass keeps every page's records while they fit, and counts
+  // them; only a rank whose records do not fit computes the keys again,
+  // once per share of the key space.
+  std::vector<KeyPage> records;
+  uint64_t total_keys = 0;
+  for (size_t k = 0; k < held; ++k) {
+    keys_of(k);
+    total_keys += keys.size();
+    if (total_keys > kKeysPerPass) {
+      std::vector<KeyPage>().swap(records);
+      continue;
+    }
+    for (uint64_t key : keys) records.push_back({key, k});
+  }
+  const uint64_t passes = std::max<uint64_t>(1, (total_keys + kKeysPerPass - 1) / kKeysPerPass);
+  std::vector<std::pair<uint32_t, uint32_t>> candidates;  // held indices, a < b
+  for (uint64_t pass = 0; pass < passes; ++pass) {
+    if (passes > 1) {
+      records.clear();
+      for (size_t k = 0; k < held; ++k) {
+        keys_of(k);
+        for (uint64_t key : keys) {
+          if ((key >> 32) % passes == pass) records.push_back({key, k});
+        }
+      }
+    }
+    std::sort(records.begin(), records.end(),
+              [](const KeyPage& x, const KeyPage& y) { return x.key != y.key ? x.key < y.key : x.page < y.page; });
+    for (size_t r = 0; r < records.size();) {
+      size_t e = r + 1;
+      while (e < records.size() && records[e].key == records[r].key) ++e;
+      for (size_t x = r; x < e; ++x) {
+        for (size_t y = x + 1; y < e; ++y) {
+          const size_t pa = records[x].page, pb = records[y].page;
+          if (hosted[pa] || hosted[pb]) candidates.emplace_back(static_cast<uint32_t>(pa), static_cast<uint32_t>(pb));
+        }
+      }
+      r = e;
+    }
+  }
+  std::vector<KeyPage>().swap(records);
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  std::vector<uint64_t> pairs;  // a, b (global ids, a < b), flattened
+  for (const auto& [pa, pb] : candidates) {
+    mine->pairs_compared += 1;
+    load(pa, &sig_a);
+    load(pb, &sig_b);
+    if (!method.Compare(sig_a, sig_b).duplicate) continue;
+    pairs.push_back(std::min(held_ids[pa], held_ids[pb]));
+    pairs.push_back(std::max(held_ids[pa], held_ids[pb]));
   }
   mine->pairs_found = static_cast<double>(pairs.size() / 2);
 
-  // The pairs go to rank 0, in chunks far below MPI's int counts.
-  constexpr size_t kPairsPerChunk = size_t{4} << 20;
-  if (rank == 0) {
-    auto add = [&](const uint64_t* flat, size_t n) {
-      std::vector<std::pair<uint64_t, uint64_t>> batch(n);
-      for (size_t i = 0; i < n; ++i) batch[i] = {flat[2 * i], flat[2 * i + 1]};
-      return job->AddNearPairs(batch);
-    };
-    neardup::Status status = add(pairs.data(), pairs.size() / 2);
-    std::vector<uint64_t> buffer;
-    for (int from = 1; from < ranks; ++from) {
-      for (;;) {
-        MPI_Status probe;
-        MPI_Probe(from, MPI_ANY_TAG, MPI_COMM_WORLD, &probe);
-        int count = 0;
-        MPI_Get_count(&probe, MPI_UINT64_T, &count);
-        buffer.resize(static_cast<size_t>(count));
-        MPI_Recv(buffer.data(), count, MPI_UINT64_T, from, probe.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (probe.MPI_TAG == kTagEnd) break;
-        if (status.ok()) status = add(buffer.data(), buffer.size() / 2);
-      }
-    }
-    NEARDUP_RETURN_IF_ERROR(status);
-    char text[256];
-    std::snprintf(text, sizeof text, "\"partition\":\"length:%u\",\"tau\":%g,\"rho\":%g,\"partitions\":%u,", dims,
-                  partition.tau, partition.rho, plan.partitions());
-    *plan_summary = text;
-  } else {
-    for (size_t at = 0; at < pairs.size(); at += 2 * kPairsPerChunk) {
-      const size_t n = std::min(2 * kPairsPerChunk, pairs.size() - at);
-      MPI_Send(pairs.data() + at, static_cast<int>(n), MPI_UINT64_T, 0, kTagPairs, MPI_COMM_WORLD);
-    }
-    MPI_Send(nullptr, 0, MPI_UINT64_T, 0, kTagEnd, MPI_COMM_WORLD);
-  }
+  // The pairs stay here: the clustering, divided too, routes them to the
+  // holders of their pages (DedupJob::FinishTogether).
+  pairs_out->reserve(pairs.size() / 2);
+  for (size_t i = 0; i < pairs.size(); i += 2) pairs_out->emplace_back(pairs[i], pairs[i + 1]);
+  char text[256];
+  std::snprintf(text, sizeof text, "\"partition\":\"length:%u\",\"tau\":%g,\"rho\":%g,\"partitions\":%u,", dims,
+                partition.tau, partition.rho, plan.partitions());
+  *plan_summary = text;
   mine->partition_seconds = SecondsSince(t0);
   return neardup::Status::OK();
 }
@@ -327,6 +394,12 @@ int Finalize(int code) {
   MPI_Finalize();
   return code;
 }
+
+std::string MpiSummary(std::vector<RankFigures>& all, const std::vector<neardup::InputShare>& shares,
+                       const std::vector<neardup::InputFile>& files, int ranks, const PartitionFlags& partition,
+                       const std::string& plan_summary, bool together);
+int Report(const neardup::DedupSummary& s, const std::vector<RankFigures>& all, int ranks, bool quiet,
+           const StderrObserver& observer);
 
 int RunMpiDedup(const DedupFlags& flags, const PartitionFlags& partition, neardup::DedupOptions options, int rank,
                 int ranks) {
@@ -409,16 +482,23 @@ int RunMpiDedup(const DedupFlags& flags, const PartitionFlags& partition, neardu
 
   // ---- --partition: the comparison where the length partitions are ----
   std::string plan_summary;
+  std::vector<std::pair<uint64_t, uint64_t>> pairs;
   if (partition.dims > 0) {
-    neardup::Status compared = ComparePartitions(job.get(), partition, rank, ranks, &mine, &plan_summary);
+    neardup::Status compared = ComparePartitions(job.get(), partition, rank, ranks, &mine, &plan_summary, &pairs);
     if (!compared.ok()) error(compared.message());
     if (AnyFailed(!compared.ok())) return Finalize(kExitNoData);
   }
+  // The ranks cluster together (no rank gathers every page) when the pairs
+  // are found where the partitions are, or when the method finds none; else
+  // rank 0 runs the method's candidate stage over every page.
+  const bool together = partition.dims > 0 || !job->method().finds_near_duplicates();
 
-  // ---- the shares go to rank 0, in rank order ----
+  // ---- without --partition: the shares go to rank 0, in rank order ----
   const auto t_exchange = Clock::now();
   neardup::Status exchanged;
-  if (root) {
+  if (together) {
+    // Each rank keeps its pages.
+  } else if (root) {
     // Every rank's messages are received to its end marker, even after a
     // failure (a sender is never left blocked); the chunks are imported
     // while nothing has failed.
@@ -463,15 +543,47 @@ int RunMpiDedup(const DedupFlags& flags, const PartitionFlags& partition, neardu
   std::vector<RankFigures> all(static_cast<size_t>(ranks));
   MPI_Gather(&mine, sizeof(RankFigures) / sizeof(double), MPI_DOUBLE, all.data(), sizeof(RankFigures) / sizeof(double),
              MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (together) {
+    // ---- every rank clusters its pages with the others ----
+    if (root) (void)job->AddToSummary(MpiSummary(all, shares, files, ranks, partition, plan_summary, together));
+    MpiWorld world(rank, ranks);
+    auto result = job->FinishTogether(&world, pairs);
+    if (!result.ok()) {
+      error(result.status().message());
+      return Finalize(result.status().IsInvalidArgument() ? kExitUsage : kExitNoData);
+    }
+    return Finalize(root ? Report(result.value(), all, ranks, quiet, observer) : kExitOk);
+  }
   if (!root) return Finalize(kExitOk);
 
   if (!exchanged.ok()) {
     error(exchanged.message());
     return Finalize(kExitNoData);
   }
+  if (neardup::Status s = job->AddToSummary(MpiSummary(all, shares, files, ranks, partition, plan_summary, together));
+      !s.ok()) {
+    error(s.message());
+    return Finalize(kExitNoData);
+  }
+
+  // ---- rank 0 clusters and writes ----
+  auto result = job->Finish();
+  if (!result.ok()) {
+    error(result.status().message());
+    return Finalize(result.status().IsInvalidArgument() ? kExitUsage : kExitNoData);
+  }
+  return Finalize(Report(result.value(), all, ranks, quiet, observer));
+}
+
+// summary.json's "mpi" object (rank 0): the shares and each rank's figures.
+std::string MpiSummary(std::vector<RankFigures>& all, const std::vector<neardup::InputShare>& shares,
+                       const std::vector<neardup::InputFile>& files, int ranks, const PartitionFlags& partition,
+                       const std::string& plan_summary, bool together) {
   std::string mpi = "{\"mpi\":{\"ranks\":" + std::to_string(ranks) +
                     ",\"shares\":\"contiguous bytes of the inputs, cut at files and at records of per-record-gzip "
-                    "WARC files\"," + plan_summary;
+                    "WARC files\",\"clustering\":\"" +
+                    (together ? "together: each rank keeps its pages (see clustered_together)"
+                              : "on rank 0: the ranks hand it their pages' signatures") + "\"," + plan_summary;
   if (partition.dims > 0) {
     double most = 0, sum = 0;
     for (const RankFigures& f : all) {
@@ -512,21 +624,15 @@ int RunMpiDedup(const DedupFlags& flags, const PartitionFlags& partition, neardu
     }
   }
   mpi += "]}}";
-  if (neardup::Status s = job->AddToSummary(mpi); !s.ok()) {
-    error(s.message());
-    return Finalize(kExitNoData);
-  }
+  return mpi;
+}
 
-  // ---- rank 0 clusters and writes ----
-  auto result = job->Finish();
-  if (!result.ok()) {
-    error(result.status().message());
-    return Finalize(result.status().IsInvalidArgument() ? kExitUsage : kExitNoData);
-  }
-  const neardup::DedupSummary& s = result.value();
+// Rank 0's last words: the summary, or the line saying nothing was usable.
+int Report(const neardup::DedupSummary& s, const std::vector<RankFigures>& all, int ranks, bool quiet,
+           const StderrObserver& observer) {
   if (s.documents == 0) {
     std::fprintf(stderr, "neardup-mpi: error: %s\n", NothingUsableLine(s, observer).c_str());
-    return Finalize(kExitNoData);
+    return kExitNoData;
   }
   if (!quiet) {
     PrintDedupSummary(s);
@@ -534,7 +640,7 @@ int RunMpiDedup(const DedupFlags& flags, const PartitionFlags& partition, neardu
     for (const RankFigures& f : all) std::fprintf(stderr, " %.0f", f.documents);
     std::fprintf(stderr, "\n");
   }
-  return Finalize(kExitOk);
+  return kExitOk;
 }
 
 }  // namespace
@@ -550,8 +656,9 @@ int main(int argc, char** argv) {
 
   CLI::App app{
       "neardup-mpi: neardup dedup divided among MPI ranks (mpirun -np N neardup-mpi dedup INPUT... --out DIR). "
-      "Each rank reads and signs a contiguous share of the input files of about equal bytes; rank 0 "
-      "gathers the signatures, clusters and writes DIR exactly as neardup dedup does on the same inputs."};
+      "Each rank reads and signs a contiguous share of the input files of about equal bytes; the ranks "
+      "cluster together (--partition, and --method exact) or rank 0 gathers the signatures and clusters; "
+      "rank 0 writes DIR exactly as neardup dedup does on the same inputs."};
   app.set_version_flag("--version", std::string("neardup-mpi ") + neardup::Version());
   app.require_subcommand(1);
   CLI::App* dedup = app.add_subcommand(
@@ -565,8 +672,9 @@ int main(int argc, char** argv) {
   dedup->add_option("--partition", partition.spec,
                     "length:D (D = 1, 2, 3): compare pages where Zhu et al.'s D-dimensional length partitions put "
                     "them (each rank hosts one partition's pages and receives those whose length range meets it) "
-                    "instead of on rank 0; for broder, simhash and combined; clusters then hold the pairs those "
-                    "comparisons find (a pair whose lengths fall outside --rho is not compared)")
+                    "instead of on rank 0, then cluster together (no rank gathers every page); for broder, simhash "
+                    "and combined; clusters then hold the pairs those comparisons find (a pair whose lengths fall "
+                    "outside --rho is not compared)")
       ->check(CLI::Validator(
           [](std::string& v) -> std::string {
             return v == "length:1" || v == "length:2" || v == "length:3" ? std::string()

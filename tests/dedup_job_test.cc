@@ -2,8 +2,10 @@
 // separate jobs, handed to one job in order, writes what RunDedup writes.
 #include <gtest/gtest.h>
 
+#include <barrier>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <thread>
 #include <span>
 #include <string>
 #include <vector>
@@ -28,6 +30,28 @@ nlohmann::json Figures(const std::string& dir) {
 
 // Reads the inputs in 2 and 3 shares by separate jobs, hands them to the
 // first in small chunks, and expects RunDedup's outputs.
+// Every pair of pages the method's rule accepts, found by comparing all
+// representatives (the first page of each token sequence, through
+// ForEachPage): what any partitioning that loses nothing hands over. With
+// `chains`, every 9th representative is also paired with the 5th after it,
+// pairs the rule does not back.
+std::vector<std::pair<uint64_t, uint64_t>> RepresentativePairs(const DedupJob& job, bool chains) {
+  std::vector<std::pair<uint64_t, Signature>> firsts;
+  std::set<uint64_t> seen;
+  EXPECT_TRUE(job.ForEachPage([&](uint64_t id, uint64_t identity, const Signature& s, std::span<const uint32_t>) {
+    if (s.eligible && seen.insert(identity).second) firsts.emplace_back(id, s);
+  }).ok());
+  std::vector<std::pair<uint64_t, uint64_t>> pairs;
+  for (size_t a = 0; a < firsts.size(); ++a) {
+    for (size_t b = a + 1; b < firsts.size(); ++b) {
+      if (job.method().Compare(firsts[a].second, firsts[b].second).duplicate || (chains && a % 9 == 0 && b == a + 5)) {
+        pairs.emplace_back(firsts[a].first, firsts[b].first);
+      }
+    }
+  }
+  return pairs;
+}
+
 void ExpectSharesGiveRunDedupsOutputs(const DedupOptions& options) {
   const std::string data = testing::RepoTestDataDir();
   const std::vector<std::string> inputs = {data + "/html", data + "/sample/sample-crawl.warc.gz",
@@ -100,27 +124,11 @@ TEST(DedupJobPairsTest, PairsFoundElsewhereAreClusteredAsTheMethodsOwn) {
   options.method = "simhash";
   const std::string single = MakeTempDir("job-own");
   ASSERT_TRUE(RunDedup(inputs, single, options).ok());
-  // Every pair of pages the method's rule accepts, found by comparing all
-  // representatives (the first page of each token sequence) through
-  // ForEachPage: what any partitioning that loses nothing hands over.
   const std::string out = MakeTempDir("job-outside");
   auto job = DedupJob::Create(inputs, out, options);
   ASSERT_TRUE(job.ok());
   ASSERT_TRUE((*job)->Read(InputShare()).ok());
-  std::vector<std::pair<uint64_t, Signature>> firsts;
-  std::set<uint64_t> seen;
-  ASSERT_TRUE((*job)->ForEachPage([&](uint64_t id, uint64_t identity, const Signature& s, std::span<const uint32_t>) {
-    if (s.eligible && seen.insert(identity).second) firsts.emplace_back(id, s);
-  }).ok());
-  ASSERT_GT(firsts.size(), 10u);
-  std::vector<std::pair<uint64_t, uint64_t>> pairs;
-  for (size_t a = 0; a < firsts.size(); ++a) {
-    for (size_t b = a + 1; b < firsts.size(); ++b) {
-      if ((*job)->method().Compare(firsts[a].second, firsts[b].second).duplicate) {
-        pairs.emplace_back(firsts[a].first, firsts[b].first);
-      }
-    }
-  }
+  const std::vector<std::pair<uint64_t, uint64_t>> pairs = RepresentativePairs(**job, false);
   ASSERT_FALSE(pairs.empty());
   ASSERT_TRUE((*job)->AddNearPairs(pairs).ok());
   ASSERT_TRUE((*job)->Finish().ok());
@@ -181,6 +189,189 @@ TEST(DedupJobErrorsTest, ChunksOfAnotherMethodOrDamagedAreRefused) {
   ASSERT_TRUE((*p)->Read(InputShare()).ok());
   EXPECT_EQ((*p)->ExportShare(1 << 20, [](std::string_view) { return Status::OK(); }).code(),
             Status::Code::kNotSupported);
+}
+
+// The processes of a divided run as threads of this test: AllToAll meets
+// at a barrier, each thread leaving its out[r] in a mailbox for r.
+class ThreadGroup {
+ public:
+  explicit ThreadGroup(int size)
+      : size_(size), sync_(size), mail_(static_cast<size_t>(size), std::vector<std::string>(static_cast<size_t>(size))) {}
+  class Member final : public ProcessGroup {
+   public:
+    Member(ThreadGroup* g, int rank) : g_(g), rank_(rank) {}
+    int rank() const override { return rank_; }
+    int size() const override { return g_->size_; }
+    Result<std::vector<std::string>> AllToAll(std::vector<std::string> out) override {
+      if (out.size() != static_cast<size_t>(g_->size_)) return Status::InvalidArgument("one buffer per process");
+      for (int r = 0; r < g_->size_; ++r) g_->mail_[r][rank_] = std::move(out[r]);
+      g_->sync_.arrive_and_wait();
+      std::vector<std::string> in = std::move(g_->mail_[rank_]);
+      g_->mail_[rank_].assign(static_cast<size_t>(g_->size_), std::string());
+      g_->sync_.arrive_and_wait();
+      return in;
+    }
+
+   private:
+    ThreadGroup* g_;
+    int rank_;
+  };
+
+ private:
+  int size_;
+  std::barrier<> sync_;
+  std::vector<std::vector<std::string>> mail_;  // [to][from]
+};
+
+// Clustering together (FinishTogether), the pairs divided among the
+// processes (some given twice), gives what one job gives with every pair
+// (AddNearPairs + Finish): the same clusters.tsv and warnings.tsv, the
+// same counts. Pairs the rule rejects are added on purpose, so that
+// verification splits members off and keepers are chosen again.
+// `inputs`: none for a mix of folders and crawl files that every process
+// holds a part of.
+void ExpectTogetherGivesOneJobsOutputs(const DedupOptions& options, std::vector<std::string> inputs = {}) {
+  const std::string data = testing::RepoTestDataDir();
+  const bool mix = inputs.empty();
+  if (mix) {
+    inputs = {data + "/html", data + "/sample/sample-crawl.warc.gz", data + "/warc/example.warc.gz",
+              data + "/warc/redirect.warc"};
+  }
+  const bool near = options.method != "exact";
+  const std::string single = MakeTempDir("together-single");
+  std::vector<std::pair<uint64_t, uint64_t>> pairs;
+  uint64_t split_off = 0;
+  {
+    auto job = DedupJob::Create(inputs, single, options);
+    ASSERT_TRUE(job.ok()) << job.status().ToString();
+    ASSERT_TRUE((*job)->Read(InputShare()).ok());
+    pairs = RepresentativePairs(**job, true);
+    if (near) {
+      ASSERT_TRUE((*job)->AddNearPairs(pairs).ok());
+    }
+    auto summary = (*job)->Finish();
+    ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+    split_off = summary->verification_split_off;
+  }
+  if (mix && near && options.verify) {
+    EXPECT_GT(split_off, 0u) << "the test's chains should fail verification";
+  }
+
+  for (int parts : {1, 2, 3, 4}) {
+    const std::string out = MakeTempDir("together");
+    const std::vector<InputShare> shares = PlanInputShares(ListInputFiles(inputs), parts);
+    ThreadGroup group(parts);
+    std::vector<Status> status(static_cast<size_t>(parts));
+    std::vector<uint64_t> documents(static_cast<size_t>(parts), 0);
+    std::vector<std::thread> threads;
+    for (int p = 0; p < parts; ++p) {
+      threads.emplace_back([&, p] {
+        ThreadGroup::Member member(&group, p);
+        DedupJobOptions job_options;
+        job_options.part = p;
+        auto job = DedupJob::Create(inputs, out, options, job_options);
+        if (!job.ok()) {
+          status[p] = job.status();
+          return;  // every thread fails alike here; none waits at the barrier
+        }
+        if (Status read = (*job)->Read(shares[p]); !read.ok()) {
+          status[p] = read;
+          return;
+        }
+        documents[p] = (*job)->documents();
+        std::vector<std::pair<uint64_t, uint64_t>> mine;
+        for (size_t j = 0; near && j < pairs.size(); ++j) {
+          if (j % parts == static_cast<size_t>(p) || (j + 1) % parts == static_cast<size_t>(p)) {
+            mine.emplace_back(j % 2 ? pairs[j] : std::make_pair(pairs[j].second, pairs[j].first));
+          }
+        }
+        auto summary = (*job)->FinishTogether(&member, mine);
+        status[p] = summary.status();
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    for (int p = 0; p < parts; ++p) ASSERT_TRUE(status[p].ok()) << "process " << p << ": " << status[p].ToString();
+    if (mix && parts > 1) {
+      EXPECT_GT(*std::min_element(documents.begin(), documents.end()), 0u) << "every process holds pages";
+    }
+    if (!mix && parts == 4) {
+      EXPECT_EQ(*std::min_element(documents.begin(), documents.end()), 0u) << "a process holds no page";
+    }
+    for (const char* name : {"clusters.tsv", "warnings.tsv"}) {
+      EXPECT_EQ(ReadFileOrEmpty(out + "/" + name), ReadFileOrEmpty(single + "/" + name)) << name << " parts " << parts;
+    }
+    nlohmann::json figures = Figures(out);
+    ASSERT_TRUE(figures.contains("clustered_together"));
+    EXPECT_EQ(figures["clustered_together"]["per_process"].size(), static_cast<size_t>(parts));
+    for (const auto& process : figures["clustered_together"]["per_process"]) {
+      for (const char* stage : {"exact", "near", "keepers", "verify", "clusters", "write"}) {
+        EXPECT_TRUE(process["stage_seconds"].contains(stage)) << stage;
+      }
+    }
+    figures.erase("clustered_together");
+    EXPECT_EQ(figures, Figures(single)) << "parts " << parts;
+  }
+}
+
+class DedupTogetherTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(DedupTogetherTest, ClusteringTogetherGivesOneJobsOutputs) {
+  DedupOptions options;
+  options.method = GetParam();
+  ExpectTogetherGivesOneJobsOutputs(options);
+}
+
+INSTANTIATE_TEST_SUITE_P(Methods, DedupTogetherTest, ::testing::Values("exact", "broder", "simhash", "combined"));
+
+// In-links are counted where the link keys meet; without verification the
+// chains stay.
+TEST(DedupTogetherOptionsTest, InLinksAndNoVerification) {
+  DedupOptions options;
+  options.method = "broder";
+  options.keeper = "status,in-links,shorter-url,earlier-fetch,url-hash,input-order";
+  ExpectTogetherGivesOneJobsOutputs(options);
+  options.keeper = DedupOptions().keeper;
+  options.verify = false;
+  ExpectTogetherGivesOneJobsOutputs(options);
+}
+
+// Two small files that cannot be cut: with 3 and 4 processes some hold no
+// page at all, and still take part in every exchange.
+TEST(DedupTogetherOptionsTest, ProcessesWithoutPages) {
+  const std::string data = testing::RepoTestDataDir();
+  for (const char* method : {"exact", "simhash"}) {
+    DedupOptions options;
+    options.method = method;
+    ExpectTogetherGivesOneJobsOutputs(options, {data + "/warc/redirect.warc", data + "/warc/example.warc.gz"});
+  }
+}
+
+// Methods that learn from the whole collection are refused alike by every
+// process, before any exchange; so are pairs.tsv and unknown pages.
+TEST(DedupTogetherErrorsTest, RefusedAlike) {
+  const std::string data = testing::RepoTestDataDir();
+  const std::vector<std::string> inputs = {data + "/sample/sample-crawl.warc.gz"};
+  ThreadGroup group(1);
+  ThreadGroup::Member member(&group, 0);
+  DedupOptions robust;
+  auto r = DedupJob::Create(inputs, MakeTempDir("together-robust"), robust);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE((*r)->Read(InputShare()).ok());
+  EXPECT_EQ((*r)->FinishTogether(&member, {}).status().code(), Status::Code::kNotSupported);
+  DedupOptions listed;
+  listed.method = "simhash";
+  listed.write_pairs = true;
+  auto l = DedupJob::Create(inputs, MakeTempDir("together-pairs"), listed);
+  ASSERT_TRUE(l.ok());
+  ASSERT_TRUE((*l)->Read(InputShare()).ok());
+  EXPECT_TRUE((*l)->FinishTogether(&member, {}).status().IsInvalidArgument());
+  DedupOptions simhash;
+  simhash.method = "simhash";
+  auto u = DedupJob::Create(inputs, MakeTempDir("together-unknown"), simhash);
+  ASSERT_TRUE(u.ok());
+  ASSERT_TRUE((*u)->Read(InputShare()).ok());
+  const std::pair<uint64_t, uint64_t> unknown{0, (*u)->documents()};
+  EXPECT_TRUE((*u)->FinishTogether(&member, {&unknown, 1}).status().IsInvalidArgument());
 }
 
 }  // namespace

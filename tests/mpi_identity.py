@@ -10,7 +10,8 @@ pairs.tsv and warnings.tsv must be byte for byte those of one process, and
 every figure of summary.json but the timings, memory and output paths the
 same. With --partition length:1..3 (broder, simhash, combined at 3 ranks)
 clusters.tsv and warnings.tsv must be the single process's too, and each rank
-must report what it hosted. A batch-only method, standard input ("-") and
+must report what it hosted. With exact and with --partition the ranks
+cluster together: summary.json must show that each held only its own pages. A batch-only method, standard input ("-") and
 --partition with robust must be refused with exit status 2 and a message.
 
     tests/mpi_identity.py --cli build/neardup --mpi build/neardup-mpi --data tests/data
@@ -28,7 +29,7 @@ import tempfile
 
 # Figures that depend on the run, not on the input: time, memory, paths,
 # and what only neardup-mpi reports.
-RUN_DEPENDENT = {"stages", "seconds", "peak_rss_bytes", "outputs", "mpi"}
+RUN_DEPENDENT = {"stages", "seconds", "peak_rss_bytes", "outputs", "mpi", "clustered_together"}
 
 
 def mpirun_prefix(ranks):
@@ -69,6 +70,18 @@ def compare(single, multi, label):
         if sa.get(key) != sb.get(key):
             failures.append(f"{label}: summary.json {key}: {sa.get(key)!r} vs {sb.get(key)!r}")
     return failures
+
+
+def held_apart(out, ranks, documents, label):
+    """The ranks clustered together: each held its own pages, none all."""
+    with open(os.path.join(out, "summary.json")) as f:
+        together = json.load(f).get("clustered_together")
+    if together is None or len(together["per_process"]) != ranks:
+        return [f"{label}: summary.json does not report the ranks clustering together"]
+    held = [p["pages_held"] for p in together["per_process"]]
+    if sum(held) != documents or (ranks > 1 and documents > 1 and max(held) >= documents):
+        return [f"{label}: pages held per rank {held} (of {documents}): one rank held every page"]
+    return []
 
 
 def main():
@@ -126,6 +139,8 @@ def main():
                     if corpus == "synth" and n > 1 and min(r["documents"] for r in mpi["per_rank"]) == 0:
                         failures.append(f"{corpus} {method} N={n}: a rank read nothing of the one large file")
                     failures += compare(single, multi, f"{corpus} {method} N={n}")
+                    if method == "exact":
+                        failures += held_apart(multi, n, expected, f"{corpus} {method} N={n}")
                     runs += 1
         # --partition length:D: the comparison where Zhu et al.'s length
         # partitions put the pages. On these crawls no similar pair falls
@@ -150,6 +165,7 @@ def main():
                     hosted = sum(r["pages_hosted"] for r in mpi["per_rank"])
                     if mpi["partition"] != f"length:{dims}" or mpi["imbalance"] < 1:
                         failures.append(f"{label}: summary.json mpi {mpi['partition']} imbalance {mpi['imbalance']}")
+                    failures += held_apart(multi, 3, summary["documents_read"], label)
                     if hosted < summary["near_duplicates"]["candidates"]:
                         failures.append(f"{label}: {hosted} pages hosted, fewer than the "
                                         f"{summary['near_duplicates']['candidates']} the tables would take")

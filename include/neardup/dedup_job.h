@@ -59,6 +59,21 @@ inline uint32_t LengthDimension(uint64_t term_hash, uint32_t dims) {
   return static_cast<uint32_t>((static_cast<unsigned __int128>(h) * dims) >> 64);
 }
 
+// The processes of one divided run, as DedupJob::FinishTogether needs
+// them: MPI's world in neardup-mpi, threads in tests. Every process calls
+// the collective operations in the same order.
+class ProcessGroup {
+ public:
+  virtual ~ProcessGroup() = default;
+  virtual int rank() const = 0;  // 0 .. size() - 1
+  virtual int size() const = 0;
+  // Collective: process p receives out[p] of every process; returns, by
+  // rank, what each process sent this one. out.size() == size(). Any
+  // amount is allowed (an implementation splits what its transport cannot
+  // carry at once).
+  virtual Result<std::vector<std::string>> AllToAll(std::vector<std::string> out) = 0;
+};
+
 struct DedupJobOptions {
   // Names this process's temporary files (beside the outputs, or in
   // DedupOptions::temp_dir) so that processes sharing an output folder do
@@ -137,6 +152,33 @@ class DedupJob {
   // Clusters everything read or imported and writes the outputs, as
   // RunDedup does; returns the summary. May be called once.
   virtual Result<DedupSummary> Finish() = 0;
+
+  // Every process of `group` calls this instead of ExportShare, ImportShare
+  // and Finish, after Read() of its share (process p reads share p; the
+  // shares are contiguous, in the order of their files): the processes
+  // cluster together and no process gathers the others' pages. Each keeps
+  // its own pages' records; identity keys, near-duplicate pairs, union-find
+  // labels, keeper candidates and the signatures that verification needs
+  // travel to the process that owns them (by key hash or page range), as
+  // in Zhu et al.'s distributed design. `near_pairs` are the pairs this
+  // process found (page ids of the whole run, in input order; the same
+  // pair may come from several processes), as AddNearPairs takes them;
+  // none for methods that find no near duplicates.
+  //
+  // Process 0 writes the outputs: they equal Finish()'s after
+  // AddNearPairs(every process's pairs) on one process holding every
+  // share: clusters.tsv and warnings.tsv byte for byte, the counts of
+  // summary.json. Process 0 holds one chunk of another process's rows at a
+  // time. summary.json gains "clustered_together": per process the pages it
+  // held, the bytes it sent, its clustering seconds and its peak memory
+  // (via DedupOptions::memory_probe). Returns the summary on every process.
+  //
+  // NotSupported, on every process alike, for methods whose pairs or rule
+  // depend on the whole collection (robust's site templates; paragraphs,
+  // chunks); InvalidArgument for a pair naming an unknown page, and with
+  // DedupOptions::write_pairs for a method that finds near duplicates.
+  virtual Result<DedupSummary> FinishTogether(ProcessGroup* group,
+                                              std::span<const std::pair<uint64_t, uint64_t>> near_pairs) = 0;
 };
 
 }  // namespace neardup

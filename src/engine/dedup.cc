@@ -218,6 +218,18 @@ bool GetString(std::string_view* in, std::string_view* v) {
   return true;
 }
 
+// A page's spill line (`url \t source \t offset`, URL and source escaped
+// already by AppendTsvField; escaping them again changes nothing) into the
+// record's url, source and offset. False when the line is damaged.
+bool SpillLineToRecord(std::string_view line, std::vector<std::string_view>* fields, ClusterRecord* record) {
+  SplitTsvLine(line, fields);
+  if (fields->size() != 3) return false;
+  record->url = (*fields)[0];
+  record->source = (*fields)[1];
+  record->offset = std::strtoull(std::string((*fields)[2]).c_str(), nullptr, 10);
+  return true;
+}
+
 std::string ReadStatsJson(const ReadStats& r, double read_seconds, double sign_seconds) {
   nlohmann::ordered_json j;
   j["inputs_opened"] = r.inputs_opened;
@@ -348,18 +360,7 @@ class DedupJobImpl final : public DedupJob {
       PutU64(next - first, &chunk);
       PutString(records, &chunk);
       PutString(urls, &chunk);
-      if (last) {
-        const std::vector<ReadWarning>& kept = *counting_->kept();
-        PutU64(kept.size(), &chunk);
-        for (const ReadWarning& w : kept) {
-          PutString(w.file, &chunk);
-          PutU64(w.offset, &chunk);
-          chunk.push_back(w.in_decompressed_stream ? 1 : 0);
-          PutString(w.reason_key, &chunk);
-          PutString(w.message, &chunk);
-        }
-        PutString(ReadStatsJson(read_, deduper_.read_seconds(), deduper_.sign_seconds()), &chunk);
-      }
+      if (last) AppendReadTail(&chunk);
       NEARDUP_RETURN_IF_ERROR(send(chunk));
       if (last) break;
     }
@@ -480,8 +481,41 @@ class DedupJobImpl final : public DedupJob {
     return Write();
   }
 
+  Result<DedupSummary> FinishTogether(ProcessGroup* group,
+                                      std::span<const std::pair<uint64_t, uint64_t>> near_pairs) override;
+
  private:
   Result<DedupSummary> Write();
+  // A share's last chunk ends with its read warnings and read figures.
+  void AppendReadTail(std::string* chunk) const {
+    const std::vector<ReadWarning>& kept = *counting_->kept();
+    PutU64(kept.size(), chunk);
+    for (const ReadWarning& w : kept) {
+      PutString(w.file, chunk);
+      PutU64(w.offset, chunk);
+      chunk->push_back(w.in_decompressed_stream ? 1 : 0);
+      PutString(w.reason_key, chunk);
+      PutString(w.message, chunk);
+    }
+    PutString(ReadStatsJson(read_, deduper_.read_seconds(), deduper_.sign_seconds()), chunk);
+  }
+  // A share of no pages holding only the read tail (FinishTogether).
+  std::string ReadTailChunk() const {
+    std::string chunk(kShareMagic);
+    chunk.push_back(1);
+    PutString(deduper_.summary().method_spec, &chunk);
+    PutString(options_.keeper, &chunk);
+    PutU64(0, &chunk);
+    PutString("", &chunk);
+    PutString("", &chunk);
+    AppendReadTail(&chunk);
+    return chunk;
+  }
+  // Whether any process of `group` failed (a collective): every process
+  // returns an error then, the failing one its own.
+  static Status Agree(ProcessGroup* group, const Status& mine);
+  DedupSummary CompleteSummary(const std::string& clusters_path, const std::string& summary_path,
+                               const std::string& warnings_path);
 
   std::vector<std::string> inputs_;
   std::string out_dir_;
@@ -503,6 +537,23 @@ class DedupJobImpl final : public DedupJob {
   nlohmann::ordered_json extra_summary_ = nlohmann::ordered_json::object();
 };
 
+DedupSummary DedupJobImpl::CompleteSummary(const std::string& clusters_path, const std::string& summary_path,
+                                           const std::string& warnings_path) {
+  DedupSummary summary = deduper_.summary();
+  summary.inputs = inputs_;
+  summary.threads = executor_ ? executor_->num_threads() : 1;
+  summary.clusters_path = clusters_path;
+  summary.summary_path = summary_path;
+  summary.warnings_path = warnings_path;
+  summary.read = read_;
+  summary.warnings = counting_->count();
+  std::vector<StageStats> stages = {{"read", deduper_.read_seconds(), summary.read.input_bytes},
+                                    {"tokenize", deduper_.sign_seconds(), summary.read.payload_bytes}};
+  stages.insert(stages.end(), summary.stages.begin(), summary.stages.end());
+  summary.stages = std::move(stages);
+  return summary;
+}
+
 Result<DedupSummary> DedupJobImpl::Write() {
   const std::string clusters_path = JoinPath(out_dir_, "clusters.tsv");
   const std::string summary_path = JoinPath(out_dir_, "summary.json");
@@ -514,18 +565,7 @@ Result<DedupSummary> DedupJobImpl::Write() {
 
   // ---- exact, near, keepers, verification ----
   NEARDUP_ASSIGN_OR_RETURN(Clustering clustering, deduper.Finish());
-  DedupSummary summary = deduper.summary();
-  summary.inputs = inputs_;
-  summary.threads = executor_ ? executor_->num_threads() : 1;
-  summary.clusters_path = clusters_path;
-  summary.summary_path = summary_path;
-  summary.warnings_path = warnings_path;
-  summary.read = read_;
-  summary.warnings = counting_->count();
-  std::vector<StageStats> stages = {{"read", deduper.read_seconds(), summary.read.input_bytes},
-                                    {"tokenize", deduper.sign_seconds(), summary.read.payload_bytes}};
-  stages.insert(stages.end(), summary.stages.begin(), summary.stages.end());
-  summary.stages = std::move(stages);
+  DedupSummary summary = CompleteSummary(clusters_path, summary_path, warnings_path);
   const uint32_t n = static_cast<uint32_t>(summary.documents);
 
   // ---- write clusters.tsv in input order ----
@@ -547,23 +587,17 @@ Result<DedupSummary> DedupJobImpl::Write() {
       std::string_view line;
       NEARDUP_ASSIGN_OR_RETURN(bool got, lines.Next(&line));
       if (!got) return Status::Corruption("spill file ended early: " + spill_path);
-      SplitTsvLine(line, &fields);
-      if (fields.size() != 3) return Status::Corruption("bad spill line in " + spill_path);
+      ClusterRecord r;
+      if (!SpillLineToRecord(line, &fields, &r)) return Status::Corruption("bad spill line in " + spill_path);
       if (want_pair_urls && pair_member[doc]) {
         pair_url_offset[doc] = pair_urls.size();
-        pair_urls.append(fields[0]);
+        pair_urls.append(r.url);
         pair_urls.push_back('\0');
       }
-      // The spill holds the URL and source escaped already (AppendTsvField;
-      // escaping again changes nothing).
-      ClusterRecord r;
-      r.url = fields[0];
       r.cluster = clustering.keeper_of(doc);
       r.role = clustering.role_of(doc) == DocRole::kDuplicate ? ClusterRole::kDuplicate : ClusterRole::kKeep;
       r.method = clustering.method_of(doc);
       r.similarity = clustering.similarity_of(doc);
-      r.source = fields[1];
-      r.offset = std::strtoull(std::string(fields[2]).c_str(), nullptr, 10);
       r.reason = clustering.keeper_reason_of(doc);
       NEARDUP_RETURN_IF_ERROR(out->Add(r));
     }
@@ -596,6 +630,244 @@ Result<DedupSummary> DedupJobImpl::Write() {
   nlohmann::ordered_json json = SummaryJson(summary, options, deduper);
   for (auto& [key, value] : extra_summary_.items()) json[key] = value;
   NEARDUP_RETURN_IF_ERROR(WriteSummaryJson(env, summary.summary_path, json));
+  return summary;
+}
+
+Status DedupJobImpl::Agree(ProcessGroup* group, const Status& mine) {
+  std::vector<std::string> out(static_cast<size_t>(group->size()), std::string(1, mine.ok() ? '\0' : '\1'));
+  NEARDUP_ASSIGN_OR_RETURN(std::vector<std::string> in, group->AllToAll(std::move(out)));
+  if (!mine.ok()) return mine;
+  for (size_t r = 0; r < in.size(); ++r) {
+    if (in[r].empty() || in[r][0] != '\0') {
+      return Status::IOError("process " + std::to_string(r) + " of the run failed");
+    }
+  }
+  return Status::OK();
+}
+
+
+// One row of clusters.tsv travelling to process 0: the spill line (URL,
+// source and offset, escaped), then the clustering's fields.
+void AppendRow(std::string_view line, const DeduperImpl::TogetherRow& r, std::string* out) {
+  PutString(line, out);
+  PutU64(r.keeper, out);
+  out->append(reinterpret_cast<const char*>(&r.similarity), sizeof r.similarity);
+  out->push_back(static_cast<char>(r.role));
+  out->push_back(static_cast<char>(r.method));
+  out->push_back(static_cast<char>(r.reason));
+}
+
+bool GetRow(std::string_view* in, std::string_view* line, DeduperImpl::TogetherRow* r) {
+  if (!GetString(in, line) || !GetU64(in, &r->keeper) || in->size() < sizeof r->similarity + 3) return false;
+  std::memcpy(&r->similarity, in->data(), sizeof r->similarity);
+  in->remove_prefix(sizeof r->similarity);
+  r->role = static_cast<DocRole>((*in)[0]);
+  r->method = static_cast<uint8_t>((*in)[1]);
+  r->reason = static_cast<uint8_t>((*in)[2]);
+  in->remove_prefix(3);
+  return true;
+}
+
+// Pages per chunk of rows sent to process 0 (a few MiB).
+constexpr uint64_t kRowsPerChunk = uint64_t{1} << 15;
+
+Result<DedupSummary> DedupJobImpl::FinishTogether(ProcessGroup* group,
+                                                 std::span<const std::pair<uint64_t, uint64_t>> near_pairs) {
+  // Refusals every process makes alike (the same options everywhere).
+  const Method& m = deduper_.method();
+  if (m.batch_only() || m.learns_from_collection()) {
+    return Status::NotSupported("the " + m.name() +
+                                " method clusters over the whole collection: it cannot cluster divided among processes");
+  }
+  if (options_.write_pairs && m.finds_near_duplicates()) {
+    return Status::InvalidArgument("pairs.tsv lists the method's own pairs: it cannot be written from pairs found elsewhere");
+  }
+  if (!spill_ || !read_called_ || exported_) {
+    return Status::FailedPrecondition("DedupJob::FinishTogether: once, after Read, instead of ExportShare and Finish");
+  }
+  const auto t0 = Clock::now();
+  const int rank = group->rank(), processes = group->size();
+  const bool root = rank == 0;
+  const std::string clusters_path = JoinPath(out_dir_, "clusters.tsv");
+  const std::string summary_path = JoinPath(out_dir_, "summary.json");
+  const std::string warnings_path = JoinPath(out_dir_, "warnings.tsv");
+
+  // ---- every process's read warnings and figures, to process 0 in rank order ----
+  Status status;
+  uint64_t rows_sent = 0;  // bytes this process sends process 0 (besides the clustering's)
+  {
+    std::vector<std::string> out(static_cast<size_t>(processes));
+    if (!root) out[0] = ReadTailChunk();
+    uint64_t tail_bytes = out[0].size();
+    NEARDUP_ASSIGN_OR_RETURN(std::vector<std::string> in, group->AllToAll(std::move(out)));
+    rows_sent += tail_bytes;
+    for (int r = 1; root && r < processes && status.ok(); ++r) {
+      auto imported = ImportShare(in[r]);
+      if (!imported.ok()) status = imported.status();
+    }
+  }
+  if (status.ok()) {
+    if (Status s = spill_->Close(); !s.ok()) status = Status::IOError("cannot write " + spill_path_ + ": " + s.message());
+    spill_.reset();
+  }
+  if (status.ok()) status = counting_->status();
+  if (status.ok() && warnings_out_) status = warnings_out_->Finish();
+  NEARDUP_RETURN_IF_ERROR(Agree(group, status));
+
+  // ---- the clustering, divided ----
+  uint64_t bytes_sent = 0;
+  NEARDUP_ASSIGN_OR_RETURN(std::vector<DeduperImpl::TogetherRow> rows,
+                           deduper_.ClusterTogether(group, near_pairs, &bytes_sent));
+  const double cluster_seconds = SecondsSince(t0);
+
+  // ---- clusters.tsv: process 0's rows, then each other process's, a chunk at a time ----
+  const auto t_write = Clock::now();
+  std::vector<uint64_t> pages(static_cast<size_t>(processes), 0);
+  {
+    std::vector<std::string> out(static_cast<size_t>(processes));
+    for (std::string& o : out) PutU64(rows.size(), &o);
+    NEARDUP_ASSIGN_OR_RETURN(std::vector<std::string> in, group->AllToAll(std::move(out)));
+    for (int r = 0; r < processes; ++r) {
+      std::string_view v = in[r];
+      if (!GetU64(&v, &pages[r])) return Status::Corruption("a process sent no page count");
+    }
+  }
+  std::vector<std::string> reason_names(256);
+  for (int code = 0; code < 256; ++code) {
+    reason_names[code] = ReasonName(static_cast<uint8_t>(code), deduper_.keeper_options());
+  }
+  auto in_spill = env_->NewSequentialFile(spill_path_);
+  if (!in_spill.ok()) status = Status::IOError("cannot reopen " + spill_path_ + ": " + in_spill.status().message());
+  std::unique_ptr<LineReader> lines;
+  if (status.ok()) lines = std::make_unique<LineReader>(std::move(in_spill).value());
+  std::unique_ptr<ClustersWriter> writer;
+  uint64_t written = 0;
+  if (root && status.ok()) {
+    auto created = ClustersWriter::Create(env_, clusters_path);
+    if (created.ok()) writer = std::move(created).value();
+    else status = created.status();
+  }
+  const std::string method_name = m.name();
+  std::vector<std::string_view> fields;
+  auto write_row = [&](std::string_view line, const DeduperImpl::TogetherRow& r) -> Status {
+    ClusterRecord record;
+    if (!SpillLineToRecord(line, &fields, &record)) return Status::Corruption("bad spill line in " + spill_path_);
+    record.cluster = r.keeper;
+    record.role = r.role == DocRole::kDuplicate ? ClusterRole::kDuplicate : ClusterRole::kKeep;
+    record.method = r.method == 2 ? std::string_view(method_name) : r.method == 1 ? "exact" : "single";
+    record.similarity = r.similarity;
+    record.reason = reason_names[r.reason];
+    return writer->Add(record);
+  };
+  // This process's rows [first, end) with their spill lines, appended to *out.
+  uint64_t next_row = 0;
+  auto own_rows = [&](uint64_t end, const std::function<Status(std::string_view, const DeduperImpl::TogetherRow&)>& fn) {
+    for (; next_row < end; ++next_row) {
+      std::string_view line;
+      NEARDUP_ASSIGN_OR_RETURN(bool got, lines->Next(&line));
+      if (!got) return Status::Corruption("spill file ended early: " + spill_path_);
+      NEARDUP_RETURN_IF_ERROR(fn(line, rows[next_row]));
+    }
+    return Status::OK();
+  };
+  if (root && status.ok()) status = own_rows(rows.size(), write_row);
+  for (int r = 1; r < processes; ++r) {
+    const uint64_t chunks = (pages[r] + kRowsPerChunk - 1) / kRowsPerChunk;
+    for (uint64_t c = 0; c < chunks; ++c) {
+      std::vector<std::string> out(static_cast<size_t>(processes));
+      if (rank == r) {
+        // A chunk begins with whether this process could read its rows.
+        std::string chunk(1, '\0');
+        if (status.ok()) {
+          status = own_rows(std::min<uint64_t>(rows.size(), (c + 1) * kRowsPerChunk),
+                            [&](std::string_view line, const DeduperImpl::TogetherRow& row) {
+                              AppendRow(line, row, &chunk);
+                              return Status::OK();
+                            });
+        }
+        if (!status.ok()) chunk = std::string(1, '\1') + status.message();
+        rows_sent += chunk.size();
+        out[0] = std::move(chunk);
+      }
+      NEARDUP_ASSIGN_OR_RETURN(std::vector<std::string> in, group->AllToAll(std::move(out)));
+      if (!root || !status.ok()) continue;
+      std::string_view v = in[r];
+      if (v.empty() || v[0] != '\0') {
+        status = Status::IOError("process " + std::to_string(r) + ": " + std::string(v.empty() ? v : v.substr(1)));
+        continue;
+      }
+      v.remove_prefix(1);
+      std::string_view line;
+      DeduperImpl::TogetherRow row;
+      while (!v.empty() && status.ok()) {
+        if (!GetRow(&v, &line, &row)) status = Status::Corruption("a chunk of rows from process " + std::to_string(r) + " is damaged");
+        else status = write_row(line, row);
+      }
+    }
+  }
+  lines.reset();
+  if (root && status.ok()) {
+    status = writer->Finish();
+    written = writer->bytes_written();
+  }
+  (void)env_->RemoveFile(spill_path_);
+  spill_path_.clear();
+  NEARDUP_RETURN_IF_ERROR(Agree(group, status));
+
+  // ---- summary.json, with every process's figures ----
+  DedupSummary summary = CompleteSummary(clusters_path, summary_path, warnings_path);
+  summary.stages.push_back({"write", SecondsSince(t_write), written});
+  uint64_t peak = 0;
+  if (options_.memory_probe) {
+    uint64_t resident = 0;
+    options_.memory_probe(&resident, &peak);
+  }
+  {
+    // This process's seconds in each clustering stage (ClusterTogether's),
+    // then in writing, by name.
+    static constexpr const char* kStages[] = {"exact", "near", "keepers", "verify", "clusters", "write"};
+    struct Figures {
+      double pages, bytes_sent, seconds, peak_rss_bytes;
+      double stage_seconds[std::size(kStages)];
+    } mine{static_cast<double>(rows.size()), static_cast<double>(bytes_sent + rows_sent), cluster_seconds,
+           static_cast<double>(peak), {}};
+    for (const StageStats& st : summary.stages) {
+      for (size_t k = 0; k < std::size(kStages); ++k) {
+        if (st.name == kStages[k]) mine.stage_seconds[k] += st.seconds;
+      }
+    }
+    std::vector<std::string> out(static_cast<size_t>(processes));
+    out[0].assign(reinterpret_cast<const char*>(&mine), sizeof mine);
+    NEARDUP_ASSIGN_OR_RETURN(std::vector<std::string> in, group->AllToAll(std::move(out)));
+    if (root) {
+      nlohmann::ordered_json list = nlohmann::ordered_json::array();
+      for (int r = 0; r < processes; ++r) {
+        Figures f{};
+        if (in[r].size() == sizeof f) std::memcpy(&f, in[r].data(), sizeof f);
+        summary.peak_rss_bytes = std::max<uint64_t>(summary.peak_rss_bytes, static_cast<uint64_t>(f.peak_rss_bytes));
+        list.push_back({{"process", r},
+                        {"pages_held", f.pages},
+                        {"bytes_sent", f.bytes_sent},
+                        {"bytes_sent_per_page", f.pages > 0 ? f.bytes_sent / f.pages : 0.0},
+                        {"cluster_seconds", f.seconds},
+                        {"peak_rss_bytes", f.peak_rss_bytes}});
+        nlohmann::ordered_json& stages = list.back()["stage_seconds"];
+        for (size_t k = 0; k < std::size(kStages); ++k) stages[kStages[k]] = f.stage_seconds[k];
+      }
+      extra_summary_["clustered_together"] = {
+          {"processes", processes},
+          {"rule", "each process holds its own pages; keys, pairs, labels and keeper candidates meet at their "
+                   "owners; process 0 writes the rows in order"},
+          {"per_process", list}};
+    }
+  }
+  summary.seconds = SecondsSince(t_start_);
+  if (root) {
+    nlohmann::ordered_json json = SummaryJson(summary, options_, deduper_);
+    for (auto& [key, value] : extra_summary_.items()) json[key] = value;
+    status = WriteSummaryJson(env_, summary.summary_path, json);
+  }
+  NEARDUP_RETURN_IF_ERROR(Agree(group, status));
   return summary;
 }
 

@@ -228,17 +228,6 @@ void Schedule(Executor* executor, SignBatch* b, SignContextPool* pool) {
 }  // namespace
 
 // Per-document columns, appended in Add order.
-struct DeduperImpl::Columns {
-  ChunkedVector<uint64_t> token_fp, byte_fp;
-  ChunkedVector<uint32_t> terms;
-  ChunkedVector<uint8_t> eligible;
-  ChunkedVector<KeeperFeatures> features;  // 24 bytes per document
-  ChunkedVector<uint64_t> words;           // W per document
-  ChunkedVector<uint64_t> url_keys;        // in-links
-  ChunkedVector<uint64_t> link_keys;       // in-links: every page's distinct link keys
-  ChunkedVector<uint32_t> link_counts;     // in-links: per page
-  ChunkedVector<uint32_t> lengths;         // SetLengthDimensions: dims per page
-};
 
 Result<std::unique_ptr<Deduper>> Deduper::Create(const DedupOptions& options, Executor* executor, Env* env) {
   NEARDUP_RETURN_IF_ERROR(options.Validate());
@@ -610,6 +599,14 @@ Result<Clustering> DeduperImpl::Finish() {
   return ClusterLive(/*release=*/true);
 }
 
+void DeduperImpl::ResetSummary() {
+  DedupSummary fresh;
+  fresh.method_spec = std::move(summary_.method_spec);
+  fresh.kernel = std::move(summary_.kernel);
+  fresh.threads = summary_.threads;
+  summary_ = std::move(fresh);
+}
+
 Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   Columns& col = *columns_;
   run_.reset();  // the last clustering's run: its columns go before new ones are made
@@ -634,13 +631,8 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   };
   if (release) finished_ = true;
 
+  ResetSummary();
   DedupSummary& s = summary_;
-  const std::string spec = s.method_spec, kernel = s.kernel;
-  const int threads = s.threads;
-  s = DedupSummary();
-  s.method_spec = spec;
-  s.kernel = kernel;
-  s.threads = threads;
 
   // ---- exact identity sets ----
   const auto t_exact = Clock::now();

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <utility>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -21,6 +22,7 @@
 namespace neardup {
 
 class BufferedWriter;
+class ProcessGroup;
 struct SignBatch;
 class SignContextPool;
 
@@ -79,6 +81,26 @@ class DeduperImpl final : public Deduper {
   // (length_dimensions() values).
   void ForEachSigned(const std::function<void(DocId id, uint64_t identity, bool eligible, const uint64_t* words,
                                               const uint32_t* lengths)>& fn) const;
+  // The batch clustering divided among the processes of `group`
+  // (DedupJob::FinishTogether), each holding the pages of a contiguous
+  // range of ids of the whole run, in rank order: this Deduper's pages are
+  // ids [base, base + size()) where base counts the pages of the processes
+  // before it. Every process calls it; `near_pairs` are whole-run ids of
+  // pairs it found (ignored when the method finds no near duplicates).
+  // Fills summary() with the whole run's counts (on every process) and
+  // returns this process's rows of clusters.tsv in order. REQUIRES: no
+  // page removed. *bytes_sent: what this process sent to the others.
+  struct TogetherRow {
+    uint64_t keeper = 0;      // whole-run id of the page the cluster keeps
+    double similarity = 1.0;  // to the kept page (near-duplicate members)
+    DocRole role = DocRole::kSingle;
+    uint8_t method = 0;       // 0: single, 1: exact, 2: the near-duplicate method
+    uint8_t reason = kReasonSingle;  // the keeper rule (keeper.h's codes)
+  };
+  Result<std::vector<TogetherRow>> ClusterTogether(ProcessGroup* group,
+                                                   std::span<const std::pair<uint64_t, uint64_t>> near_pairs,
+                                                   uint64_t* bytes_sent);
+  const KeeperOptions& keeper_options() const { return keeper_options_; }
   // Seconds spent reading (in AddFrom) and signing (summed over workers).
   double read_seconds() const { return read_seconds_; }
   double sign_seconds() const { return sign_seconds_; }
@@ -88,10 +110,24 @@ class DeduperImpl final : public Deduper {
   }
 
  private:
-  struct Columns;
+  // Per-document columns, in Add order.
+  struct Columns {
+    ChunkedVector<uint64_t> token_fp, byte_fp;
+    ChunkedVector<uint32_t> terms;
+    ChunkedVector<uint8_t> eligible;
+    ChunkedVector<KeeperFeatures> features;  // 24 bytes per document
+    ChunkedVector<uint64_t> words;           // W per document
+    ChunkedVector<uint64_t> url_keys;        // in-links
+    ChunkedVector<uint64_t> link_keys;       // in-links: every page's distinct link keys
+    ChunkedVector<uint32_t> link_counts;     // in-links: per page
+    ChunkedVector<uint32_t> lengths;         // SetLengthDimensions: dims per page
+  };
   Status StartUnitsSpill();
   Status CommitBatch(SignBatch* batch, const DocumentCallback& on_document);
   Status CheckOpen() const;
+  // Clears summary() for a new clustering, keeping what signing set (the
+  // method spec, the SIMD kernel, the threads).
+  void ResetSummary();
   Result<Clustering> ClusterLive(bool release);
 
   DedupOptions options_;

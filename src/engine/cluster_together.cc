@@ -1,0 +1,614 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+//
+// DeduperImpl::ClusterTogether: the batch clustering of ClusterLive
+// (deduper.cc) divided among the processes of a ProcessGroup, so that no
+// process holds every page. Process p holds the pages of ids
+// [bounds[p], bounds[p + 1]) of the whole run. Each step sends records to
+// the process that owns them, by page id (the holder of that id) or by key
+// hash, through the group's all-to-all:
+//
+//   1. exact identity: token-sequence and byte keys meet at their key's
+//      owner, which names each set's earliest page (ExactGrouper's roots);
+//   2. near-duplicate pairs meet at the owner of their smaller page (one
+//      copy of each pair is kept);
+//   3. connected components of the pairs: a distributed union-find in the
+//      manner of Shiloach and Vishkin. Every edge between two different
+//      trees hooks the root with the larger id onto the smaller one; then
+//      pointer jumping flattens every tree to a star. The number of trees
+//      with an edge leaving them at least halves each round, so O(log n)
+//      rounds; each component ends labelled by its smallest page id;
+//   4. a page's cluster is the component of its exact set's root;
+//      cluster sizes and in-link counts are summed at their owners;
+//   5. keepers: each cluster's members (id, keeper features, in-links)
+//      meet at the owner of the cluster label, which runs ChooseKeepers
+//      over them in input order, exactly as the single process does;
+//   6. verification (Zhu et al. §5.2): each member fetches its kept page's
+//      signature from that page's holder and applies the method's one pair
+//      rule (Method::Compare); a member that fails leaves with its exact
+//      copies, whose keeper is chosen again at the owner of their root.
+//
+// The result equals ClusterLive's over the same pages and pairs: the same
+// kept page, role, method, similarity and reason for every page, and the
+// same counts. Per process, memory grows with the pages it holds plus the
+// records routed to it (a cluster's members meet at one process).
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <type_traits>
+#include <unordered_map>
+
+#include "engine/deduper_impl.h"
+#include "neardup/dedup_job.h"
+
+namespace neardup {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// MurmurHash3's 64-bit finalizer: key owners that do not follow the key's
+// own bit patterns.
+uint64_t MixKey(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return h;
+}
+
+// Fixed-size records through a ProcessGroup's all-to-all, and the owners
+// of page ids and keys.
+class Exchanger {
+ public:
+  explicit Exchanger(ProcessGroup* group) : group_(group), size_(group->size()), rank_(group->rank()) {}
+
+  int size() const { return size_; }
+  int rank() const { return rank_; }
+  uint64_t sent() const { return sent_; }
+
+  // Learns every process's page count: ids are then whole-run ids.
+  Status SetCounts(uint64_t mine) {
+    std::vector<std::vector<uint64_t>> out(static_cast<size_t>(size_), std::vector<uint64_t>{mine});
+    NEARDUP_ASSIGN_OR_RETURN(auto in, Exchange(out));
+    bounds_.assign(static_cast<size_t>(size_) + 1, 0);
+    for (int r = 0; r < size_; ++r) {
+      if (in[r].size() != 1) return Status::Corruption("a process sent no page count");
+      bounds_[r + 1] = bounds_[r] + in[r][0];
+    }
+    return Status::OK();
+  }
+  uint64_t base() const { return bounds_[rank_]; }
+  uint64_t total() const { return bounds_.back(); }
+  uint64_t first_of(int r) const { return bounds_[r]; }
+  int OwnerOfId(uint64_t id) const {
+    return static_cast<int>(std::upper_bound(bounds_.begin(), bounds_.end(), id) - bounds_.begin()) - 1;
+  }
+  int OwnerOfKey(uint64_t key) const {
+    return static_cast<int>((static_cast<unsigned __int128>(MixKey(key)) * static_cast<uint64_t>(size_)) >> 64);
+  }
+
+  // Sends out[r] to process r; returns what each process sent this one.
+  template <typename T>
+  Result<std::vector<std::vector<T>>> Exchange(const std::vector<std::vector<T>>& out) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    std::vector<std::string> bytes(static_cast<size_t>(size_));
+    for (int r = 0; r < size_; ++r) {
+      bytes[r].assign(reinterpret_cast<const char*>(out[r].data()), out[r].size() * sizeof(T));
+      if (r != rank_) sent_ += bytes[r].size();
+    }
+    NEARDUP_ASSIGN_OR_RETURN(std::vector<std::string> in, group_->AllToAll(std::move(bytes)));
+    if (in.size() != static_cast<size_t>(size_)) return Status::Corruption("the process group answered for too few processes");
+    std::vector<std::vector<T>> result(static_cast<size_t>(size_));
+    for (int r = 0; r < size_; ++r) {
+      if (in[r].size() % sizeof(T) != 0) return Status::Corruption("a record was cut short between processes");
+      result[r].resize(in[r].size() / sizeof(T));
+      if (!in[r].empty()) std::memcpy(result[r].data(), in[r].data(), in[r].size());
+    }
+    return result;
+  }
+
+  Result<uint64_t> Sum(uint64_t value) {
+    std::vector<std::vector<uint64_t>> out(static_cast<size_t>(size_), std::vector<uint64_t>{value});
+    NEARDUP_ASSIGN_OR_RETURN(auto in, Exchange(out));
+    uint64_t sum = 0;
+    for (const auto& v : in) sum += v.empty() ? 0 : v[0];
+    return sum;
+  }
+  Result<uint64_t> Max(uint64_t value) {
+    std::vector<std::vector<uint64_t>> out(static_cast<size_t>(size_), std::vector<uint64_t>{value});
+    NEARDUP_ASSIGN_OR_RETURN(auto in, Exchange(out));
+    uint64_t most = 0;
+    for (const auto& v : in) most = std::max(most, v.empty() ? 0 : v[0]);
+    return most;
+  }
+
+  // Asks the owners of `ids` (by id, or by key when by_key) for `width`
+  // words each, which answer(id, words) fills at the owner; returns the
+  // answers in the order of `ids`, width words each.
+  Result<std::vector<uint64_t>> Ask(const std::vector<uint64_t>& ids, size_t width, bool by_key,
+                                    const std::function<void(uint64_t id, uint64_t* words)>& answer) {
+    std::vector<std::vector<uint64_t>> out(static_cast<size_t>(size_));
+    std::vector<uint32_t> owner(ids.size());
+    std::vector<size_t> position(ids.size());
+    for (size_t i = 0; i < ids.size(); ++i) {
+      owner[i] = static_cast<uint32_t>(by_key ? OwnerOfKey(ids[i]) : OwnerOfId(ids[i]));
+      position[i] = out[owner[i]].size();
+      out[owner[i]].push_back(ids[i]);
+    }
+    NEARDUP_ASSIGN_OR_RETURN(auto asked, Exchange(out));
+    std::vector<std::vector<uint64_t>> reply(static_cast<size_t>(size_));
+    for (int r = 0; r < size_; ++r) {
+      reply[r].resize(asked[r].size() * width);
+      for (size_t j = 0; j < asked[r].size(); ++j) answer(asked[r][j], reply[r].data() + j * width);
+    }
+    NEARDUP_ASSIGN_OR_RETURN(auto answers, Exchange(reply));
+    for (int r = 0; r < size_; ++r) {
+      if (answers[r].size() != out[r].size() * width) return Status::Corruption("a process answered the wrong number of questions");
+    }
+    std::vector<uint64_t> result(ids.size() * width);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      std::copy_n(answers[owner[i]].data() + position[i] * width, width, result.data() + i * width);
+    }
+    return result;
+  }
+
+ private:
+  ProcessGroup* group_;
+  int size_, rank_;
+  std::vector<uint64_t> bounds_;
+  uint64_t sent_ = 0;
+};
+
+struct KeyAndId {
+  uint64_t key, id;
+};
+
+// A page offered to ChooseKeepers at its group's owner.
+struct KeeperCandidate {
+  uint64_t group;  // a page id shared by the group's members
+  uint64_t id;
+  uint64_t root;   // the page's exact-set root
+  KeeperFeatures features;
+  uint32_t in_links;
+  uint32_t unused;
+};
+
+// The choice for one page, sent back to its holder.
+struct KeeperChoice {
+  uint64_t id, keeper, keeper_root;
+  uint8_t reason;
+  uint8_t unused[7];
+};
+
+// Runs ChooseKeepers over the groups of `candidates` (routed to each
+// group's owner); returns the choices for this process's pages.
+Result<std::vector<KeeperChoice>> ChooseKeepersTogether(Exchanger* x, const std::vector<KeeperCandidate>& candidates,
+                                                        const KeeperOptions& options, bool with_in_links) {
+  std::vector<std::vector<KeeperCandidate>> out(static_cast<size_t>(x->size()));
+  for (const KeeperCandidate& c : candidates) out[x->OwnerOfId(c.group)].push_back(c);
+  NEARDUP_ASSIGN_OR_RETURN(auto in, x->Exchange(out));
+  out.clear();
+  std::vector<KeeperCandidate> all;
+  for (auto& from : in) all.insert(all.end(), from.begin(), from.end());
+  in.clear();
+  // Input order within every group, as the single process sees it.
+  std::sort(all.begin(), all.end(), [](const KeeperCandidate& a, const KeeperCandidate& b) { return a.id < b.id; });
+  const size_t m = all.size();
+  std::vector<uint32_t> group(m), keeper(m), in_links(with_in_links ? m : 0);
+  std::vector<uint8_t> reason(m, kReasonSingle);
+  std::vector<KeeperFeatures> features(m);
+  std::unordered_map<uint64_t, uint32_t> first;  // group label -> index of its first member
+  for (size_t j = 0; j < m; ++j) {
+    group[j] = first.try_emplace(all[j].group, static_cast<uint32_t>(j)).first->second;
+    keeper[j] = static_cast<uint32_t>(j);
+    features[j] = all[j].features;
+    if (with_in_links) in_links[j] = all[j].in_links;
+  }
+  ChooseKeepers(group, features, options, &keeper, &reason, with_in_links ? &in_links : nullptr);
+  std::vector<std::vector<KeeperChoice>> back(static_cast<size_t>(x->size()));
+  for (size_t j = 0; j < m; ++j) {
+    KeeperChoice c{};
+    c.id = all[j].id;
+    c.keeper = all[keeper[j]].id;
+    c.keeper_root = all[keeper[j]].root;
+    c.reason = reason[j];
+    back[x->OwnerOfId(c.id)].push_back(c);
+  }
+  NEARDUP_ASSIGN_OR_RETURN(auto mine, x->Exchange(back));
+  std::vector<KeeperChoice> result;
+  for (auto& from : mine) result.insert(result.end(), from.begin(), from.end());
+  return result;
+}
+
+}  // namespace
+
+Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
+    ProcessGroup* group, std::span<const std::pair<uint64_t, uint64_t>> near_pairs, uint64_t* bytes_sent) {
+  if (method_->batch_only() || method_->learns_from_collection()) {
+    return Status::NotSupported("the " + method_->name() +
+                                " method clusters over the whole collection: it cannot cluster divided among processes");
+  }
+  if (removed_count_ > 0) return Status::FailedPrecondition("ClusterTogether: pages were removed");
+  if (finished_) return Status::FailedPrecondition("ClusterTogether after Finish");
+  finished_ = true;
+  run_.reset();
+  Columns& col = *columns_;
+  const uint64_t n = count_;
+  const size_t w = words_per_doc_;
+  const bool near_method = method_->finds_near_duplicates();
+  Exchanger x(group);
+  NEARDUP_RETURN_IF_ERROR(x.SetCounts(n));
+  const uint64_t base = x.base();
+  auto local = [&](uint64_t id) { return static_cast<size_t>(id - base); };
+
+  ResetSummary();
+  DedupSummary& s = summary_;
+  // Every process must agree on failures before the next collective step.
+  bool bad_pair = false;
+  for (const auto& [a, b] : near_pairs) bad_pair |= a >= x.total() || b >= x.total();
+  NEARDUP_ASSIGN_OR_RETURN(uint64_t bad, x.Sum(bad_pair ? 1 : 0));
+  if (bad > 0) return Status::InvalidArgument("a near-duplicate pair names an unknown page");
+
+  // Connected components of `edges` (whole-run ids; any process may hold
+  // any edge), hook and jump: returns each local page's label, the
+  // smallest id of its component.
+  auto components = [&](std::vector<KeyAndId> edges) -> Result<std::vector<uint64_t>> {
+    std::vector<uint64_t> parent(n);
+    for (uint64_t i = 0; i < n; ++i) parent[i] = base + i;
+    auto parent_of = [&](uint64_t id, uint64_t* out) { *out = parent[local(id)]; };
+    for (;;) {
+      std::vector<uint64_t> ends;
+      ends.reserve(edges.size() * 2);
+      for (const KeyAndId& e : edges) {
+        ends.push_back(e.key);
+        ends.push_back(e.id);
+      }
+      NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> roots, x.Ask(ends, 1, false, parent_of));
+      std::vector<std::vector<KeyAndId>> hooks(static_cast<size_t>(x.size()));  // (root to hook, onto)
+      size_t kept = 0;
+      for (size_t j = 0; j < edges.size(); ++j) {
+        const uint64_t ra = roots[2 * j], rb = roots[2 * j + 1];
+        if (ra == rb) continue;  // joined already: the edge is done
+        const uint64_t high = std::max(ra, rb), low = std::min(ra, rb);
+        hooks[x.OwnerOfId(high)].push_back({high, low});
+        edges[kept++] = edges[j];
+      }
+      edges.resize(kept);
+      NEARDUP_ASSIGN_OR_RETURN(uint64_t open, x.Sum(kept));
+      if (open == 0) break;
+      NEARDUP_ASSIGN_OR_RETURN(auto hooked, x.Exchange(hooks));
+      // Each was a root when asked: it hooks onto the smallest root it met.
+      for (const auto& from : hooked) {
+        for (const KeyAndId& h : from) parent[local(h.key)] = std::min(parent[local(h.key)], h.id);
+      }
+      // Pointer jumping until every tree is a star.
+      for (;;) {
+        std::vector<uint64_t> asked;
+        std::vector<size_t> who;
+        for (uint64_t i = 0; i < n; ++i) {
+          if (parent[i] != base + i) {
+            asked.push_back(parent[i]);
+            who.push_back(i);
+          }
+        }
+        NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> grand, x.Ask(asked, 1, false, parent_of));
+        uint64_t changed = 0;
+        for (size_t j = 0; j < who.size(); ++j) {
+          if (grand[j] != parent[who[j]]) {
+            parent[who[j]] = grand[j];
+            ++changed;
+          }
+        }
+        NEARDUP_ASSIGN_OR_RETURN(uint64_t any, x.Sum(changed));
+        if (any == 0) break;
+      }
+    }
+    return parent;
+  };
+
+  // ---- 1. exact identity sets ----
+  // Pages with terms are copies by their token sequence, every page by its
+  // bytes (ExactGrouper): each set of two or more is counted and joined
+  // at its key's owner; the components' smallest ids are the roots.
+  const auto t_exact = Clock::now();
+  uint64_t empty = 0, terms = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    empty += col.terms[i] == 0;
+    terms += col.terms[i];
+  }
+  std::vector<KeyAndId> exact_edges;
+  auto identity_sets = [&](bool by_tokens, uint64_t* sets) -> Status {
+    std::vector<std::vector<KeyAndId>> out(static_cast<size_t>(x.size()));
+    for (uint64_t i = 0; i < n; ++i) {
+      if (by_tokens && col.terms[i] == 0) continue;
+      const uint64_t key = by_tokens ? col.token_fp[i] : col.byte_fp[i];
+      out[x.OwnerOfKey(key)].push_back({key, base + i});
+    }
+    NEARDUP_ASSIGN_OR_RETURN(auto in, x.Exchange(out));
+    out.clear();
+    std::vector<KeyAndId> keys;
+    for (auto& from : in) keys.insert(keys.end(), from.begin(), from.end());
+    in.clear();
+    std::sort(keys.begin(), keys.end(), [](const KeyAndId& a, const KeyAndId& b) {
+      return a.key != b.key ? a.key < b.key : a.id < b.id;
+    });
+    uint64_t count = 0;
+    for (size_t j = 0; j < keys.size();) {
+      size_t e = j;
+      while (e < keys.size() && keys[e].key == keys[j].key) ++e;
+      count += e - j >= 2;
+      for (size_t t = j + 1; t < e; ++t) exact_edges.push_back({keys[j].id, keys[t].id});
+      j = e;
+    }
+    NEARDUP_ASSIGN_OR_RETURN(*sets, x.Sum(count));
+    return Status::OK();
+  };
+  NEARDUP_RETURN_IF_ERROR(identity_sets(true, &s.token_identity_sets));
+  NEARDUP_RETURN_IF_ERROR(identity_sets(false, &s.byte_identity_sets));
+  NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> root, components(std::move(exact_edges)));
+  NEARDUP_ASSIGN_OR_RETURN(s.documents, x.Sum(n));
+  NEARDUP_ASSIGN_OR_RETURN(s.empty_documents, x.Sum(empty));
+  NEARDUP_ASSIGN_OR_RETURN(s.terms, x.Sum(terms));
+  s.stages.push_back({"exact", SecondsSince(t_exact), n * 28});
+
+  // ---- 2. near-duplicate pairs: one copy each, at their smaller page's owner ----
+  const auto t_near = Clock::now();
+  uint64_t representatives = 0;
+  for (uint64_t i = 0; i < n; ++i) representatives += root[i] == base + i && col.eligible[i];
+  NEARDUP_ASSIGN_OR_RETURN(s.near_candidates, x.Sum(representatives));
+  std::vector<KeyAndId> edges;  // (a, b), a < b
+  if (near_method) {
+    std::vector<std::vector<KeyAndId>> out(static_cast<size_t>(x.size()));
+    for (const auto& [a, b] : near_pairs) {
+      if (a == b) continue;
+      out[x.OwnerOfId(std::min(a, b))].push_back({std::min(a, b), std::max(a, b)});
+    }
+    NEARDUP_ASSIGN_OR_RETURN(auto in, x.Exchange(out));
+    for (auto& from : in) edges.insert(edges.end(), from.begin(), from.end());
+    std::sort(edges.begin(), edges.end(),
+              [](const KeyAndId& a, const KeyAndId& b) { return a.key != b.key ? a.key < b.key : a.id < b.id; });
+    edges.erase(std::unique(edges.begin(), edges.end(),
+                            [](const KeyAndId& a, const KeyAndId& b) { return a.key == b.key && a.id == b.id; }),
+                edges.end());
+    NEARDUP_ASSIGN_OR_RETURN(s.near_pairs, x.Sum(edges.size()));
+    std::vector<std::vector<uint64_t>> ends(static_cast<size_t>(x.size()));
+    for (const KeyAndId& e : edges) {
+      ends[x.OwnerOfId(e.key)].push_back(e.key);
+      ends[x.OwnerOfId(e.id)].push_back(e.id);
+    }
+    NEARDUP_ASSIGN_OR_RETURN(auto mine, x.Exchange(ends));
+    std::vector<uint8_t> has_pair(n, 0);
+    for (const auto& from : mine) {
+      for (uint64_t id : from) has_pair[local(id)] = 1;
+    }
+    uint64_t with_pair = 0;
+    for (uint8_t h : has_pair) with_pair += h;
+    NEARDUP_ASSIGN_OR_RETURN(s.pages_with_near_duplicate, x.Sum(with_pair));
+    // A pair joins its pages' exact sets: the edge goes between their roots.
+    std::vector<uint64_t> ends_of_edges;
+    for (const KeyAndId& e : edges) {
+      ends_of_edges.push_back(e.key);
+      ends_of_edges.push_back(e.id);
+    }
+    NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> roots_of_ends,
+                             x.Ask(ends_of_edges, 1, false, [&](uint64_t id, uint64_t* o) { *o = root[local(id)]; }));
+    size_t kept = 0;
+    for (size_t j = 0; j < edges.size(); ++j) {
+      const uint64_t ra = roots_of_ends[2 * j], rb = roots_of_ends[2 * j + 1];
+      if (ra != rb) edges[kept++] = {std::min(ra, rb), std::max(ra, rb)};
+    }
+    edges.resize(kept);
+  }
+  // ---- 3. components of the pairs over the exact sets' roots ----
+  NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> joined, components(std::move(edges)));
+  s.stages.push_back({"near", SecondsSince(t_near), s.near_pairs * 16});
+
+  // ---- 4. clusters: the component of each page's exact root, and sizes ----
+  const auto t_keep = Clock::now();
+  NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> cluster,
+                           x.Ask(root, 1, false, [&](uint64_t id, uint64_t* o) { *o = joined[local(id)]; }));
+  std::vector<uint64_t>().swap(joined);
+  std::vector<uint64_t> size_here(n, 0);
+  {
+    std::unordered_map<uint64_t, uint64_t> count;
+    for (uint64_t c : cluster) ++count[c];
+    std::vector<std::vector<KeyAndId>> out(static_cast<size_t>(x.size()));
+    for (const auto& [c, k] : count) out[x.OwnerOfId(c)].push_back({c, k});
+    NEARDUP_ASSIGN_OR_RETURN(auto in, x.Exchange(out));
+    for (const auto& from : in) {
+      for (const KeyAndId& c : from) size_here[local(c.key)] += c.id;
+    }
+  }
+  NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> cluster_size,
+                           x.Ask(cluster, 1, false, [&](uint64_t id, uint64_t* out) { *out = size_here[local(id)]; }));
+  std::vector<uint64_t>().swap(size_here);
+
+  // In-links of the clustered pages: every page's distinct link keys are
+  // counted at their key's owner.
+  std::vector<uint32_t> in_links(n, 0);
+  if (count_in_links_) {
+    std::vector<std::vector<uint64_t>> out(static_cast<size_t>(x.size()));
+    for (size_t at = 0; at < col.link_keys.size(); ++at) out[x.OwnerOfKey(col.link_keys[at])].push_back(col.link_keys[at]);
+    NEARDUP_ASSIGN_OR_RETURN(auto in, x.Exchange(out));
+    out.clear();
+    std::unordered_map<uint64_t, uint32_t> links;
+    for (const auto& from : in) {
+      for (uint64_t key : from) ++links[key];
+    }
+    in.clear();
+    std::vector<uint64_t> asked;
+    std::vector<size_t> who;
+    for (uint64_t i = 0; i < n; ++i) {
+      if (cluster_size[i] >= 2) {
+        asked.push_back(col.url_keys[i]);
+        who.push_back(i);
+      }
+    }
+    NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> counts, x.Ask(asked, 1, true, [&](uint64_t key, uint64_t* o) {
+      auto it = links.find(key);
+      *o = it == links.end() ? 0 : it->second;
+    }));
+    for (size_t j = 0; j < who.size(); ++j) in_links[who[j]] = static_cast<uint32_t>(counts[j]);
+  }
+
+  // ---- 5. keepers ----
+  std::vector<uint64_t> keeper(n), keeper_root(n);
+  std::vector<uint8_t> reason(n, kReasonSingle);
+  for (uint64_t i = 0; i < n; ++i) {
+    keeper[i] = base + i;
+    keeper_root[i] = root[i];
+  }
+  auto choose = [&](const std::vector<uint64_t>& label, const std::vector<uint8_t>& take) -> Status {
+    std::vector<KeeperCandidate> candidates;
+    for (uint64_t i = 0; i < n; ++i) {
+      if (!take[i]) continue;
+      KeeperCandidate c{};
+      c.group = label[i];
+      c.id = base + i;
+      c.root = root[i];
+      c.features = col.features[i];
+      c.in_links = in_links[i];
+      candidates.push_back(c);
+    }
+    NEARDUP_ASSIGN_OR_RETURN(std::vector<KeeperChoice> choices,
+                             ChooseKeepersTogether(&x, candidates, keeper_options_, count_in_links_));
+    for (const KeeperChoice& c : choices) {
+      keeper[local(c.id)] = c.keeper;
+      keeper_root[local(c.id)] = c.keeper_root;
+      reason[local(c.id)] = c.reason;
+    }
+    return Status::OK();
+  };
+  {
+    std::vector<uint8_t> clustered(n);
+    for (uint64_t i = 0; i < n; ++i) clustered[i] = cluster_size[i] >= 2;
+    NEARDUP_RETURN_IF_ERROR(choose(cluster, clustered));
+  }
+  std::vector<uint64_t>().swap(cluster);
+  std::vector<uint64_t>().swap(cluster_size);
+
+  s.stages.push_back({"keepers", SecondsSince(t_keep), n * sizeof(KeeperCandidate)});
+
+  // ---- 6. verification against the kept page, and similarities ----
+  const auto t_verify = Clock::now();
+  std::vector<double> similarity(n, 1.0);
+  if (near_method) {
+    std::vector<uint64_t> asked;
+    std::vector<size_t> who;
+    for (uint64_t i = 0; i < n; ++i) {
+      if (keeper[i] != base + i && keeper_root[i] != root[i]) {
+        asked.push_back(keeper[i]);
+        who.push_back(i);
+      }
+    }
+    // The kept page's signature words, then whether it is eligible.
+    NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> kept, x.Ask(asked, w + 1, false, [&](uint64_t id, uint64_t* o) {
+      const size_t p = local(id);
+      for (size_t t = 0; t < w; ++t) o[t] = col.words[p * w + t];
+      o[w] = col.eligible[p];
+    }));
+    Signature page, kept_page;
+    page.words.resize(w);
+    kept_page.words.resize(w);
+    std::vector<uint8_t> failed(n, 0);
+    uint64_t split = 0;
+    for (size_t j = 0; j < who.size(); ++j) {
+      const size_t i = who[j];
+      for (size_t t = 0; t < w; ++t) page.words[t] = col.words[i * w + t];
+      page.eligible = col.eligible[i] != 0;
+      std::copy_n(kept.data() + j * (w + 1), w, kept_page.words.begin());
+      kept_page.eligible = kept[j * (w + 1) + w] != 0;
+      const PairDecision d = method_->Compare(page, kept_page);
+      if (options_.verify && !d.duplicate) {
+        // Leaves with its exact copies (they fail alike).
+        failed[i] = 1;
+        keeper[i] = base + i;
+        keeper_root[i] = root[i];
+        reason[i] = kReasonSingle;
+        ++split;
+        continue;
+      }
+      similarity[i] = d.similarity;
+    }
+    NEARDUP_ASSIGN_OR_RETURN(s.verification_split_off, x.Sum(split));
+    if (s.verification_split_off > 0) NEARDUP_RETURN_IF_ERROR(choose(root, failed));
+  }
+
+  s.stages.push_back({"verify", SecondsSince(t_verify), n * (w + 1) * 8});
+
+  // ---- 7. the clustering: sizes of the final clusters at their kept page ----
+  const auto t_final = Clock::now();
+  constexpr uint64_t kNearBit = uint64_t{1} << 63;
+  std::vector<uint64_t> final_here(n, 0);  // per kept page: members | kNearBit
+  {
+    std::unordered_map<uint64_t, uint64_t> count;
+    for (uint64_t i = 0; i < n; ++i) {
+      uint64_t& c = count[keeper[i]];
+      ++c;
+      if (near_method && keeper_root[i] != root[i]) c |= kNearBit;
+    }
+    std::vector<std::vector<KeyAndId>> out(static_cast<size_t>(x.size()));
+    for (const auto& [k, c] : count) out[x.OwnerOfId(k)].push_back({k, c});
+    NEARDUP_ASSIGN_OR_RETURN(auto in, x.Exchange(out));
+    for (const auto& from : in) {
+      for (const KeyAndId& c : from) {
+        uint64_t& f = final_here[local(c.key)];
+        f += c.id & ~kNearBit;  // counts stay far below bit 63
+        f |= c.id & kNearBit;
+      }
+    }
+  }
+  NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> final_size,
+                           x.Ask(keeper, 1, false, [&](uint64_t id, uint64_t* o) { *o = final_here[local(id)]; }));
+  std::vector<TogetherRow> rows(n);
+  uint64_t in_clusters = 0, clusters = 0, largest = 0, near_members = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    TogetherRow& r = rows[i];
+    const uint64_t members = final_size[i] & ~kNearBit;
+    const bool self = keeper[i] == base + i;
+    r.keeper = keeper[i];
+    if (members < 2) {
+      r.role = DocRole::kSingle;
+      r.reason = kReasonSingle;
+      continue;
+    }
+    r.reason = reason[i];
+    ++in_clusters;
+    if (self) {
+      ++clusters;
+      largest = std::max(largest, members);
+      r.role = DocRole::kKeep;
+      r.method = near_method && (final_size[i] & kNearBit) ? 2 : 1;
+    } else if (keeper_root[i] == root[i]) {
+      r.role = DocRole::kDuplicate;
+      r.method = 1;
+    } else {
+      r.role = DocRole::kDuplicate;
+      r.method = 2;
+      r.similarity = similarity[i];
+      ++near_members;
+    }
+  }
+  NEARDUP_ASSIGN_OR_RETURN(s.documents_in_clusters, x.Sum(in_clusters));
+  NEARDUP_ASSIGN_OR_RETURN(s.clusters, x.Sum(clusters));
+  NEARDUP_ASSIGN_OR_RETURN(s.largest_cluster, x.Max(largest));
+  NEARDUP_ASSIGN_OR_RETURN(s.near_duplicate_members, x.Sum(near_members));
+  s.duplicates = s.documents_in_clusters - s.clusters;
+  s.duplicate_percentage = s.documents ? 100.0 * static_cast<double>(s.duplicates) / s.documents : 0.0;
+  s.stages.push_back({"clusters", SecondsSince(t_final), n * 16});
+
+  // The method's sections of summary.json come from a run over no pages:
+  // every figure they hold is in the summary.
+  MethodCollection empty_collection;
+  empty_collection.env = env_;
+  empty_collection.temp_dir = options_.temp_dir.empty() ? "." : options_.temp_dir;
+  run_ = method_->NewRun(std::move(empty_collection));
+  if (bytes_sent) *bytes_sent = x.sent();
+  return rows;
+}
+
+}  // namespace neardup
