@@ -8,13 +8,15 @@
 // share r on its own threads (--threads per rank), the work that grows with
 // the bytes of the crawl. Then the clustering, one of two ways:
 //
-//   - together (--partition, and the exact method): each rank keeps its
+//   - together (robust, the default, and exact; broder, simhash and
+//     combined with --partition; not with --pairs): each rank keeps its
 //     pages; identity keys, pairs, union-find labels, keeper candidates and
 //     the signatures verification needs travel to their owners through
 //     MPI all-to-alls (DedupJob::FinishTogether over MpiWorld); no rank
 //     gathers every page. summary.json gains "clustered_together".
-//   - on rank 0 (robust, and broder, simhash, combined without --partition:
-//     their candidate stages run over the whole collection): ranks 1..N-1
+//   - on rank 0 (broder, simhash, combined without --partition, whose
+//     table stages run over the whole collection, and any method with
+//     --pairs): ranks 1..N-1
 //     hand rank 0 what a Deduper keeps of each page (signature words, exact
 //     keys, keeper features: no body) with the pages' URLs and the read
 //     warnings, in chunks of at most 64 MiB (DedupJob::ExportShare), in rank
@@ -489,9 +491,13 @@ int RunMpiDedup(const DedupFlags& flags, const PartitionFlags& partition, neardu
     if (AnyFailed(!compared.ok())) return Finalize(kExitNoData);
   }
   // The ranks cluster together (no rank gathers every page) when the pairs
-  // are found where the partitions are, or when the method finds none; else
+  // are found where the partitions are, when the method finds none, or
+  // when the ranks find the method's pairs together (robust; not with
+  // --pairs, whose rows rank 0 lists from the method's own stage); else
   // rank 0 runs the method's candidate stage over every page.
-  const bool together = partition.dims > 0 || !job->method().finds_near_duplicates();
+  const neardup::Method& method = job->method();
+  const bool together = partition.dims > 0 || !method.finds_near_duplicates() ||
+                        (method.finds_pairs_together() && !flags.pairs);
 
   // ---- without --partition: the shares go to rank 0, in rank order ----
   const auto t_exchange = Clock::now();
@@ -657,7 +663,8 @@ int main(int argc, char** argv) {
   CLI::App app{
       "neardup-mpi: neardup dedup divided among MPI ranks (mpirun -np N neardup-mpi dedup INPUT... --out DIR). "
       "Each rank reads and signs a contiguous share of the input files of about equal bytes; the ranks "
-      "cluster together (--partition, and --method exact) or rank 0 gathers the signatures and clusters; "
+      "cluster together (robust, the default, and exact; broder, simhash, combined with --partition; not with --pairs) "
+      "or rank 0 gathers the signatures and clusters; "
       "rank 0 writes DIR exactly as neardup dedup does on the same inputs."};
   app.set_version_flag("--version", std::string("neardup-mpi ") + neardup::Version());
   app.require_subcommand(1);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <barrier>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
@@ -13,6 +14,7 @@
 #include "neardup/dedup_job.h"
 #include "neardup/engine.h"
 #include "neardup/source.h"
+#include "synth/synth.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -223,6 +225,71 @@ class ThreadGroup {
   std::vector<std::vector<std::string>> mail_;  // [to][from]
 };
 
+// A `neardup synth` crawl of the repository's pages (template sites with
+// hard negatives, Henzinger's kinds of near duplicates, mirrors, parked
+// domains): where robust finds pairs, learns templates and splits members
+// off in verification. Built once.
+const std::string& SynthCrawl() {
+  static const std::string path = [] {
+    const std::string dir = MakeTempDir("together-synth");
+    SynthOptions so;
+    so.inputs = {testing::RepoTestDataDir() + "/sample/sample-crawl.warc.gz", testing::RepoTestDataDir() + "/html"};
+    so.out_warc = dir + "/crawl.warc.gz";
+    so.out_truth = dir + "/truth.tsv";
+    so.sites = 40;
+    so.seed = 7;
+    auto built = BuildSyntheticCrawl(so, nullptr);
+    EXPECT_TRUE(built.ok()) << built.status().ToString();
+    return so.out_warc;
+  }();
+  return path;
+}
+
+// A chain robust joins and verification breaks, as JSON Lines: pages A, B
+// and C of 90 words on three hosts, B with four words of A replaced (16
+// shingles apart: an edit), C with four more of B's replaced. A and C
+// differ in 32 shingles, more than an edit across sites, and agree on
+// about two thirds of their min-hash values, below the 0.8 asked where no
+// template is known: C, a member through B, fails against the kept page A.
+std::string ChainPages() {
+  static const std::string path = [] {
+    const std::string file = MakeTempDir("together-chain") + "/chain.jsonl";
+    std::vector<std::string> words;
+    uint64_t state = 7;
+    const char* syllables[] = {"ka", "lo", "mi", "ne", "ru", "sa", "te", "vo", "zu", "pe"};
+    for (int i = 0; i < 110; ++i) {
+      std::string word;
+      for (int k = 0; k < 3; ++k) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        word += syllables[(state >> 33) % 10];
+      }
+      words.push_back(word);
+    }
+    auto page = [&](const std::vector<int>& replaced_from) {
+      std::vector<std::string> text(words.begin(), words.begin() + 90);
+      int spare = 90;
+      for (int from : replaced_from) {
+        for (int k = 0; k < 4; ++k) text[from + k] = words[spare++];
+      }
+      std::string joined;
+      for (const std::string& w : text) joined += w + " ";
+      return joined;
+    };
+    std::string lines;
+    lines += "{\"url\": \"https://a.example/x\", \"text\": \"" + page({}) + "\"}\n";
+    lines += "{\"url\": \"https://copies-b.example/archive/x\", \"text\": \"" + page({20}) + "\"}\n";
+    lines += "{\"url\": \"https://copies-c.example/archive/older/x\", \"text\": \"" + page({20, 60}) + "\"}\n";
+    std::FILE* f = std::fopen(file.c_str(), "wb");
+    EXPECT_NE(f, nullptr);
+    if (f) {
+      std::fwrite(lines.data(), 1, lines.size(), f);
+      std::fclose(f);
+    }
+    return file;
+  }();
+  return path;
+}
+
 // Clustering together (FinishTogether), the pairs divided among the
 // processes (some given twice), gives what one job gives with every pair
 // (AddNearPairs + Finish): the same clusters.tsv and warnings.tsv, the
@@ -233,11 +300,21 @@ class ThreadGroup {
 void ExpectTogetherGivesOneJobsOutputs(const DedupOptions& options, std::vector<std::string> inputs = {}) {
   const std::string data = testing::RepoTestDataDir();
   const bool mix = inputs.empty();
+  auto method = NewMethod(options);
+  ASSERT_TRUE(method.ok()) << method.status().ToString();
+  // Pairs are handed in (as --partition finds them), unless the processes
+  // find the method's own pairs together (robust): then the single job
+  // runs the method's own stage.
+  const bool near = (*method)->finds_near_duplicates() && !(*method)->finds_pairs_together();
+  const bool own_pairs = (*method)->finds_pairs_together();
   if (mix) {
     inputs = {data + "/html", data + "/sample/sample-crawl.warc.gz", data + "/warc/example.warc.gz",
               data + "/warc/redirect.warc"};
+    if (own_pairs) {
+      inputs.push_back(SynthCrawl());
+      inputs.push_back(ChainPages());
+    }
   }
-  const bool near = options.method != "exact";
   const std::string single = MakeTempDir("together-single");
   std::vector<std::pair<uint64_t, uint64_t>> pairs;
   uint64_t split_off = 0;
@@ -255,6 +332,14 @@ void ExpectTogetherGivesOneJobsOutputs(const DedupOptions& options, std::vector<
   }
   if (mix && near && options.verify) {
     EXPECT_GT(split_off, 0u) << "the test's chains should fail verification";
+  }
+  if (mix && own_pairs) {
+    const nlohmann::json figures = Figures(single);
+    EXPECT_GT(figures["near_duplicates"]["pairs"].get<uint64_t>(), 0u) << "the crawl should hold near duplicates";
+    // The chain's edits are looked for unless the spec turns them off.
+    if (options.verify && options.method.find("edit=0") == std::string::npos) {
+      EXPECT_GT(split_off, 0u) << "verification should split the chain's far end off";
+    }
   }
 
   for (int parts : {1, 2, 3, 4}) {
@@ -321,7 +406,26 @@ TEST_P(DedupTogetherTest, ClusteringTogetherGivesOneJobsOutputs) {
   ExpectTogetherGivesOneJobsOutputs(options);
 }
 
-INSTANTIATE_TEST_SUITE_P(Methods, DedupTogetherTest, ::testing::Values("exact", "broder", "simhash", "combined"));
+INSTANTIATE_TEST_SUITE_P(Methods, DedupTogetherTest,
+                         ::testing::Values("exact", "broder", "simhash", "combined", "robust"));
+
+// robust learns each site's template together: with the template learned
+// from three pages of a site (template=3), with the whole-page bands and
+// digests off (edit=0), and with tiny buckets that pair only their first
+// page (max_bucket_pages), the processes find the single job's clusters.
+TEST(DedupTogetherOptionsTest, RobustLearnsTogether) {
+  DedupOptions options;
+  options.method = "robust:template=3";
+  ExpectTogetherGivesOneJobsOutputs(options);
+  options.method = "robust:edit=0,same-site-edit=0";
+  ExpectTogetherGivesOneJobsOutputs(options);
+  options.method = "robust";
+  options.broder.max_bucket_pages = 2;
+  ExpectTogetherGivesOneJobsOutputs(options);
+  options.broder.max_bucket_pages = DedupOptions().broder.max_bucket_pages;
+  options.keeper = "status,in-links,shorter-url,earlier-fetch,url-hash,input-order";
+  ExpectTogetherGivesOneJobsOutputs(options);
+}
 
 // In-links are counted where the link keys meet; without verification the
 // chains stay.
@@ -346,18 +450,26 @@ TEST(DedupTogetherOptionsTest, ProcessesWithoutPages) {
   }
 }
 
-// Methods that learn from the whole collection are refused alike by every
-// process, before any exchange; so are pairs.tsv and unknown pages.
+// Batch-only methods are refused alike by every process, before any exchange;
+// robust is given no pairs; pairs.tsv and unknown pages are refused too.
 TEST(DedupTogetherErrorsTest, RefusedAlike) {
   const std::string data = testing::RepoTestDataDir();
   const std::vector<std::string> inputs = {data + "/sample/sample-crawl.warc.gz"};
   ThreadGroup group(1);
   ThreadGroup::Member member(&group, 0);
+  DedupOptions paragraphs;
+  paragraphs.method = "paragraphs";
+  auto b = DedupJob::Create(inputs, MakeTempDir("together-paragraphs"), paragraphs);
+  ASSERT_TRUE(b.ok());
+  ASSERT_TRUE((*b)->Read(InputShare()).ok());
+  EXPECT_EQ((*b)->FinishTogether(&member, {}).status().code(), Status::Code::kNotSupported);
+  // robust finds its own pairs: none may be handed in.
   DedupOptions robust;
   auto r = DedupJob::Create(inputs, MakeTempDir("together-robust"), robust);
   ASSERT_TRUE(r.ok());
   ASSERT_TRUE((*r)->Read(InputShare()).ok());
-  EXPECT_EQ((*r)->FinishTogether(&member, {}).status().code(), Status::Code::kNotSupported);
+  const std::pair<uint64_t, uint64_t> given{0, 1};
+  EXPECT_TRUE((*r)->FinishTogether(&member, {&given, 1}).status().IsInvalidArgument());
   DedupOptions listed;
   listed.method = "simhash";
   listed.write_pairs = true;

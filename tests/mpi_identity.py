@@ -10,8 +10,9 @@ pairs.tsv and warnings.tsv must be byte for byte those of one process, and
 every figure of summary.json but the timings, memory and output paths the
 same. With --partition length:1..3 (broder, simhash, combined at 3 ranks)
 clusters.tsv and warnings.tsv must be the single process's too, and each rank
-must report what it hosted. With exact and with --partition the ranks
-cluster together: summary.json must show that each held only its own pages. A batch-only method, standard input ("-") and
+must report what it hosted. With exact, with robust (without --pairs) and
+with --partition the ranks cluster together: summary.json must show that
+each held only its own pages. A batch-only method, standard input ("-") and
 --partition with robust must be refused with exit status 2 and a message.
 
     tests/mpi_identity.py --cli build/neardup --mpi build/neardup-mpi --data tests/data
@@ -141,6 +142,21 @@ def main():
                     failures += compare(single, multi, f"{corpus} {method} N={n}")
                     if method == "exact":
                         failures += held_apart(multi, n, expected, f"{corpus} {method} N={n}")
+                    runs += 1
+            # Without --pairs the ranks find robust's pairs together, each
+            # learning its sites' templates with the others: the outputs are
+            # still the single process's, and no rank held every page.
+            if "robust" in methods:
+                single = os.path.join(work, f"{corpus}-robust-single-nopairs")
+                run([args.cli, "dedup", *inputs, "--out", single, "--quiet"])
+                with open(os.path.join(single, "summary.json")) as f:
+                    expected = json.load(f)["documents_read"]
+                for n in ranks:
+                    multi = os.path.join(work, f"{corpus}-robust-{n}-nopairs")
+                    run(mpirun_prefix(n) + [args.mpi, "dedup", *inputs, "--out", multi, "--quiet"])
+                    label = f"{corpus} robust (no --pairs) N={n}"
+                    failures += compare(single, multi, label)
+                    failures += held_apart(multi, n, expected, label)
                     runs += 1
         # --partition length:D: the comparison where Zhu et al.'s length
         # partitions put the pages. On these crawls no similar pair falls

@@ -113,6 +113,11 @@ class Method {
   // signatures alone, as an incremental store calls it, is a weaker rule
   // than the batch job's (it cannot set a site's template apart).
   virtual bool learns_from_collection() const { return false; }
+  // true when processes that cluster together (DedupJob::FinishTogether)
+  // find the method's pairs themselves, learning what it learns from the
+  // collection together (robust: each site's boilerplate): no pairs are
+  // given to them, and the clusters are a single process's.
+  virtual bool finds_pairs_together() const { return false; }
   // 64-bit words of Signature::words.
   virtual size_t signature_words() const = 0;
   // The SIMD kernel the method's sketches run on ("avx512", "avx2",

@@ -39,6 +39,8 @@
 #include <unordered_map>
 
 #include "engine/deduper_impl.h"
+#include "engine/exchanger.h"
+#include "engine/method_impl.h"
 #include "neardup/dedup_job.h"
 
 namespace neardup {
@@ -48,124 +50,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double SecondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// MurmurHash3's 64-bit finalizer: key owners that do not follow the key's
-// own bit patterns.
-uint64_t MixKey(uint64_t h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ULL;
-  h ^= h >> 33;
-  return h;
-}
-
-// Fixed-size records through a ProcessGroup's all-to-all, and the owners
-// of page ids and keys.
-class Exchanger {
- public:
-  explicit Exchanger(ProcessGroup* group) : group_(group), size_(group->size()), rank_(group->rank()) {}
-
-  int size() const { return size_; }
-  int rank() const { return rank_; }
-  uint64_t sent() const { return sent_; }
-
-  // Learns every process's page count: ids are then whole-run ids.
-  Status SetCounts(uint64_t mine) {
-    std::vector<std::vector<uint64_t>> out(static_cast<size_t>(size_), std::vector<uint64_t>{mine});
-    NEARDUP_ASSIGN_OR_RETURN(auto in, Exchange(out));
-    bounds_.assign(static_cast<size_t>(size_) + 1, 0);
-    for (int r = 0; r < size_; ++r) {
-      if (in[r].size() != 1) return Status::Corruption("a process sent no page count");
-      bounds_[r + 1] = bounds_[r] + in[r][0];
-    }
-    return Status::OK();
-  }
-  uint64_t base() const { return bounds_[rank_]; }
-  uint64_t total() const { return bounds_.back(); }
-  uint64_t first_of(int r) const { return bounds_[r]; }
-  int OwnerOfId(uint64_t id) const {
-    return static_cast<int>(std::upper_bound(bounds_.begin(), bounds_.end(), id) - bounds_.begin()) - 1;
-  }
-  int OwnerOfKey(uint64_t key) const {
-    return static_cast<int>((static_cast<unsigned __int128>(MixKey(key)) * static_cast<uint64_t>(size_)) >> 64);
-  }
-
-  // Sends out[r] to process r; returns what each process sent this one.
-  template <typename T>
-  Result<std::vector<std::vector<T>>> Exchange(const std::vector<std::vector<T>>& out) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    std::vector<std::string> bytes(static_cast<size_t>(size_));
-    for (int r = 0; r < size_; ++r) {
-      bytes[r].assign(reinterpret_cast<const char*>(out[r].data()), out[r].size() * sizeof(T));
-      if (r != rank_) sent_ += bytes[r].size();
-    }
-    NEARDUP_ASSIGN_OR_RETURN(std::vector<std::string> in, group_->AllToAll(std::move(bytes)));
-    if (in.size() != static_cast<size_t>(size_)) return Status::Corruption("the process group answered for too few processes");
-    std::vector<std::vector<T>> result(static_cast<size_t>(size_));
-    for (int r = 0; r < size_; ++r) {
-      if (in[r].size() % sizeof(T) != 0) return Status::Corruption("a record was cut short between processes");
-      result[r].resize(in[r].size() / sizeof(T));
-      if (!in[r].empty()) std::memcpy(result[r].data(), in[r].data(), in[r].size());
-    }
-    return result;
-  }
-
-  Result<uint64_t> Sum(uint64_t value) {
-    std::vector<std::vector<uint64_t>> out(static_cast<size_t>(size_), std::vector<uint64_t>{value});
-    NEARDUP_ASSIGN_OR_RETURN(auto in, Exchange(out));
-    uint64_t sum = 0;
-    for (const auto& v : in) sum += v.empty() ? 0 : v[0];
-    return sum;
-  }
-  Result<uint64_t> Max(uint64_t value) {
-    std::vector<std::vector<uint64_t>> out(static_cast<size_t>(size_), std::vector<uint64_t>{value});
-    NEARDUP_ASSIGN_OR_RETURN(auto in, Exchange(out));
-    uint64_t most = 0;
-    for (const auto& v : in) most = std::max(most, v.empty() ? 0 : v[0]);
-    return most;
-  }
-
-  // Asks the owners of `ids` (by id, or by key when by_key) for `width`
-  // words each, which answer(id, words) fills at the owner; returns the
-  // answers in the order of `ids`, width words each.
-  Result<std::vector<uint64_t>> Ask(const std::vector<uint64_t>& ids, size_t width, bool by_key,
-                                    const std::function<void(uint64_t id, uint64_t* words)>& answer) {
-    std::vector<std::vector<uint64_t>> out(static_cast<size_t>(size_));
-    std::vector<uint32_t> owner(ids.size());
-    std::vector<size_t> position(ids.size());
-    for (size_t i = 0; i < ids.size(); ++i) {
-      owner[i] = static_cast<uint32_t>(by_key ? OwnerOfKey(ids[i]) : OwnerOfId(ids[i]));
-      position[i] = out[owner[i]].size();
-      out[owner[i]].push_back(ids[i]);
-    }
-    NEARDUP_ASSIGN_OR_RETURN(auto asked, Exchange(out));
-    std::vector<std::vector<uint64_t>> reply(static_cast<size_t>(size_));
-    for (int r = 0; r < size_; ++r) {
-      reply[r].resize(asked[r].size() * width);
-      for (size_t j = 0; j < asked[r].size(); ++j) answer(asked[r][j], reply[r].data() + j * width);
-    }
-    NEARDUP_ASSIGN_OR_RETURN(auto answers, Exchange(reply));
-    for (int r = 0; r < size_; ++r) {
-      if (answers[r].size() != out[r].size() * width) return Status::Corruption("a process answered the wrong number of questions");
-    }
-    std::vector<uint64_t> result(ids.size() * width);
-    for (size_t i = 0; i < ids.size(); ++i) {
-      std::copy_n(answers[owner[i]].data() + position[i] * width, width, result.data() + i * width);
-    }
-    return result;
-  }
-
- private:
-  ProcessGroup* group_;
-  int size_, rank_;
-  std::vector<uint64_t> bounds_;
-  uint64_t sent_ = 0;
-};
-
-struct KeyAndId {
-  uint64_t key, id;
-};
 
 // A page offered to ChooseKeepers at its group's owner.
 struct KeeperCandidate {
@@ -228,7 +112,7 @@ Result<std::vector<KeeperChoice>> ChooseKeepersTogether(Exchanger* x, const std:
 
 Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
     ProcessGroup* group, std::span<const std::pair<uint64_t, uint64_t>> near_pairs, uint64_t* bytes_sent) {
-  if (method_->batch_only() || method_->learns_from_collection()) {
+  if (method_->batch_only() || (method_->learns_from_collection() && !method_->finds_pairs_together())) {
     return Status::NotSupported("the " + method_->name() +
                                 " method clusters over the whole collection: it cannot cluster divided among processes");
   }
@@ -252,63 +136,12 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
   for (const auto& [a, b] : near_pairs) bad_pair |= a >= x.total() || b >= x.total();
   NEARDUP_ASSIGN_OR_RETURN(uint64_t bad, x.Sum(bad_pair ? 1 : 0));
   if (bad > 0) return Status::InvalidArgument("a near-duplicate pair names an unknown page");
-
-  // Connected components of `edges` (whole-run ids; any process may hold
-  // any edge), hook and jump: returns each local page's label, the
-  // smallest id of its component.
-  auto components = [&](std::vector<KeyAndId> edges) -> Result<std::vector<uint64_t>> {
-    std::vector<uint64_t> parent(n);
-    for (uint64_t i = 0; i < n; ++i) parent[i] = base + i;
-    auto parent_of = [&](uint64_t id, uint64_t* out) { *out = parent[local(id)]; };
-    for (;;) {
-      std::vector<uint64_t> ends;
-      ends.reserve(edges.size() * 2);
-      for (const KeyAndId& e : edges) {
-        ends.push_back(e.key);
-        ends.push_back(e.id);
-      }
-      NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> roots, x.Ask(ends, 1, false, parent_of));
-      std::vector<std::vector<KeyAndId>> hooks(static_cast<size_t>(x.size()));  // (root to hook, onto)
-      size_t kept = 0;
-      for (size_t j = 0; j < edges.size(); ++j) {
-        const uint64_t ra = roots[2 * j], rb = roots[2 * j + 1];
-        if (ra == rb) continue;  // joined already: the edge is done
-        const uint64_t high = std::max(ra, rb), low = std::min(ra, rb);
-        hooks[x.OwnerOfId(high)].push_back({high, low});
-        edges[kept++] = edges[j];
-      }
-      edges.resize(kept);
-      NEARDUP_ASSIGN_OR_RETURN(uint64_t open, x.Sum(kept));
-      if (open == 0) break;
-      NEARDUP_ASSIGN_OR_RETURN(auto hooked, x.Exchange(hooks));
-      // Each was a root when asked: it hooks onto the smallest root it met.
-      for (const auto& from : hooked) {
-        for (const KeyAndId& h : from) parent[local(h.key)] = std::min(parent[local(h.key)], h.id);
-      }
-      // Pointer jumping until every tree is a star.
-      for (;;) {
-        std::vector<uint64_t> asked;
-        std::vector<size_t> who;
-        for (uint64_t i = 0; i < n; ++i) {
-          if (parent[i] != base + i) {
-            asked.push_back(parent[i]);
-            who.push_back(i);
-          }
-        }
-        NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> grand, x.Ask(asked, 1, false, parent_of));
-        uint64_t changed = 0;
-        for (size_t j = 0; j < who.size(); ++j) {
-          if (grand[j] != parent[who[j]]) {
-            parent[who[j]] = grand[j];
-            ++changed;
-          }
-        }
-        NEARDUP_ASSIGN_OR_RETURN(uint64_t any, x.Sum(changed));
-        if (any == 0) break;
-      }
-    }
-    return parent;
-  };
+  const bool finds_own = method_->finds_pairs_together();
+  NEARDUP_ASSIGN_OR_RETURN(uint64_t given, x.Sum(finds_own && !near_pairs.empty() ? 1 : 0));
+  if (given > 0) {
+    return Status::InvalidArgument("the " + method_->name() +
+                                   " method finds its own pairs when processes cluster together: none can be given");
+  }
 
   // ---- 1. exact identity sets ----
   // Pages with terms are copies by their token sequence, every page by its
@@ -349,7 +182,7 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
   };
   NEARDUP_RETURN_IF_ERROR(identity_sets(true, &s.token_identity_sets));
   NEARDUP_RETURN_IF_ERROR(identity_sets(false, &s.byte_identity_sets));
-  NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> root, components(std::move(exact_edges)));
+  NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> root, x.Components(std::move(exact_edges)));
   NEARDUP_ASSIGN_OR_RETURN(s.documents, x.Sum(n));
   NEARDUP_ASSIGN_OR_RETURN(s.empty_documents, x.Sum(empty));
   NEARDUP_ASSIGN_OR_RETURN(s.terms, x.Sum(terms));
@@ -360,13 +193,23 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
   uint64_t representatives = 0;
   for (uint64_t i = 0; i < n; ++i) representatives += root[i] == base + i && col.eligible[i];
   NEARDUP_ASSIGN_OR_RETURN(s.near_candidates, x.Sum(representatives));
+  DividedCollection dc;
+  dc.n = n;
+  dc.base = base;
+  dc.words_per_page = w;
+  dc.words = &col.words;
+  dc.eligible = &col.eligible;
+  dc.exact_root = root;
+  dc.max_bucket_pages = options_.broder.max_bucket_pages;
+  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DividedRun> run, method_->NewDividedRun(std::move(dc)));
   std::vector<KeyAndId> edges;  // (a, b), a < b
+  std::vector<KeyAndId> joins;  // joined without being counted as pairs
   if (near_method) {
+    std::vector<KeyAndId> found;
+    NEARDUP_RETURN_IF_ERROR(run->FindPairs(&x, near_pairs, &found, &joins, &s));
     std::vector<std::vector<KeyAndId>> out(static_cast<size_t>(x.size()));
-    for (const auto& [a, b] : near_pairs) {
-      if (a == b) continue;
-      out[x.OwnerOfId(std::min(a, b))].push_back({std::min(a, b), std::max(a, b)});
-    }
+    for (const KeyAndId& e : found) out[x.OwnerOfId(e.key)].push_back(e);
+    std::vector<KeyAndId>().swap(found);
     NEARDUP_ASSIGN_OR_RETURN(auto in, x.Exchange(out));
     for (auto& from : in) edges.insert(edges.end(), from.begin(), from.end());
     std::sort(edges.begin(), edges.end(),
@@ -389,6 +232,8 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
     for (uint8_t h : has_pair) with_pair += h;
     NEARDUP_ASSIGN_OR_RETURN(s.pages_with_near_duplicate, x.Sum(with_pair));
     // A pair joins its pages' exact sets: the edge goes between their roots.
+    edges.insert(edges.end(), joins.begin(), joins.end());
+    std::vector<KeyAndId>().swap(joins);
     std::vector<uint64_t> ends_of_edges;
     for (const KeyAndId& e : edges) {
       ends_of_edges.push_back(e.key);
@@ -404,7 +249,7 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
     edges.resize(kept);
   }
   // ---- 3. components of the pairs over the exact sets' roots ----
-  NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> joined, components(std::move(edges)));
+  NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> joined, x.Components(std::move(edges)));
   s.stages.push_back({"near", SecondsSince(t_near), s.near_pairs * 16});
 
   // ---- 4. clusters: the component of each page's exact root, and sizes ----
@@ -505,26 +350,21 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
         who.push_back(i);
       }
     }
-    // The kept page's signature words, then whether it is eligible.
-    NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> kept, x.Ask(asked, w + 1, false, [&](uint64_t id, uint64_t* o) {
-      const size_t p = local(id);
-      for (size_t t = 0; t < w; ++t) o[t] = col.words[p * w + t];
-      o[w] = col.eligible[p];
+    // The kept page's record (its signature, and what the run learned of it).
+    const size_t rw = run->record_words();
+    NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> kept, x.Ask(asked, rw, false, [&](uint64_t id, uint64_t* o) {
+      run->Record(local(id), o);
     }));
-    Signature page, kept_page;
-    page.words.resize(w);
-    kept_page.words.resize(w);
+    std::vector<uint64_t> page(rw);
     std::vector<uint8_t> failed(n, 0);
     uint64_t split = 0;
     for (size_t j = 0; j < who.size(); ++j) {
       const size_t i = who[j];
-      for (size_t t = 0; t < w; ++t) page.words[t] = col.words[i * w + t];
-      page.eligible = col.eligible[i] != 0;
-      std::copy_n(kept.data() + j * (w + 1), w, kept_page.words.begin());
-      kept_page.eligible = kept[j * (w + 1) + w] != 0;
-      const PairDecision d = method_->Compare(page, kept_page);
-      if (options_.verify && !d.duplicate) {
-        // Leaves with its exact copies (they fail alike).
+      run->Record(i, page.data());
+      const uint64_t* kept_page = kept.data() + j * rw;
+      if (options_.verify && !run->Decide(page.data(), kept_page).duplicate) {
+        // Leaves with its exact copies (they fail alike; robust: with the
+        // pages equal to it after normalization).
         failed[i] = 1;
         keeper[i] = base + i;
         keeper_root[i] = root[i];
@@ -532,10 +372,12 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
         ++split;
         continue;
       }
-      similarity[i] = d.similarity;
+      similarity[i] = run->Similarity(page.data(), kept_page);
     }
     NEARDUP_ASSIGN_OR_RETURN(s.verification_split_off, x.Sum(split));
-    if (s.verification_split_off > 0) NEARDUP_RETURN_IF_ERROR(choose(root, failed));
+    std::vector<uint64_t> split_root(n);
+    for (uint64_t i = 0; i < n; ++i) split_root[i] = run->SplitRoot(i);
+    if (s.verification_split_off > 0) NEARDUP_RETURN_IF_ERROR(choose(split_root, failed));
   }
 
   s.stages.push_back({"verify", SecondsSince(t_verify), n * (w + 1) * 8});

@@ -675,7 +675,7 @@ Result<DedupSummary> DedupJobImpl::FinishTogether(ProcessGroup* group,
                                                  std::span<const std::pair<uint64_t, uint64_t>> near_pairs) {
   // Refusals every process makes alike (the same options everywhere).
   const Method& m = deduper_.method();
-  if (m.batch_only() || m.learns_from_collection()) {
+  if (m.batch_only() || (m.learns_from_collection() && !m.finds_pairs_together())) {
     return Status::NotSupported("the " + m.name() +
                                 " method clusters over the whole collection: it cannot cluster divided among processes");
   }

@@ -86,6 +86,55 @@ std::unique_ptr<CandidateIndex> MethodImpl::NewIndex() const {
   return std::make_unique<KeyedCandidateIndex>(this);
 }
 
+namespace {
+
+// The pairs given to the process (found where the length partitions put
+// the pages), decided by Compare() on two signatures: what a method that
+// learns nothing from the collection decides anywhere.
+class GivenPairsRun final : public DividedRun {
+ public:
+  GivenPairsRun(const MethodImpl* method, DividedCollection c) : method_(method), c_(std::move(c)) {}
+  Status FindPairs(Exchanger*, std::span<const std::pair<uint64_t, uint64_t>> given, std::vector<KeyAndId>* pairs,
+                   std::vector<KeyAndId>*, DedupSummary*) override {
+    if (!method_->finds_near_duplicates()) return Status::OK();
+    for (const auto& [a, b] : given) {
+      if (a != b) pairs->push_back({std::min(a, b), std::max(a, b)});
+    }
+    return Status::OK();
+  }
+  // The signature words, then whether the page is eligible.
+  size_t record_words() const override { return c_.words_per_page + 1; }
+  void Record(uint64_t p, uint64_t* out) const override {
+    const size_t w = c_.words_per_page;
+    for (size_t t = 0; t < w; ++t) out[t] = (*c_.words)[p * w + t];
+    out[w] = (*c_.eligible)[p];
+  }
+  PairDecision Decide(const uint64_t* page, const uint64_t* kept) const override {
+    const size_t w = c_.words_per_page;
+    a_.words.assign(page, page + w);
+    a_.eligible = page[w] != 0;
+    b_.words.assign(kept, kept + w);
+    b_.eligible = kept[w] != 0;
+    return method_->Compare(a_, b_);
+  }
+  uint64_t SplitRoot(uint64_t p) const override { return c_.exact_root[p]; }
+
+ private:
+  const MethodImpl* method_;
+  DividedCollection c_;
+  mutable Signature a_, b_;  // reused by Decide (one caller at a time)
+};
+
+}  // namespace
+
+Result<std::unique_ptr<DividedRun>> MethodImpl::NewDividedRun(DividedCollection collection) const {
+  if (batch_only() || learns_from_collection()) {
+    return Status::NotSupported("the " + name() +
+                                " method clusters over the whole collection: it cannot cluster divided among processes");
+  }
+  return std::unique_ptr<DividedRun>(std::make_unique<GivenPairsRun>(this, std::move(collection)));
+}
+
 uint64_t TokenSequenceKey(const TokenizedDocument& tokens) {
   static const RabinFingerprinter fp = RabinFingerprinter::FromSeed(RabinFingerprinter::kDefaultSeed);
   return fp.Fingerprint(tokens.term_hashes.data(), tokens.term_hashes.size() * sizeof(uint64_t));

@@ -19,6 +19,7 @@
 
 #include "cluster/union_find.h"
 #include "engine/exact_grouper.h"
+#include "engine/exchanger.h"
 #include "neardup/engine.h"
 #include "neardup/env.h"
 #include "neardup/method.h"
@@ -154,6 +155,54 @@ class ListedPairsRun : public MethodRun {
   std::vector<Pair> pairs_;
 };
 
+// The pages one process of a divided run holds (DedupJob::FinishTogether,
+// DeduperImpl::ClusterTogether): whole-run ids [base, base + n), in input
+// order, with their signature words and exact identity sets. The columns
+// belong to the Deduper and outlive the run.
+struct DividedCollection {
+  uint64_t n = 0, base = 0;
+  size_t words_per_page = 0;
+  const ChunkedVector<uint64_t>* words = nullptr;  // n * words_per_page
+  const ChunkedVector<uint8_t>* eligible = nullptr;
+  std::vector<uint64_t> exact_root;  // per page: its exact set's earliest page, a whole-run id
+  uint32_t max_bucket_pages = 1000;  // DedupOptions::broder.max_bucket_pages
+};
+
+// A method's state over the pages one process of a divided run holds: the
+// pairs it finds together with the other processes, and the rule that
+// verification applies to two pages' records. Made by
+// MethodImpl::NewDividedRun; every call named collective is made by every
+// process in the same order.
+class DividedRun {
+ public:
+  virtual ~DividedRun() = default;
+  // Collective. The near-duplicate pairs of the whole run, as edges
+  // between whole-run ids (key < id; any process may report any pair, a
+  // pair may be reported twice): into *pairs those counted as the method's
+  // pairs, into *joins those that join pages without being counted
+  // (robust's pages equal after normalization). `given`: the pairs this
+  // process was handed (found where Zhu et al.'s length partitions put the
+  // pages); empty for methods that find their own (finds_pairs_together).
+  // Fills the method's figures of *summary (the caller counts the pairs).
+  virtual Status FindPairs(Exchanger* x, std::span<const std::pair<uint64_t, uint64_t>> given,
+                           std::vector<KeyAndId>* pairs, std::vector<KeyAndId>* joins, DedupSummary* summary) = 0;
+  // Words of a page's record: what Decide and Similarity read of a page.
+  virtual size_t record_words() const = 0;
+  // The record of local page p (0 .. n - 1) into out[0 .. record_words()).
+  // Valid after FindPairs.
+  virtual void Record(uint64_t p, uint64_t* out) const = 0;
+  // The method's one pair rule between a member and its cluster's kept
+  // page, with what the run learned: MethodRun::Decide's decision.
+  virtual PairDecision Decide(const uint64_t* page, const uint64_t* kept) const = 0;
+  // The similarity column of clusters.tsv (MethodRun::Similarity).
+  virtual double Similarity(const uint64_t* page, const uint64_t* kept) const {
+    return Decide(page, kept).similarity;
+  }
+  // The page local page p leaves its cluster with when verification splits
+  // it off (MethodRun::SplitRoot), a whole-run id.
+  virtual uint64_t SplitRoot(uint64_t p) const = 0;
+};
+
 class MethodImpl : public Method {
  public:
   // What the tokenizer must keep for this method.
@@ -174,6 +223,12 @@ class MethodImpl : public Method {
   virtual void TableKeys(const Signature& signature, std::vector<uint64_t>* keys) const = 0;
   // The method's state over a collection.
   virtual std::unique_ptr<MethodRun> NewRun(MethodCollection collection) const = 0;
+  // The method's state over one process's pages of a divided run. The
+  // default takes the pairs given (or none: exact) and decides with
+  // Compare() on the two signatures; NotSupported for batch-only methods
+  // and for those that learn from the collection and do not learn it
+  // together (finds_pairs_together()).
+  virtual Result<std::unique_ptr<DividedRun>> NewDividedRun(DividedCollection collection) const;
 
   // Method
   Signature Sign(const Document& document) const override;

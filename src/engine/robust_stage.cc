@@ -297,11 +297,31 @@ SiteTemplates::Match SiteTemplates::Compare(const uint32_t* a, const uint32_t* b
   return r;
 }
 
+SiteTemplates::Match SiteTemplates::CompareMasked(const uint32_t* a, const uint32_t* b, const uint64_t* a_mask,
+                                                   uint32_t m) {
+  Match r;
+  for (uint32_t j = 0; j < m; ++j) {
+    if (a[j] == b[j]) {
+      if ((a_mask[j / 64] >> (j % 64)) & 1) {
+        ++r.template_shared;
+        continue;
+      }
+      ++r.agreeing;
+    }
+    ++r.positions;
+  }
+  return r;
+}
+
 PairDecision RobustDecide(const SiteTemplates& templates, const RobustPageView& a, const RobustPageView& b,
                           const RobustMethodOptions& options, SiteTemplates::Match* match) {
-  const uint32_t m = options.num_minhashes;
-  const SiteTemplates::Match r = templates.Compare(a.mins, b.mins, m);
+  const SiteTemplates::Match r = templates.Compare(a.mins, b.mins, options.num_minhashes);
   if (match) *match = r;
+  return RobustDecideMatched(r, a, b, templates.KnowsTemplateOf(a.site), options);
+}
+
+PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPageView& a, const RobustPageView& b,
+                                 bool site_template_known, const RobustMethodOptions& options) {
   PairDecision d;
   d.similarity = r.similarity();
   const bool same_site = a.site == b.site;
@@ -321,7 +341,7 @@ PairDecision RobustDecide(const SiteTemplates& templates, const RobustPageView& 
       return d;
     }
   }
-  if (same_site && !templates.KnowsTemplateOf(a.site)) {
+  if (same_site && !site_template_known) {
     std::snprintf(buf, sizeof buf,
                   "same site, more than %u shingles apart, and the site's template is unknown (fewer than %u "
                   "distinct pages)",
@@ -396,20 +416,18 @@ RobustStageResult RunRobustStage(std::span<const uint32_t> mins, std::span<const
     }
   }
   // Whole-page bands: pages almost equal everywhere (an inserted line, a
-  // word changed) share one of m / kWholeBandRows bands of consecutive
+  // word changed) share one of m / kRobustWholeBandRows bands of consecutive
   // values even where every value is boilerplate (as happens when a few
   // near copies of a page are all a site holds of it). Big buckets (a
   // template-heavy site whose items are tiny) are checked against their
   // first page only.
-  constexpr uint32_t kWholeBandRows = 14;
-  constexpr uint32_t kWholeBandBucket = 64;
   std::vector<std::pair<uint64_t, uint32_t>> whole;
   if (options.max_edit_shingles > 0 || options.max_same_site_edit_shingles > 0) {
     for (uint32_t i = 0; i < candidate.size(); ++i) {
       if (!candidate[i]) continue;
       const uint32_t* v = mins.data() + static_cast<size_t>(i) * m;
-      for (uint32_t band = 0; band + kWholeBandRows <= m; band += kWholeBandRows) {
-        whole.emplace_back(XXH3_64bits_withSeed(v + band, kWholeBandRows * sizeof(uint32_t), 1000 + band), i);
+      for (uint32_t band = 0; band + kRobustWholeBandRows <= m; band += kRobustWholeBandRows) {
+        whole.emplace_back(XXH3_64bits_withSeed(v + band, kRobustWholeBandRows * sizeof(uint32_t), 1000 + band), i);
       }
     }
   }
@@ -428,7 +446,7 @@ RobustStageResult RunRobustStage(std::span<const uint32_t> mins, std::span<const
       s = e;
     }
   };
-  pair_buckets(whole, kWholeBandBucket);
+  pair_buckets(whole, kRobustWholeBandBucket);
   whole = {};
   pair_buckets(entries, max_bucket_pages);
   entries = {};

@@ -59,6 +59,12 @@ namespace neardup {
 // Cells of a page's difference digest (max_edit_shingles > 0).
 inline constexpr uint32_t kRobustDigestCells = 72;
 
+// Whole-page bands (RunRobustStage): pages sharing one of m / 14 bands of
+// consecutive values are candidates even where every value is boilerplate;
+// a bucket of more than 64 pages pairs its first page with the others only.
+inline constexpr uint32_t kRobustWholeBandRows = 14;
+inline constexpr uint32_t kRobustWholeBandBucket = 64;
+
 // Class terms standing for volatile terms and for the page's own URL.
 inline constexpr uint64_t kVolatileTermHash = 0x766f6c6174696c65ULL;  // "volatile"
 inline constexpr uint64_t kOwnUrlTermHash = 0x6f776e2d75726c00ULL;    // "own-url"
@@ -125,6 +131,10 @@ class SiteTemplates {
     }
   };
   Match Compare(const uint32_t* a, const uint32_t* b, uint32_t m) const;
+  // Compare() from page a's template mask: bit j of a_mask (64 positions a
+  // word) is IsTemplate(j, a[j]). Where a[j] == b[j] the two pages' bits
+  // are the same, so either page's mask gives Compare()'s result.
+  static Match CompareMasked(const uint32_t* a, const uint32_t* b, const uint64_t* a_mask, uint32_t m);
 
  private:
   std::unordered_set<uint64_t> values_;
@@ -148,6 +158,14 @@ struct RobustPageView {
 // receives the comparison.
 PairDecision RobustDecide(const SiteTemplates& templates, const RobustPageView& a, const RobustPageView& b,
                           const RobustMethodOptions& options, SiteTemplates::Match* match = nullptr);
+
+// RobustDecide from the min-hash comparison `r` of a and b
+// (SiteTemplates::Compare or CompareMasked) and whether a's site has a
+// known template (SiteTemplates::KnowsTemplateOf): the form in which
+// processes of a divided run decide, each page carrying what the run
+// learned of it.
+PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPageView& a, const RobustPageView& b,
+                                 bool site_template_known, const RobustMethodOptions& options);
 
 // Step 5's rule for pages a and b, not equal after normalization, of a
 // collection: mins (m per page), site keys, and difference digests

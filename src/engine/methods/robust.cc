@@ -4,8 +4,10 @@
 // boilerplate.
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstring>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "engine/methods/methods.h"
 #include "engine/robust_stage.h"
@@ -197,6 +199,395 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
   SiteTemplates templates_;
 };
 
+// Pages per round of the exchanges whose records grow with m per page
+// (template masks), and pairs per round of the candidate comparison: each
+// round's buffers stay a few tens of MiB.
+constexpr uint64_t kPagesPerRound = uint64_t{1} << 14;
+constexpr uint64_t kPairsPerRound = uint64_t{1} << 15;
+
+// Rounds every process takes part in: as many as the process with the most
+// items needs.
+Result<uint64_t> RoundsFor(Exchanger* x, uint64_t items, uint64_t per_round) {
+  return x->Max((items + per_round - 1) / per_round);
+}
+
+// The robust method over one process's pages of a divided run: steps 2-5
+// of robust_stage.h learned by the processes together, with the result of
+// RobustRun over every page:
+//   a. sites: each site's representative is its smallest page id (site
+//      keys meet at their owner);
+//   b. pages equal after normalization: identity keys meet at their owner,
+//      which walks each set in input order exactly as RobustRun::FindPairs
+//      does (the joins, the candidates that go on, each page's split root)
+//      and links the sites of the set's pages;
+//   c. site groups: the connected components of those links over the
+//      sites' representatives (Exchanger::Components);
+//   d. templates: the candidates of each site group with a known template
+//      (template_min_pages candidates or more, counted at the group's
+//      owner) meet there with their min-hash values, and the owner finds
+//      the values held by template_min_pages of them at one position; the
+//      values meet at their own owners, which answer every page's question
+//      "is my value at position j boilerplate" as a mask of m bits;
+//   e. candidates: band keys (bands not all boilerplate, and whole-page
+//      bands) meet at their owner, whose buckets give the pairs (the same
+//      caps as RunRobustStage); pairs meet at the owner of their smaller
+//      page, which fetches the other page's record and applies the rule.
+// A page's record is its signature words with the site group's label in
+// place of its site key, then its template mask, then whether its site
+// group's template is known.
+class RobustDividedRun final : public DividedRun {
+ public:
+  RobustDividedRun(DividedCollection c, const RobustMethodOptions& o, RobustLayout l)
+      : c_(std::move(c)), o_(o), l_(l), mask_words_((l.m + 63) / 64) {}
+
+  size_t record_words() const override { return l_.words() + mask_words_ + 1; }
+  void Record(uint64_t p, uint64_t* out) const override {
+    const size_t w = c_.words_per_page;
+    for (size_t t = 0; t < w; ++t) out[t] = (*c_.words)[p * w + t];
+    out[0] = site_label_[p];
+    std::copy_n(masks_.data() + p * mask_words_, mask_words_, out + w);
+    out[w + mask_words_] = known_[p];
+  }
+  PairDecision Decide(const uint64_t* page, const uint64_t* kept) const override {
+    if (page[1] != 0 && page[1] == kept[1]) return PairDecision{true, 1.0, kEqualAfterNormalization};
+    RobustPageView a, b;
+    const SiteTemplates::Match r = Match(page, kept, &a, &b);
+    return RobustDecideMatched(r, a, b, page[l_.words() + mask_words_] != 0, o_);
+  }
+  double Similarity(const uint64_t* page, const uint64_t* kept) const override {
+    if (page[1] == kept[1]) return 1.0;
+    RobustPageView a, b;
+    return Match(page, kept, &a, &b).similarity();
+  }
+  uint64_t SplitRoot(uint64_t p) const override { return normalized_root_[p]; }
+
+  Status FindPairs(Exchanger* x, std::span<const std::pair<uint64_t, uint64_t>>, std::vector<KeyAndId>* pairs,
+                   std::vector<KeyAndId>* joins, DedupSummary* summary) override {
+    const uint64_t n = c_.n, base = c_.base;
+    const size_t w = c_.words_per_page;
+    const int processes = x->size();
+    auto word = [&](uint64_t p, size_t t) { return (*c_.words)[p * w + t]; };
+    auto eligible = [&](uint64_t p) { return (*c_.eligible)[p] != 0; };
+    using Outbox = std::vector<std::vector<KeyAndId>>;
+
+    // ---- a. each site's representative: its smallest page id ----
+    std::vector<uint64_t> site_rep(n);
+    {
+      std::unordered_map<uint64_t, uint64_t> first;  // site key -> smallest id here
+      for (uint64_t p = 0; p < n; ++p) first.try_emplace(word(p, 0), base + p);
+      Outbox out(processes);
+      std::vector<uint64_t> keys;
+      for (const auto& [site, id] : first) {
+        out[x->OwnerOfKey(site)].push_back({site, id});
+        keys.push_back(site);
+      }
+      NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> in, x->ExchangeFlat(out));
+      std::unordered_map<uint64_t, uint64_t> rep;
+      for (const KeyAndId& r : in) {
+        auto [it, inserted] = rep.try_emplace(r.key, r.id);
+        if (!inserted) it->second = std::min(it->second, r.id);
+      }
+      NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> answer, x->Ask(keys, 1, true, [&](uint64_t site, uint64_t* o) {
+        *o = rep.at(site);
+      }));
+      for (size_t k = 0; k < keys.size(); ++k) first[keys[k]] = answer[k];
+      for (uint64_t p = 0; p < n; ++p) site_rep[p] = first[word(p, 0)];
+    }
+
+    // ---- b. pages equal after normalization ----
+    normalized_root_ = c_.exact_root;
+    candidate_.assign(n, 0);
+    for (uint64_t p = 0; p < n; ++p) candidate_[p] = c_.exact_root[p] == base + p && eligible(p);
+    std::vector<KeyAndId> site_links;  // between sites' representatives
+    uint64_t members = 0;
+    {
+      struct Entry {
+        uint64_t identity, id, site_rep, candidate;
+      };
+      std::vector<std::vector<Entry>> out(processes);
+      for (uint64_t p = 0; p < n; ++p) {
+        if (eligible(p)) out[x->OwnerOfKey(word(p, 1))].push_back({word(p, 1), base + p, site_rep[p], candidate_[p]});
+      }
+      NEARDUP_ASSIGN_OR_RETURN(std::vector<Entry> in, x->ExchangeFlat(out));
+      out.clear();
+      std::sort(in.begin(), in.end(), [](const Entry& a, const Entry& b) {
+        return a.identity != b.identity ? a.identity < b.identity : a.id < b.id;
+      });
+      struct Outcome {
+        uint64_t id, normalized_root, candidate;
+      };
+      std::vector<std::vector<Outcome>> back(processes);
+      for (size_t s = 0; s < in.size();) {
+        size_t e = s;
+        while (e < in.size() && in[e].identity == in[s].identity) ++e;
+        // RobustRun::FindPairs's walk: `current` is the page the set's
+        // later pages are joined to.
+        uint64_t current = in[s].id;
+        bool current_candidate = in[s].candidate != 0;
+        back[x->OwnerOfId(in[s].id)].push_back({in[s].id, in[s].id, in[s].candidate});
+        for (size_t j = s + 1; j < e; ++j) {
+          const Entry& page = in[j];
+          Outcome o{page.id, current, page.candidate};
+          if (page.site_rep != in[s].site_rep) {
+            site_links.push_back({std::min(page.site_rep, in[s].site_rep), std::max(page.site_rep, in[s].site_rep)});
+          }
+          if (page.candidate) {
+            if (!current_candidate) {
+              current = page.id;
+              current_candidate = true;
+            } else {
+              joins->push_back({current, page.id});
+              o.candidate = 0;
+              ++members;
+            }
+          }
+          back[x->OwnerOfId(page.id)].push_back(o);
+        }
+        s = e;
+      }
+      NEARDUP_ASSIGN_OR_RETURN(std::vector<Outcome> mine, x->ExchangeFlat(back));
+      for (const Outcome& o : mine) {
+        normalized_root_[o.id - base] = o.normalized_root;
+        candidate_[o.id - base] = static_cast<uint8_t>(o.candidate);
+      }
+    }
+    NEARDUP_ASSIGN_OR_RETURN(summary->normalized_identity_members, x->Sum(members));
+
+    // ---- c. site groups, labelled by their smallest representative ----
+    site_label_.resize(n);
+    {
+      NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> label, x->Components(std::move(site_links)));
+      NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> of_rep,
+                               x->Ask(site_rep, 1, false, [&](uint64_t id, uint64_t* o) { *o = label[id - base]; }));
+      site_label_ = std::move(of_rep);
+    }
+
+    // ---- d. templates ----
+    // Candidates per site group, at the group's owner.
+    known_.assign(n, 0);
+    uint64_t candidates = 0;
+    {
+      std::unordered_map<uint64_t, uint64_t> count;
+      for (uint64_t p = 0; p < n; ++p) {
+        if (candidate_[p]) {
+          ++count[site_label_[p]];
+          ++candidates;
+        }
+      }
+      Outbox out(processes);
+      for (const auto& [label, k] : count) out[x->OwnerOfId(label)].push_back({label, k});
+      NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> in, x->ExchangeFlat(out));
+      std::vector<uint64_t> total(n, 0);
+      for (const KeyAndId& c : in) total[c.key - base] += c.id;
+      NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> known, x->Ask(site_label_, 1, false, [&](uint64_t id, uint64_t* o) {
+        *o = total[id - base] >= o_.template_min_pages;
+      }));
+      for (uint64_t p = 0; p < n; ++p) known_[p] = static_cast<uint8_t>(known[p]);
+    }
+    NEARDUP_ASSIGN_OR_RETURN(summary->near_candidates, x->Sum(candidates));
+    // The candidates of known sites meet with their values at the group's
+    // owner: (label, page id, m values) per page.
+    const uint32_t m = l_.m;
+    const size_t page_record = 2 + (m + 1) / 2;
+    std::unordered_set<uint64_t> template_values;  // the (position << 32 | value) this process owns
+    {
+      std::vector<std::vector<uint64_t>> out(processes);
+      for (uint64_t p = 0; p < n; ++p) {
+        if (!candidate_[p] || !known_[p]) continue;
+        std::vector<uint64_t>& to = out[x->OwnerOfId(site_label_[p])];
+        to.push_back(site_label_[p]);
+        to.push_back(base + p);
+        for (size_t t = 0; t < (m + 1) / 2; ++t) to.push_back(word(p, 2 + t));
+      }
+      NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> in, x->ExchangeFlat(out));
+      out.clear();
+      const size_t pages_here = in.size() / page_record;
+      std::vector<size_t> order(pages_here);
+      for (size_t k = 0; k < pages_here; ++k) order[k] = k;
+      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return in[a * page_record] != in[b * page_record] ? in[a * page_record] < in[b * page_record]
+                                                          : in[a * page_record + 1] < in[b * page_record + 1];
+      });
+      auto value = [&](size_t k, uint32_t j) {
+        uint32_t v;
+        std::memcpy(&v, reinterpret_cast<const char*>(in.data() + k * page_record + 2) + j * sizeof(uint32_t),
+                    sizeof v);
+        return v;
+      };
+      std::vector<std::vector<uint64_t>> found(processes);
+      std::vector<uint32_t> column;
+      for (size_t s = 0; s < pages_here;) {
+        size_t e = s;
+        while (e < pages_here && in[order[e] * page_record] == in[order[s] * page_record]) ++e;
+        for (uint32_t j = 0; j < m; ++j) {
+          column.clear();
+          for (size_t k = s; k < e; ++k) column.push_back(value(order[k], j));
+          std::sort(column.begin(), column.end());
+          for (size_t a = 0; a < column.size();) {
+            size_t b = a;
+            while (b < column.size() && column[b] == column[a]) ++b;
+            if (b - a >= o_.template_min_pages) {
+              const uint64_t key = (uint64_t{j} << 32) | column[a];
+              found[x->OwnerOfKey(key)].push_back(key);
+            }
+            a = b;
+          }
+        }
+        s = e;
+      }
+      NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> mine, x->ExchangeFlat(found));
+      template_values.insert(mine.begin(), mine.end());
+    }
+    NEARDUP_ASSIGN_OR_RETURN(summary->template_values, x->Sum(template_values.size()));
+    // Every page's template mask, asked a round of pages at a time.
+    masks_.assign(n * mask_words_, 0);
+    {
+      NEARDUP_ASSIGN_OR_RETURN(uint64_t rounds, RoundsFor(x, n, kPagesPerRound));
+      std::vector<uint32_t> mins(m);
+      for (uint64_t round = 0; round < rounds; ++round) {
+        const uint64_t from = std::min(n, round * kPagesPerRound), to = std::min(n, from + kPagesPerRound);
+        std::vector<uint64_t> keys;
+        keys.reserve((to - from) * m);
+        for (uint64_t p = from; p < to; ++p) {
+          Mins(p, mins.data());
+          for (uint32_t j = 0; j < m; ++j) keys.push_back((uint64_t{j} << 32) | mins[j]);
+        }
+        std::vector<uint64_t> distinct = keys;
+        std::sort(distinct.begin(), distinct.end());
+        distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+        NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> is_template,
+                                 x->Ask(distinct, 1, true, [&](uint64_t key, uint64_t* o) {
+                                   *o = template_values.count(key);
+                                 }));
+        for (uint64_t p = from; p < to; ++p) {
+          for (uint32_t j = 0; j < m; ++j) {
+            const uint64_t key = keys[(p - from) * m + j];
+            const size_t at = std::lower_bound(distinct.begin(), distinct.end(), key) - distinct.begin();
+            if (is_template[at]) masks_[p * mask_words_ + j / 64] |= uint64_t{1} << (j % 64);
+          }
+        }
+      }
+    }
+    std::unordered_set<uint64_t>().swap(template_values);
+
+    // ---- e. candidates: band keys and whole-page bands at their owners ----
+    std::vector<uint64_t> candidate_pairs;  // (a, b) whole-run ids, this process owning a
+    {
+      const uint32_t r = o_.band_rows, bands = m / r;
+      const bool whole_bands = l_.digests;
+      Outbox band_out(processes), whole_out(processes);
+      std::vector<uint32_t> v(m);
+      for (uint64_t p = 0; p < n; ++p) {
+        if (!candidate_[p]) continue;
+        Mins(p, v.data());
+        const uint64_t* mask = masks_.data() + p * mask_words_;
+        for (uint32_t band = 0; band < bands; ++band) {
+          bool all_template = true;
+          for (uint32_t k = 0; k < r && all_template; ++k) {
+            const uint32_t j = band * r + k;
+            all_template = (mask[j / 64] >> (j % 64)) & 1;
+          }
+          if (all_template) continue;
+          const uint64_t key = XXH3_64bits_withSeed(v.data() + band * r, r * sizeof(uint32_t), band + 1);
+          band_out[x->OwnerOfKey(key)].push_back({key, base + p});
+        }
+        if (whole_bands) {
+          for (uint32_t band = 0; band + kRobustWholeBandRows <= m; band += kRobustWholeBandRows) {
+            const uint64_t key =
+                XXH3_64bits_withSeed(v.data() + band, kRobustWholeBandRows * sizeof(uint32_t), 1000 + band);
+            whole_out[x->OwnerOfKey(key)].push_back({key, base + p});
+          }
+        }
+      }
+      Outbox pair_out(processes);
+      // Pages sharing a key are paired: all pairs in a bucket of at most
+      // `cap` pages; in a larger one, every page with the bucket's first.
+      auto pair_buckets = [&](std::vector<KeyAndId> keyed, size_t cap) {
+        std::sort(keyed.begin(), keyed.end(),
+                  [](const KeyAndId& a, const KeyAndId& b) { return a.key != b.key ? a.key < b.key : a.id < b.id; });
+        for (size_t s = 0; s < keyed.size();) {
+          size_t e = s;
+          while (e < keyed.size() && keyed[e].key == keyed[s].key) ++e;
+          for (size_t a = s; a < (e - s <= cap ? e : s + 1); ++a) {
+            for (size_t b = a + 1; b < e; ++b) {
+              pair_out[x->OwnerOfId(keyed[a].id)].push_back({keyed[a].id, keyed[b].id});
+            }
+          }
+          s = e;
+        }
+      };
+      NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> whole, x->ExchangeFlat(whole_out));
+      whole_out.clear();
+      pair_buckets(std::move(whole), kRobustWholeBandBucket);
+      NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> banded, x->ExchangeFlat(band_out));
+      band_out.clear();
+      pair_buckets(std::move(banded), c_.max_bucket_pages);
+      NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> mine, x->ExchangeFlat(pair_out));
+      pair_out.clear();
+      std::sort(mine.begin(), mine.end(),
+                [](const KeyAndId& a, const KeyAndId& b) { return a.key != b.key ? a.key < b.key : a.id < b.id; });
+      for (size_t k = 0; k < mine.size(); ++k) {
+        if (k > 0 && mine[k].key == mine[k - 1].key && mine[k].id == mine[k - 1].id) continue;
+        candidate_pairs.push_back(mine[k].key);
+        candidate_pairs.push_back(mine[k].id);
+      }
+    }
+    const uint64_t listed = candidate_pairs.size() / 2;
+    NEARDUP_ASSIGN_OR_RETURN(summary->near_candidate_pairs, x->Sum(listed));
+    // The rule over each pair: the smaller page is here, the other's record
+    // is fetched from its holder, a round of pairs at a time.
+    {
+      NEARDUP_ASSIGN_OR_RETURN(uint64_t rounds, RoundsFor(x, listed, kPairsPerRound));
+      const size_t rw = record_words();
+      std::vector<uint64_t> a_record(rw);
+      for (uint64_t round = 0; round < rounds; ++round) {
+        const uint64_t from = std::min(listed, round * kPairsPerRound), to = std::min(listed, from + kPairsPerRound);
+        std::vector<uint64_t> others;
+        for (uint64_t k = from; k < to; ++k) others.push_back(candidate_pairs[2 * k + 1]);
+        std::sort(others.begin(), others.end());
+        others.erase(std::unique(others.begin(), others.end()), others.end());
+        NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> records,
+                                 x->Ask(others, rw, false, [&](uint64_t id, uint64_t* o) { Record(id - base, o); }));
+        for (uint64_t k = from; k < to; ++k) {
+          const uint64_t a = candidate_pairs[2 * k], b = candidate_pairs[2 * k + 1];
+          Record(a - base, a_record.data());
+          const size_t at = std::lower_bound(others.begin(), others.end(), b) - others.begin();
+          if (Decide(a_record.data(), records.data() + at * rw).duplicate) pairs->push_back({a, b});
+        }
+      }
+    }
+    return Status::OK();
+  }
+
+ private:
+  // The m min-hash values of local page p.
+  void Mins(uint64_t p, uint32_t* out) const {
+    const size_t w = c_.words_per_page;
+    uint64_t packed[(1024 + 1) / 2];
+    for (size_t t = 0; t < (l_.m + 1) / 2; ++t) packed[t] = (*c_.words)[p * w + 2 + t];
+    std::memcpy(out, packed, l_.m * sizeof(uint32_t));
+  }
+  // The min-hash comparison of two records, and their views for the rule.
+  SiteTemplates::Match Match(const uint64_t* page, const uint64_t* kept, RobustPageView* a, RobustPageView* b) const {
+    const uint32_t m = l_.m;
+    a_mins_.resize(m);
+    b_mins_.resize(m);
+    std::memcpy(a_mins_.data(), page + 2, m * sizeof(uint32_t));
+    std::memcpy(b_mins_.data(), kept + 2, m * sizeof(uint32_t));
+    *a = RobustPageView{a_mins_.data(), page[0], l_.digests ? page + l_.digest_at() : nullptr};
+    *b = RobustPageView{b_mins_.data(), kept[0], l_.digests ? kept + l_.digest_at() : nullptr};
+    return SiteTemplates::CompareMasked(a_mins_.data(), b_mins_.data(), page + l_.words(), m);
+  }
+
+  DividedCollection c_;
+  RobustMethodOptions o_;
+  RobustLayout l_;
+  size_t mask_words_;
+  std::vector<uint64_t> normalized_root_, site_label_, masks_;
+  std::vector<uint8_t> candidate_, known_;
+  mutable std::vector<uint32_t> a_mins_, b_mins_;  // Match's buffers (one caller at a time)
+};
+
 class RobustMethod final : public MethodImpl {
  public:
   explicit RobustMethod(const RobustMethodOptions& o) : o_(o), sketcher_(RobustSketchOptions(o)) {
@@ -208,6 +599,7 @@ class RobustMethod final : public MethodImpl {
   size_t signature_words() const override { return l_.words(); }
   std::string kernel() const override { return BroderSketcher::KernelName(); }
   bool learns_from_collection() const override { return true; }
+  bool finds_pairs_together() const override { return true; }
   bool needs_term_text() const override { return true; }
   std::unique_ptr<SignScratch> NewScratch() const override { return std::make_unique<RobustScratch>(); }
   void SignTokens(const Document& doc, const TokenizedDocument& tokens, SignScratch* scratch, uint64_t* words,
@@ -252,6 +644,9 @@ class RobustMethod final : public MethodImpl {
   }
   std::unique_ptr<MethodRun> NewRun(MethodCollection c) const override {
     return std::make_unique<RobustRun>(std::move(c), o_, l_);
+  }
+  Result<std::unique_ptr<DividedRun>> NewDividedRun(DividedCollection c) const override {
+    return std::unique_ptr<DividedRun>(std::make_unique<RobustDividedRun>(std::move(c), o_, l_));
   }
 
  private:
