@@ -427,7 +427,8 @@ int RunMpiDedup(const DedupFlags& flags, const PartitionFlags& partition, neardu
                           : "--partition compares pages by the method's rule on two signatures alone; the " +
                                 (*method)->name() + " method " +
                                 ((*method)->finds_near_duplicates()
-                                     ? "learns each site's template from the whole collection"
+                                     ? "learns each site's template from the whole collection (without "
+                                       "--partition the ranks learn it and find its pairs together)"
                                      : "finds no near duplicates") +
                                 ": use broder, simhash or combined, or leave --partition out");
       }

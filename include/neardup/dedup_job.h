@@ -163,19 +163,21 @@ class DedupJob {
   // in Zhu et al.'s distributed design. `near_pairs` are the pairs this
   // process found (page ids of the whole run, in input order; the same
   // pair may come from several processes), as AddNearPairs takes them;
-  // none for methods that find no near duplicates.
+  // none for methods that find no near duplicates, and none for methods
+  // whose pairs the processes find together (Method::finds_pairs_together:
+  // robust learns its site templates and finds its pairs divided).
   //
   // Process 0 writes the outputs: they equal Finish()'s after
   // AddNearPairs(every process's pairs) on one process holding every
-  // share: clusters.tsv and warnings.tsv byte for byte, the counts of
-  // summary.json. Process 0 holds one chunk of another process's rows at a
+  // share (for robust: Finish()'s of that one process): clusters.tsv and
+  // warnings.tsv byte for byte, the counts of summary.json. Process 0 holds one chunk of another process's rows at a
   // time. summary.json gains "clustered_together": per process the pages it
   // held, the bytes it sent, its clustering seconds and its peak memory
   // (via DedupOptions::memory_probe). Returns the summary on every process.
   //
-  // NotSupported, on every process alike, for methods whose pairs or rule
-  // depend on the whole collection (robust's site templates; paragraphs,
-  // chunks); InvalidArgument for a pair naming an unknown page, and with
+  // NotSupported, on every process alike, for the batch-only methods
+  // (paragraphs, chunks); InvalidArgument for a pair naming an unknown
+  // page, for pairs given to a method that finds its own, and with
   // DedupOptions::write_pairs for a method that finds near duplicates.
   virtual Result<DedupSummary> FinishTogether(ProcessGroup* group,
                                               std::span<const std::pair<uint64_t, uint64_t>> near_pairs) = 0;

@@ -9,8 +9,9 @@
 //
 //   1. exact identity: token-sequence and byte keys meet at their key's
 //      owner, which names each set's earliest page (ExactGrouper's roots);
-//   2. near-duplicate pairs meet at the owner of their smaller page (one
-//      copy of each pair is kept);
+//   2. near-duplicate pairs, given or found by the method's DividedRun
+//      (robust learns its templates and finds its pairs together), meet at
+//      the owner of their smaller page (one copy of each pair is kept);
 //   3. connected components of the pairs: a distributed union-find in the
 //      manner of Shiloach and Vishkin. Every edge between two different
 //      trees hooks the root with the larger id onto the smaller one; then
@@ -23,9 +24,10 @@
 //      meet at the owner of the cluster label, which runs ChooseKeepers
 //      over them in input order, exactly as the single process does;
 //   6. verification (Zhu et al. §5.2): each member fetches its kept page's
-//      signature from that page's holder and applies the method's one pair
-//      rule (Method::Compare); a member that fails leaves with its exact
-//      copies, whose keeper is chosen again at the owner of their root.
+//      record from that page's holder and applies the method's one pair
+//      rule (DividedRun::Decide); a member that fails leaves with its exact
+//      copies (its DividedRun::SplitRoot's set), whose keeper is chosen
+//      again at the owner of that root.
 //
 // The result equals ClusterLive's over the same pages and pairs: the same
 // kept page, role, method, similarity and reason for every page, and the

@@ -86,7 +86,8 @@ class DeduperImpl final : public Deduper {
   // range of ids of the whole run, in rank order: this Deduper's pages are
   // ids [base, base + size()) where base counts the pages of the processes
   // before it. Every process calls it; `near_pairs` are whole-run ids of
-  // pairs it found (ignored when the method finds no near duplicates).
+  // pairs it found (ignored when the method finds no near duplicates;
+  // none when it finds its own together: its DividedRun finds them).
   // Fills summary() with the whole run's counts (on every process) and
   // returns this process's rows of clusters.tsv in order. REQUIRES: no
   // page removed. *bytes_sent: what this process sent to the others.

@@ -200,10 +200,57 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
 };
 
 // Pages per round of the exchanges whose records grow with m per page
-// (template masks), and pairs per round of the candidate comparison: each
-// round's buffers stay a few tens of MiB.
-constexpr uint64_t kPagesPerRound = uint64_t{1} << 14;
+// (template masks): a round's table of distinct values (2048 * 84 of them
+// at most) stays within the caches, which makes the step 3.5x faster than
+// rounds of 16384 pages (20,000 pages: 0.18 s against 0.63 s). Pairs per
+// round of the candidate comparison: a few tens of MiB of records.
+constexpr uint64_t kPagesPerRound = uint64_t{1} << 11;
 constexpr uint64_t kPairsPerRound = uint64_t{1} << 15;
+
+// Keys below 2^63 to slots 0, 1, 2, ... in the order they were first
+// inserted: open addressing, linear probing, a power-of-two table at most
+// half full. Keys are (position << 32 | value), so far below 2^63.
+class KeySlots {
+ public:
+  explicit KeySlots(size_t expected) {
+    size_t capacity = 64;
+    while (capacity < 2 * expected) capacity *= 2;
+    table_.assign(capacity, kEmpty);
+    slots_.resize(capacity);
+  }
+  // Empties the table, keeping its memory (no new pages to fault in).
+  void Clear() {
+    std::fill(table_.begin(), table_.end(), kEmpty);
+    keys_.clear();
+  }
+  // The key's slot, inserting it when new.
+  uint32_t Insert(uint64_t key) {
+    const size_t mask = table_.size() - 1;
+    for (size_t at = MixKey(key) & mask;; at = (at + 1) & mask) {
+      if (table_[at] == key) return slots_[at];
+      if (table_[at] == kEmpty) {
+        table_[at] = key;
+        slots_[at] = static_cast<uint32_t>(keys_.size());
+        keys_.push_back(key);
+        return slots_[at];
+      }
+    }
+  }
+  bool Contains(uint64_t key) const {
+    const size_t mask = table_.size() - 1;
+    for (size_t at = MixKey(key) & mask;; at = (at + 1) & mask) {
+      if (table_[at] == key) return true;
+      if (table_[at] == kEmpty) return false;
+    }
+  }
+  const std::vector<uint64_t>& keys() const { return keys_; }  // in slot order
+
+ private:
+  static constexpr uint64_t kEmpty = ~uint64_t{0};
+  std::vector<uint64_t> table_;
+  std::vector<uint32_t> slots_;
+  std::vector<uint64_t> keys_;
+};
 
 // Rounds every process takes part in: as many as the process with the most
 // items needs.
@@ -389,7 +436,7 @@ class RobustDividedRun final : public DividedRun {
     // owner: (label, page id, m values) per page.
     const uint32_t m = l_.m;
     const size_t page_record = 2 + (m + 1) / 2;
-    std::unordered_set<uint64_t> template_values;  // the (position << 32 | value) this process owns
+    std::vector<uint64_t> owned_values;  // the boilerplate (position << 32 | value) this process owns
     {
       std::vector<std::vector<uint64_t>> out(processes);
       for (uint64_t p = 0; p < n; ++p) {
@@ -435,40 +482,37 @@ class RobustDividedRun final : public DividedRun {
         }
         s = e;
       }
-      NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> mine, x->ExchangeFlat(found));
-      template_values.insert(mine.begin(), mine.end());
+      NEARDUP_ASSIGN_OR_RETURN(owned_values, x->ExchangeFlat(found));
     }
-    NEARDUP_ASSIGN_OR_RETURN(summary->template_values, x->Sum(template_values.size()));
+    KeySlots template_values(owned_values.size());
+    for (uint64_t v : owned_values) template_values.Insert(v);
+    std::vector<uint64_t>().swap(owned_values);
+    NEARDUP_ASSIGN_OR_RETURN(summary->template_values, x->Sum(template_values.keys().size()));
     // Every page's template mask, asked a round of pages at a time.
     masks_.assign(n * mask_words_, 0);
     {
       NEARDUP_ASSIGN_OR_RETURN(uint64_t rounds, RoundsFor(x, n, kPagesPerRound));
       std::vector<uint32_t> mins(m);
+      KeySlots distinct(std::min(n, kPagesPerRound) * m);  // each distinct value of a round is asked once
+      std::vector<uint32_t> slot(std::min(n, kPagesPerRound) * m);
       for (uint64_t round = 0; round < rounds; ++round) {
         const uint64_t from = std::min(n, round * kPagesPerRound), to = std::min(n, from + kPagesPerRound);
-        std::vector<uint64_t> keys;
-        keys.reserve((to - from) * m);
+        distinct.Clear();
         for (uint64_t p = from; p < to; ++p) {
           Mins(p, mins.data());
-          for (uint32_t j = 0; j < m; ++j) keys.push_back((uint64_t{j} << 32) | mins[j]);
+          for (uint32_t j = 0; j < m; ++j) slot[(p - from) * m + j] = distinct.Insert((uint64_t{j} << 32) | mins[j]);
         }
-        std::vector<uint64_t> distinct = keys;
-        std::sort(distinct.begin(), distinct.end());
-        distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
         NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> is_template,
-                                 x->Ask(distinct, 1, true, [&](uint64_t key, uint64_t* o) {
-                                   *o = template_values.count(key);
+                                 x->Ask(distinct.keys(), 1, true, [&](uint64_t key, uint64_t* o) {
+                                   *o = template_values.Contains(key);
                                  }));
         for (uint64_t p = from; p < to; ++p) {
           for (uint32_t j = 0; j < m; ++j) {
-            const uint64_t key = keys[(p - from) * m + j];
-            const size_t at = std::lower_bound(distinct.begin(), distinct.end(), key) - distinct.begin();
-            if (is_template[at]) masks_[p * mask_words_ + j / 64] |= uint64_t{1} << (j % 64);
+            if (is_template[slot[(p - from) * m + j]]) masks_[p * mask_words_ + j / 64] |= uint64_t{1} << (j % 64);
           }
         }
       }
     }
-    std::unordered_set<uint64_t>().swap(template_values);
 
     // ---- e. candidates: band keys and whole-page bands at their owners ----
     std::vector<uint64_t> candidate_pairs;  // (a, b) whole-run ids, this process owning a
