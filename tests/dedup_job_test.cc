@@ -443,7 +443,7 @@ TEST(DedupTogetherOptionsTest, InLinksAndNoVerification) {
 // page at all, and still take part in every exchange.
 TEST(DedupTogetherOptionsTest, ProcessesWithoutPages) {
   const std::string data = testing::RepoTestDataDir();
-  for (const char* method : {"exact", "simhash"}) {
+  for (const char* method : {"exact", "simhash", "robust"}) {
     DedupOptions options;
     options.method = method;
     ExpectTogetherGivesOneJobsOutputs(options, {data + "/warc/redirect.warc", data + "/warc/example.warc.gz"});
