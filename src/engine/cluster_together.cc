@@ -35,9 +35,6 @@
 // records routed to it (a cluster's members meet at one process).
 #include <algorithm>
 #include <chrono>
-#include <cstring>
-#include <functional>
-#include <type_traits>
 #include <unordered_map>
 
 #include "engine/deduper_impl.h"
@@ -76,11 +73,8 @@ Result<std::vector<KeeperChoice>> ChooseKeepersTogether(Exchanger* x, const std:
                                                         const KeeperOptions& options, bool with_in_links) {
   std::vector<std::vector<KeeperCandidate>> out(static_cast<size_t>(x->size()));
   for (const KeeperCandidate& c : candidates) out[x->OwnerOfId(c.group)].push_back(c);
-  NEARDUP_ASSIGN_OR_RETURN(auto in, x->Exchange(out));
+  NEARDUP_ASSIGN_OR_RETURN(std::vector<KeeperCandidate> all, x->ExchangeFlat(out));
   out.clear();
-  std::vector<KeeperCandidate> all;
-  for (auto& from : in) all.insert(all.end(), from.begin(), from.end());
-  in.clear();
   // Input order within every group, as the single process sees it.
   std::sort(all.begin(), all.end(), [](const KeeperCandidate& a, const KeeperCandidate& b) { return a.id < b.id; });
   const size_t m = all.size();
@@ -104,10 +98,7 @@ Result<std::vector<KeeperChoice>> ChooseKeepersTogether(Exchanger* x, const std:
     c.reason = reason[j];
     back[x->OwnerOfId(c.id)].push_back(c);
   }
-  NEARDUP_ASSIGN_OR_RETURN(auto mine, x->Exchange(back));
-  std::vector<KeeperChoice> result;
-  for (auto& from : mine) result.insert(result.end(), from.begin(), from.end());
-  return result;
+  return x->ExchangeFlat(back);
 }
 
 }  // namespace
@@ -163,11 +154,8 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
       const uint64_t key = by_tokens ? col.token_fp[i] : col.byte_fp[i];
       out[x.OwnerOfKey(key)].push_back({key, base + i});
     }
-    NEARDUP_ASSIGN_OR_RETURN(auto in, x.Exchange(out));
+    NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> keys, x.ExchangeFlat(out));
     out.clear();
-    std::vector<KeyAndId> keys;
-    for (auto& from : in) keys.insert(keys.end(), from.begin(), from.end());
-    in.clear();
     std::sort(keys.begin(), keys.end(), [](const KeyAndId& a, const KeyAndId& b) {
       return a.key != b.key ? a.key < b.key : a.id < b.id;
     });
@@ -212,8 +200,7 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
     std::vector<std::vector<KeyAndId>> out(static_cast<size_t>(x.size()));
     for (const KeyAndId& e : found) out[x.OwnerOfId(e.key)].push_back(e);
     std::vector<KeyAndId>().swap(found);
-    NEARDUP_ASSIGN_OR_RETURN(auto in, x.Exchange(out));
-    for (auto& from : in) edges.insert(edges.end(), from.begin(), from.end());
+    NEARDUP_ASSIGN_OR_RETURN(edges, x.ExchangeFlat(out));
     std::sort(edges.begin(), edges.end(),
               [](const KeyAndId& a, const KeyAndId& b) { return a.key != b.key ? a.key < b.key : a.id < b.id; });
     edges.erase(std::unique(edges.begin(), edges.end(),

@@ -121,6 +121,8 @@ class SiteTemplates {
     return values_.count((uint64_t{position} << 32) | value) != 0;
   }
   size_t size() const { return values_.size(); }
+  // The boilerplate values, as (position << 32 | value).
+  const std::unordered_set<uint64_t>& values() const { return values_; }
 
   struct Match {
     uint32_t agreeing = 0;   // content positions where the pages agree

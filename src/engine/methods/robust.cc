@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstring>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "engine/methods/methods.h"
 #include "engine/robust_stage.h"
@@ -433,9 +432,10 @@ class RobustDividedRun final : public DividedRun {
     }
     NEARDUP_ASSIGN_OR_RETURN(summary->near_candidates, x->Sum(candidates));
     // The candidates of known sites meet with their values at the group's
-    // owner: (label, page id, m values) per page.
+    // owner, which finds each group's boilerplate as one process does
+    // (SiteTemplates): (label, m values) per page.
     const uint32_t m = l_.m;
-    const size_t page_record = 2 + (m + 1) / 2;
+    const size_t page_record = 1 + (m + 1) / 2;
     std::vector<uint64_t> owned_values;  // the boilerplate (position << 32 | value) this process owns
     {
       std::vector<std::vector<uint64_t>> out(processes);
@@ -443,45 +443,21 @@ class RobustDividedRun final : public DividedRun {
         if (!candidate_[p] || !known_[p]) continue;
         std::vector<uint64_t>& to = out[x->OwnerOfId(site_label_[p])];
         to.push_back(site_label_[p]);
-        to.push_back(base + p);
         for (size_t t = 0; t < (m + 1) / 2; ++t) to.push_back(word(p, 2 + t));
       }
       NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> in, x->ExchangeFlat(out));
       out.clear();
       const size_t pages_here = in.size() / page_record;
-      std::vector<size_t> order(pages_here);
-      for (size_t k = 0; k < pages_here; ++k) order[k] = k;
-      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        return in[a * page_record] != in[b * page_record] ? in[a * page_record] < in[b * page_record]
-                                                          : in[a * page_record + 1] < in[b * page_record + 1];
-      });
-      auto value = [&](size_t k, uint32_t j) {
-        uint32_t v;
-        std::memcpy(&v, reinterpret_cast<const char*>(in.data() + k * page_record + 2) + j * sizeof(uint32_t),
-                    sizeof v);
-        return v;
-      };
-      std::vector<std::vector<uint64_t>> found(processes);
-      std::vector<uint32_t> column;
-      for (size_t s = 0; s < pages_here;) {
-        size_t e = s;
-        while (e < pages_here && in[order[e] * page_record] == in[order[s] * page_record]) ++e;
-        for (uint32_t j = 0; j < m; ++j) {
-          column.clear();
-          for (size_t k = s; k < e; ++k) column.push_back(value(order[k], j));
-          std::sort(column.begin(), column.end());
-          for (size_t a = 0; a < column.size();) {
-            size_t b = a;
-            while (b < column.size() && column[b] == column[a]) ++b;
-            if (b - a >= o_.template_min_pages) {
-              const uint64_t key = (uint64_t{j} << 32) | column[a];
-              found[x->OwnerOfKey(key)].push_back(key);
-            }
-            a = b;
-          }
-        }
-        s = e;
+      std::vector<uint32_t> mins(pages_here * m);
+      std::vector<uint64_t> sites(pages_here);
+      for (size_t k = 0; k < pages_here; ++k) {
+        sites[k] = in[k * page_record];
+        std::memcpy(mins.data() + k * m, in.data() + k * page_record + 1, m * sizeof(uint32_t));
       }
+      std::vector<uint64_t>().swap(in);
+      const SiteTemplates here(mins, sites, std::vector<uint8_t>(pages_here, 1), m, o_.template_min_pages);
+      std::vector<std::vector<uint64_t>> found(processes);
+      for (uint64_t key : here.values()) found[x->OwnerOfKey(key)].push_back(key);
       NEARDUP_ASSIGN_OR_RETURN(owned_values, x->ExchangeFlat(found));
     }
     KeySlots template_values(owned_values.size());
