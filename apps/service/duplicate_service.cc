@@ -82,11 +82,19 @@ std::string Lower(std::string s) {
   return s;
 }
 
-// One request's view of the store: the open transaction and the counters
-// as they will be after it.
+// A page's group and state packed in one word (state in the top two bits):
+// what tier 2 needs to pass over a candidate without reading its record.
+constexpr int kBriefStateShift = 62;
+uint64_t PackBrief(uint64_t group, PageState state) {
+  return group | (static_cast<uint64_t>(state) << kBriefStateShift);
+}
+
+// One request's view of the store: the open transaction, the counters as
+// they will be after it, and the briefs of the pages it saved.
 struct Ctx {
   Txn* txn;
   Counters counters;
+  std::unordered_map<uint64_t, uint64_t> briefs;
 };
 
 class ServiceImpl final : public DuplicateService {
@@ -137,6 +145,7 @@ class ServiceImpl final : public DuplicateService {
         return Status::Corruption("store " + dir_ + ": the counters record is missing or not valid");
       }
     }
+    NEARDUP_RETURN_IF_ERROR(LoadBriefs());
     NEARDUP_ASSIGN_OR_RETURN(method_, NewMethod(o_.method));
     if (method_->batch_only()) {
       return Status::InvalidArgument("method '" + method_->name() +
@@ -162,13 +171,67 @@ class ServiceImpl final : public DuplicateService {
     return Status::OK();
   }
 
+  // Reads every page's brief and every redirect target into memory.
+  Status LoadBriefs() {
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+    const std::string pages(1, service::kPagePrefix);
+    for (it->Seek(pages); it->Valid() && it->key().starts_with(pages); it->Next()) {
+      uint64_t id = 0, group = 0;
+      PageState state;
+      if (!service::DecodePageBrief(std::string_view(it->value().data(), it->value().size()), &id, &state, &group)) {
+        return Status::Corruption("store " + dir_ + ": a page record is not valid");
+      }
+      if (id >= briefs_.size()) briefs_.resize(id + 1, PackBrief(0, PageState::kRemoved));
+      briefs_[id] = PackBrief(group, state);
+    }
+    const std::string redirects(1, service::kRedirectPrefix);
+    for (it->Seek(redirects); it->Valid() && it->key().starts_with(redirects); it->Next()) {
+      const std::string_view k(it->key().data(), it->key().size());
+      const size_t end = k.size() >= 9 ? k.size() - 9 : 0;  // the target ends with '\0' and an 8-byte id
+      redirect_targets_.insert(TargetHash(k.substr(1, end > 0 ? end - 1 : 0)));
+    }
+    return service::FromRocks(it->status(), "cannot read the store");
+  }
+
+  static uint64_t TargetHash(std::string_view url) { return XXH3_64bits(url.data(), url.size()); }
+
+  // Commits the request's pending changes and makes its briefs the
+  // committed ones.
+  Status CommitCtx(Ctx* ctx) {
+    ctx->txn->Put(service::kCountersKey, service::EncodeCounters(ctx->counters));
+    NEARDUP_RETURN_IF_ERROR(ctx->txn->Commit());
+    counters_ = ctx->counters;
+    for (const auto& [id, brief] : ctx->briefs) {
+      if (id >= briefs_.size()) briefs_.resize(std::max<size_t>(id + 1, briefs_.size() * 3 / 2), PackBrief(0, PageState::kRemoved));
+      briefs_[id] = brief;
+    }
+    ctx->briefs.clear();
+    return Status::OK();
+  }
+
+  // The page's group and state as the request sees them; false when the
+  // page is not known.
+  bool BriefOf(const Ctx* ctx, uint64_t id, uint64_t* group, PageState* state) const {
+    uint64_t b;
+    if (auto it = ctx->briefs.find(id); it != ctx->briefs.end()) {
+      b = it->second;
+    } else if (id < briefs_.size() && id < counters_.next_page) {
+      b = briefs_[id];
+    } else {
+      return false;
+    }
+    *group = b & ((uint64_t{1} << kBriefStateShift) - 1);
+    *state = static_cast<PageState>(b >> kBriefStateShift);
+    return true;
+  }
+
   std::string method_spec() const override { return method_->Spec(); }
 
   Result<std::vector<PageAnswer>> Apply(std::vector<PageInput> pages, bool dry_run) override {
     std::vector<Signed> signed_pages = SignAll(pages);
     std::lock_guard<std::mutex> lock(mu_);
     Txn txn(db_.get());
-    Ctx ctx{&txn, counters_};
+    Ctx ctx{&txn, counters_, {}};
     std::vector<PageAnswer> answers;
     answers.reserve(pages.size());
     for (size_t i = 0; i < pages.size(); ++i) {
@@ -188,17 +251,11 @@ class ServiceImpl final : public DuplicateService {
       // WriteBatch: atomic, and a posting list that several of them touch
       // is written once.
       if (!dry_run && ((i + 1) % kPagesPerWrite == 0 || i + 1 == pages.size())) {
-        txn.Put(service::kCountersKey, service::EncodeCounters(ctx.counters));
-        Status s = txn.Commit();
+        Status s = CommitCtx(&ctx);
         if (!s.ok()) return Prefixed(s, "page " + page.url + ": ");
-        counters_ = ctx.counters;
       }
     }
-    if (!dry_run && !txn.empty()) {
-      txn.Put(service::kCountersKey, service::EncodeCounters(ctx.counters));
-      NEARDUP_RETURN_IF_ERROR(txn.Commit());
-      counters_ = ctx.counters;
-    }
+    if (!dry_run && !txn.empty()) NEARDUP_RETURN_IF_ERROR(CommitCtx(&ctx));
     if (!dry_run && o_.sync && !pages.empty()) {
       NEARDUP_RETURN_IF_ERROR(service::FromRocks(db_->SyncWAL(), "cannot sync the store's log"));
     }
@@ -208,7 +265,7 @@ class ServiceImpl final : public DuplicateService {
   Result<PageAnswer> Lookup(const std::string& url) override {
     std::lock_guard<std::mutex> lock(mu_);
     Txn txn(db_.get());
-    Ctx ctx{&txn, counters_};
+    Ctx ctx{&txn, counters_, {}};
     PageRecord p;
     if (!LoadByUrl(&ctx, url, &p)) {
       NEARDUP_RETURN_IF_ERROR(txn.status());
@@ -250,7 +307,7 @@ class ServiceImpl final : public DuplicateService {
   Result<PageAnswer> Remove(const std::string& url) override {
     std::lock_guard<std::mutex> lock(mu_);
     Txn txn(db_.get());
-    Ctx ctx{&txn, counters_};
+    Ctx ctx{&txn, counters_, {}};
     PageRecord p;
     if (!LoadByUrl(&ctx, url, &p)) {
       NEARDUP_RETURN_IF_ERROR(txn.status());
@@ -264,7 +321,7 @@ class ServiceImpl final : public DuplicateService {
   Result<GroupInfo> Group(uint64_t id) override {
     std::lock_guard<std::mutex> lock(mu_);
     Txn txn(db_.get());
-    Ctx ctx{&txn, counters_};
+    Ctx ctx{&txn, counters_, {}};
     GroupRecord g;
     if (!LoadGroup(&ctx, id, &g)) {
       NEARDUP_RETURN_IF_ERROR(txn.status());
@@ -465,7 +522,10 @@ class ServiceImpl final : public DuplicateService {
     }
     return LoadPage(ctx, service::GetBigEndian(v), p);
   }
-  void SavePage(Ctx* ctx, const PageRecord& p) { ctx->txn->Put(service::PageKey(p.id), service::EncodePage(p)); }
+  void SavePage(Ctx* ctx, const PageRecord& p) {
+    ctx->txn->Put(service::PageKey(p.id), service::EncodePage(p));
+    ctx->briefs[p.id] = PackBrief(p.group, p.state);
+  }
   bool LoadGroup(Ctx* ctx, uint64_t id, GroupRecord* g) {
     std::string v;
     if (!ctx->txn->Get(service::GroupKey(id), &v)) return false;
@@ -499,9 +559,7 @@ class ServiceImpl final : public DuplicateService {
       counters_ = ctx->counters;
       return Status::OK();
     }
-    ctx->txn->Put(service::kCountersKey, service::EncodeCounters(ctx->counters));
-    NEARDUP_RETURN_IF_ERROR(ctx->txn->Commit());
-    counters_ = ctx->counters;
+    NEARDUP_RETURN_IF_ERROR(CommitCtx(ctx));
     if (o_.sync) return service::FromRocks(db_->SyncWAL(), "cannot sync the store's log");
     return Status::OK();
   }
@@ -713,20 +771,21 @@ class ServiceImpl final : public DuplicateService {
     if (p.signature.eligible) method_->CandidateKeys(p.signature, &keys);
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-    auto update = [&](const std::string& key) {
-      std::string list;
-      ctx->txn->Get(key, &list);
+    std::vector<std::string> posting_keys;
+    posting_keys.reserve(keys.size() + 1);
+    for (uint64_t k : keys) posting_keys.push_back(service::PostingKey(service::kPostingPrefix, k));
+    posting_keys.push_back(service::PostingKey(service::kExactPrefix, p.body_hash));
+    ctx->txn->Prefetch(posting_keys);
+    for (const std::string& key : posting_keys) {
+      bool found = false;
+      std::string* list = ctx->txn->GetForUpdate(key, &found);
       if (insert) {
-        if (!service::AddPosting(&list, p.id, o_.max_bucket_pages)) return;  // full: not filed under it
+        service::AddPosting(list, p.id, o_.max_bucket_pages);  // full: not filed under it
       } else {
-        const size_t before = list.size();
-        service::RemovePosting(&list, p.id);
-        if (list.size() == before) return;
+        service::RemovePosting(list, p.id);
       }
-      if (list.empty()) ctx->txn->Delete(key); else ctx->txn->Put(key, list);
-    };
-    for (uint64_t k : keys) update(service::PostingKey(service::kPostingPrefix, k));
-    update(service::PostingKey(service::kExactPrefix, p.body_hash));
+      if (list->empty()) ctx->txn->Delete(key);
+    }
   }
 
   // Ids filed under the signature's keys or its body hash (p excluded).
@@ -735,12 +794,15 @@ class ServiceImpl final : public DuplicateService {
     if (p.signature.eligible) method_->CandidateKeys(p.signature, &keys);
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    std::vector<std::string> posting_keys;
+    posting_keys.reserve(keys.size() + 1);
+    posting_keys.push_back(service::PostingKey(service::kExactPrefix, p.body_hash));
+    for (uint64_t k : keys) posting_keys.push_back(service::PostingKey(service::kPostingPrefix, k));
+    ctx->txn->Prefetch(posting_keys);
     std::string list;
-    auto read = [&](char prefix, uint64_t key) {
-      if (ctx->txn->Get(service::PostingKey(prefix, key), &list)) service::DecodePostings(list, &ids);
-    };
-    read(service::kExactPrefix, p.body_hash);
-    for (uint64_t k : keys) read(service::kPostingPrefix, k);
+    for (const std::string& key : posting_keys) {
+      if (ctx->txn->Get(key, &list)) service::DecodePostings(list, &ids);
+    }
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     ids.erase(std::remove(ids.begin(), ids.end(), p.id), ids.end());
@@ -758,6 +820,14 @@ class ServiceImpl final : public DuplicateService {
     // group -> the similarity of the first duplicate found in it
     std::map<uint64_t, double> groups;
     for (uint64_t c : Candidates(ctx, *p)) {
+      // The brief passes over pages that are not content, and over groups
+      // already in the set, without reading their records.
+      uint64_t brief_group = 0;
+      PageState brief_state;
+      if (BriefOf(ctx, c, &brief_group, &brief_state) &&
+          (brief_state != PageState::kContent || brief_group == 0 || groups.count(brief_group) != 0)) {
+        continue;
+      }
       PageRecord q;
       if (!LoadPage(ctx, c, &q) || q.state != PageState::kContent || q.group == 0) continue;
       // One duplicate puts a group in the set; its winner decides the rest.
@@ -923,6 +993,9 @@ class ServiceImpl final : public DuplicateService {
       const std::string url = std::move(frontier.back());
       frontier.pop_back();
       std::vector<uint64_t> sources;
+      // Most pages have no redirect to them: the filter (no false
+      // negatives) spares their scan.
+      if (!redirect_targets_.contains(TargetHash(url))) continue;
       ctx->txn->Scan(service::RedirectPrefix(url), [&](std::string_view k, std::string_view) {
         sources.push_back(service::GetBigEndian(k.substr(k.size() - 8)));
         return true;
@@ -1059,6 +1132,7 @@ class ServiceImpl final : public DuplicateService {
       p.signature = Signature();
       p.body_hash = 0;
       ctx->txn->Put(service::RedirectKey(target, p.id), "");
+      redirect_targets_.insert(TargetHash(target));
       PageRecord final_page;
       bool cycle = false;
       const bool found = FinalTarget(ctx, in.url, target, &final_page, &cycle);
@@ -1187,6 +1261,11 @@ class ServiceImpl final : public DuplicateService {
   std::mutex mu_;
   Counters counters_;
   Status corruption_;
+  // Committed briefs (PackBrief) by page id: a page's group and state.
+  std::vector<uint64_t> briefs_;
+  // Hashes of the URLs some page redirects to (TargetHash); grows only, so
+  // a hash may outlive its redirects (a needless scan, never a missed one).
+  std::unordered_set<uint64_t> redirect_targets_;
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace neardup {
@@ -140,6 +141,26 @@ bool DecodePage(std::string_view data, PageRecord* p) {
   p->features.url_length = static_cast<uint32_t>(url_length);
   p->features.http_status = p->http_status;
   return r.done();
+}
+
+bool DecodePageBrief(std::string_view data, uint64_t* id, PageState* state, uint64_t* group) {
+  Reader r(data);
+  uint8_t version = 0, s = 0;
+  uint64_t status = 0, body_hash = 0;
+  std::string skipped;
+  r.U8(&version);
+  if (!r.ok() || version != kPageVersion) return false;
+  r.U64(id);
+  r.Str(&skipped);
+  r.U8(&s);
+  r.U64(&status);
+  r.Str(&skipped);
+  r.Str(&skipped);
+  r.U64(&body_hash);
+  r.U64(group);
+  if (!r.ok() || s > 2) return false;
+  *state = static_cast<PageState>(s);
+  return true;
 }
 
 std::string EncodeGroup(const GroupRecord& g) {
@@ -302,27 +323,106 @@ Result<std::unique_ptr<rocksdb::DB>> OpenStoreDb(const std::string& dir, const S
   return std::unique_ptr<rocksdb::DB>(db);
 }
 
+std::optional<std::string>* Txn::Pending(std::string_view key) {
+  auto it = pending_.find(key);
+  return it == pending_.end() ? nullptr : &it->second;
+}
+
 bool Txn::Get(std::string_view key, std::string* value) {
-  rocksdb::Status s = batch_.GetFromBatchAndDB(db_, rocksdb::ReadOptions(), rocksdb::Slice(key.data(), key.size()), value);
-  if (s.IsNotFound()) return false;
+  const std::optional<std::string>* known = Pending(key);
+  if (known == nullptr) {
+    auto it = read_.find(key);
+    if (it != read_.end()) known = &it->second;
+  }
+  if (known != nullptr) {
+    if (!known->has_value()) return false;
+    *value = **known;
+    return true;
+  }
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), rocksdb::Slice(key.data(), key.size()), value);
+  if (s.IsNotFound()) {
+    read_.emplace(std::string(key), std::nullopt);
+    return false;
+  }
   if (!s.ok()) {
     if (status_.ok()) status_ = FromRocks(s, "store read");
     return false;
   }
+  read_.emplace(std::string(key), *value);
   return true;
 }
 
+void Txn::Prefetch(const std::vector<std::string>& keys) {
+  std::vector<rocksdb::Slice> todo;
+  todo.reserve(keys.size());
+  for (const std::string& k : keys) {
+    if (Pending(k) == nullptr && read_.find(k) == read_.end()) todo.emplace_back(k);
+  }
+  if (todo.empty()) return;
+  std::sort(todo.begin(), todo.end(), [](const rocksdb::Slice& a, const rocksdb::Slice& b) { return a.compare(b) < 0; });
+  todo.erase(std::unique(todo.begin(), todo.end()), todo.end());
+  std::vector<rocksdb::PinnableSlice> values(todo.size());
+  std::vector<rocksdb::Status> statuses(todo.size());
+  db_->MultiGet(rocksdb::ReadOptions(), db_->DefaultColumnFamily(), todo.size(), todo.data(), values.data(),
+                statuses.data(), /*sorted_input=*/true);
+  for (size_t i = 0; i < todo.size(); ++i) {
+    if (statuses[i].IsNotFound()) {
+      read_.emplace(todo[i].ToString(), std::nullopt);
+    } else if (statuses[i].ok()) {
+      read_.emplace(todo[i].ToString(), values[i].ToString());
+    } else if (status_.ok()) {
+      status_ = FromRocks(statuses[i], "store read");
+    }
+  }
+}
+
+std::string* Txn::GetForUpdate(std::string_view key, bool* found) {
+  std::optional<std::string>* pending = Pending(key);
+  if (pending == nullptr) {
+    std::string value;
+    *found = Get(key, &value);
+    auto [it, unused] = pending_.emplace(std::string(key), std::move(value));
+    if (scanned_.find(key.empty() ? '\0' : key[0]) != std::string::npos) ordered_.emplace(key);
+    return &*it->second;
+  }
+  *found = pending->has_value();
+  if (!pending->has_value()) pending->emplace();
+  return &**pending;
+}
+
 void Txn::Put(std::string_view key, std::string_view value) {
-  rocksdb::Status s = batch_.Put(rocksdb::Slice(key.data(), key.size()), rocksdb::Slice(value.data(), value.size()));
-  if (!s.ok() && status_.ok()) status_ = FromRocks(s, "store write");
+  std::optional<std::string>* pending = Pending(key);
+  if (pending != nullptr) {
+    pending->emplace(value);
+    return;
+  }
+  pending_.emplace(std::string(key), std::string(value));
+  if (!key.empty() && scanned_.find(key[0]) != std::string::npos) ordered_.emplace(key);
 }
 
 void Txn::Delete(std::string_view key) {
-  rocksdb::Status s = batch_.Delete(rocksdb::Slice(key.data(), key.size()));
-  if (!s.ok() && status_.ok()) status_ = FromRocks(s, "store write");
+  std::optional<std::string>* pending = Pending(key);
+  if (pending != nullptr) {
+    pending->reset();
+    return;
+  }
+  pending_.emplace(std::string(key), std::nullopt);
+  if (!key.empty() && scanned_.find(key[0]) != std::string::npos) ordered_.emplace(key);
 }
 
 void Txn::Scan(std::string_view prefix, const std::function<bool(std::string_view, std::string_view)>& fn) {
+  // The pending keys with the prefix, in order.
+  std::vector<std::pair<std::string_view, const std::optional<std::string>*>> mine;
+  if (!prefix.empty() && scanned_.find(prefix[0]) != std::string::npos) {
+    for (auto it = ordered_.lower_bound(prefix); it != ordered_.end() && it->starts_with(prefix); ++it) {
+      mine.emplace_back(*it, Pending(*it));
+    }
+  } else {
+    for (const auto& [k, v] : pending_) {
+      if (k.starts_with(prefix)) mine.emplace_back(k, &v);
+    }
+    std::sort(mine.begin(), mine.end());
+  }
   rocksdb::ReadOptions ro;
   std::string upper(prefix);
   // The smallest key greater than every key with the prefix.
@@ -333,24 +433,54 @@ void Txn::Scan(std::string_view prefix, const std::function<bool(std::string_vie
     upper_slice = rocksdb::Slice(upper);
     ro.iterate_upper_bound = &upper_slice;
   }
-  std::unique_ptr<rocksdb::Iterator> it(
-      batch_.NewIteratorWithBase(db_->DefaultColumnFamily(), db_->NewIterator(ro), &ro));
+  size_t j = 0;
+  // The pending entries before `limit` (all when limit is empty); false
+  // when fn asked to stop.
+  auto pending_before = [&](const std::string_view* limit) {
+    for (; j < mine.size() && (limit == nullptr || mine[j].first < *limit); ++j) {
+      if (mine[j].second->has_value() && !fn(mine[j].first, **mine[j].second)) return false;
+    }
+    return true;
+  };
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro));
   for (it->Seek(rocksdb::Slice(prefix.data(), prefix.size())); it->Valid(); it->Next()) {
-    const rocksdb::Slice k = it->key();
-    if (k.size() < prefix.size() || std::memcmp(k.data(), prefix.data(), prefix.size()) != 0) break;
-    if (!fn(std::string_view(k.data(), k.size()), std::string_view(it->value().data(), it->value().size()))) break;
+    const std::string_view k(it->key().data(), it->key().size());
+    if (!k.starts_with(prefix)) break;
+    if (!pending_before(&k)) return;
+    if (j < mine.size() && mine[j].first == k) {
+      const bool go_on = !mine[j].second->has_value() || fn(k, **mine[j].second);
+      ++j;
+      if (!go_on) return;
+      continue;
+    }
+    if (!fn(k, std::string_view(it->value().data(), it->value().size()))) return;
   }
-  if (!it->status().ok() && status_.ok()) status_ = FromRocks(it->status(), "store scan");
+  if (!it->status().ok() && status_.ok()) {
+    status_ = FromRocks(it->status(), "store scan");
+    return;
+  }
+  pending_before(nullptr);
 }
 
 Status Txn::Commit() {
   if (!status_.ok()) return status_;
-  if (batch_.GetWriteBatch()->Count() == 0) return Status::OK();
+  read_.clear();
+  if (pending_.empty()) return Status::OK();
+  rocksdb::WriteBatch batch;
+  for (const auto& [k, v] : pending_) {
+    if (v.has_value()) batch.Put(k, *v); else batch.Delete(k);
+  }
+  pending_.clear();
+  ordered_.clear();
   rocksdb::WriteOptions wo;
   wo.disableWAL = false;
-  Status s = FromRocks(db_->Write(wo, batch_.GetWriteBatch()), "store write");
-  batch_.Clear();
-  return s;
+  return FromRocks(db_->Write(wo, &batch), "store write");
+}
+
+void Txn::Discard() {
+  pending_.clear();
+  ordered_.clear();
+  read_.clear();
 }
 
 }  // namespace service

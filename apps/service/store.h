@@ -2,20 +2,21 @@
 //
 // The service's store on RocksDB: records, keys and their encoding
 // (doc/formats/store.md), and a transaction that reads through its own
-// pending writes (RocksDB's WriteBatchWithIndex), so that one page's change
-// is applied as one WriteBatch and a dry run (POST /v1/check) sees its own
-// changes without writing any.
+// pending writes, so that a batch of pages is applied as one WriteBatch and
+// a dry run (POST /v1/check) sees its own changes without writing any.
 #ifndef NEARDUP_SERVICE_STORE_H_
 #define NEARDUP_SERVICE_STORE_H_
 
 #include <rocksdb/db.h>
-#include <rocksdb/utilities/write_batch_with_index.h>
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/keeper.h"
@@ -74,6 +75,9 @@ struct Counters {
 
 std::string EncodePage(const PageRecord& page);
 bool DecodePage(std::string_view data, PageRecord* page);
+// Reads only a page record's id, state and group (opening a store reads
+// every page's).
+bool DecodePageBrief(std::string_view data, uint64_t* id, PageState* state, uint64_t* group);
 std::string EncodeGroup(const GroupRecord& group);
 bool DecodeGroup(std::string_view data, GroupRecord* group);
 std::string EncodeCounters(const Counters& counters);
@@ -106,26 +110,50 @@ struct StoreOptions {
 Result<std::unique_ptr<rocksdb::DB>> OpenStoreDb(const std::string& dir, const StoreOptions& options);
 Status FromRocks(const rocksdb::Status& s, std::string_view what);
 
-// Reads go to the pending writes first, then to the database.
+// One request's view of the store: reads go to its pending writes first,
+// then to what it has already read, then to the database. Each key written
+// is written once at Commit(), however often it changed, as one WriteBatch
+// (WAL on, not synced). Discard() drops the pending writes: a dry run (POST
+// /v1/check) sees its own changes and writes none. One writer at a time: the
+// caller serializes transactions.
 class Txn {
  public:
-  explicit Txn(rocksdb::DB* db) : db_(db), batch_(rocksdb::BytewiseComparator(), 0, true) {}
+  // `scanned_prefixes`: the first bytes of the prefixes Scan() is asked for
+  // (their pending keys are also kept in order).
+  explicit Txn(rocksdb::DB* db, std::string_view scanned_prefixes = "mr") : db_(db), scanned_(scanned_prefixes) {}
   // Found: true and *value set; not found: false. Errors abort via *status.
   bool Get(std::string_view key, std::string* value);
+  // Reads the keys not yet pending or read with one MultiGet, so that the
+  // Get()s that follow find them here.
+  void Prefetch(const std::vector<std::string>& keys);
+  // The pending value of `key`, made from the stored one (empty when there
+  // is none; *found says which) for the caller to change in place.
+  std::string* GetForUpdate(std::string_view key, bool* found);
   void Put(std::string_view key, std::string_view value);
   void Delete(std::string_view key);
   // Calls fn(key, value) for every key starting with `prefix`, in order,
-  // until it returns false.
+  // until it returns false. fn must not write to the transaction.
   void Scan(std::string_view prefix, const std::function<bool(std::string_view, std::string_view)>& fn);
   // Writes the pending changes as one WriteBatch (WAL on, not synced).
   Status Commit();
-  void Discard() { batch_.Clear(); }
+  void Discard();
   const Status& status() const { return status_; }
-  bool empty() { return batch_.GetWriteBatch()->Count() == 0; }
+  bool empty() const { return pending_.empty(); }
 
  private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  // key -> value; nullopt: deleted (pending) or absent (read).
+  using Map = std::unordered_map<std::string, std::optional<std::string>, Hash, std::equal_to<>>;
+  std::optional<std::string>* Pending(std::string_view key);
+
   rocksdb::DB* db_;
-  rocksdb::WriteBatchWithIndex batch_;
+  std::string scanned_;
+  Map pending_;
+  Map read_;
+  std::set<std::string, std::less<>> ordered_;  // pending keys starting with a byte of scanned_
   Status status_;
 };
 

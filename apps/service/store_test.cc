@@ -1,0 +1,229 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+//
+// The service's transaction: reads see its own pending writes, scans merge
+// them with the database in key order, nothing reaches the database before
+// Commit(), and Discard() drops everything.
+#include "service/store.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+#include "test_util.h"
+
+namespace neardup {
+namespace service {
+namespace {
+
+class TxnTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto db = OpenStoreDb(testing::MakeTempDir("txn") + "/db", StoreOptions{});
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    db_ = std::move(db).value();
+  }
+  // The value stored in the database itself, bypassing any transaction.
+  std::optional<std::string> Stored(const std::string& key) {
+    std::string v;
+    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), key, &v);
+    if (s.IsNotFound()) return std::nullopt;
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return v;
+  }
+  std::vector<std::pair<std::string, std::string>> ScanAll(Txn& txn, std::string_view prefix) {
+    std::vector<std::pair<std::string, std::string>> out;
+    txn.Scan(prefix, [&](std::string_view k, std::string_view v) {
+      out.emplace_back(std::string(k), std::string(v));
+      return true;
+    });
+    return out;
+  }
+  std::unique_ptr<rocksdb::DB> db_;
+};
+
+TEST_F(TxnTest, ReadsSeePendingWritesAndTheDatabaseOnlyAfterCommit) {
+  Txn txn(db_.get());
+  std::string v;
+  EXPECT_FALSE(txn.Get("u/a", &v));
+  txn.Put("u/a", "1");  // a key first read as absent, then written
+  ASSERT_TRUE(txn.Get("u/a", &v));
+  EXPECT_EQ(v, "1");
+  EXPECT_EQ(Stored("u/a"), std::nullopt);
+  ASSERT_TRUE(txn.Commit().ok());
+  EXPECT_EQ(Stored("u/a"), "1");
+
+  Txn next(db_.get());
+  next.Delete("u/a");
+  EXPECT_FALSE(next.Get("u/a", &v));
+  EXPECT_EQ(Stored("u/a"), "1");
+  next.Put("u/a", "2");
+  next.Put("u/a", "3");  // written once, with its last value
+  ASSERT_TRUE(next.Commit().ok());
+  EXPECT_EQ(Stored("u/a"), "3");
+  EXPECT_TRUE(next.empty());
+}
+
+TEST_F(TxnTest, DiscardWritesNothing) {
+  {
+    Txn txn(db_.get());
+    txn.Put("k1", "stored");
+    ASSERT_TRUE(txn.Commit().ok());
+  }
+  Txn txn(db_.get());
+  txn.Put("k1", "changed");
+  txn.Put("k2", "new");
+  bool found = false;
+  txn.GetForUpdate("k3", &found)->append("grown");
+  txn.Discard();
+  ASSERT_TRUE(txn.Commit().ok());
+  EXPECT_EQ(Stored("k1"), "stored");
+  EXPECT_EQ(Stored("k2"), std::nullopt);
+  EXPECT_EQ(Stored("k3"), std::nullopt);
+  std::string v;
+  ASSERT_TRUE(txn.Get("k1", &v));
+  EXPECT_EQ(v, "stored");
+}
+
+TEST_F(TxnTest, GetForUpdateChangesThePendingValueInPlace) {
+  {
+    Txn txn(db_.get());
+    txn.Put("k", "ab");
+    txn.Put("gone", "x");
+    ASSERT_TRUE(txn.Commit().ok());
+  }
+  Txn txn(db_.get());
+  bool found = false;
+  std::string* value = txn.GetForUpdate("k", &found);
+  EXPECT_TRUE(found);
+  EXPECT_EQ(*value, "ab");
+  value->append("c");
+  EXPECT_EQ(*txn.GetForUpdate("k", &found), "abc");  // the same pending value
+  EXPECT_TRUE(found);
+
+  value = txn.GetForUpdate("fresh", &found);
+  EXPECT_FALSE(found);
+  EXPECT_TRUE(value->empty());
+  value->assign("new");
+
+  txn.Delete("gone");
+  value = txn.GetForUpdate("gone", &found);  // deleted in this transaction
+  EXPECT_FALSE(found);
+  value->assign("back");
+  ASSERT_TRUE(txn.Commit().ok());
+  EXPECT_EQ(Stored("k"), "abc");
+  EXPECT_EQ(Stored("fresh"), "new");
+  EXPECT_EQ(Stored("gone"), "back");
+}
+
+TEST_F(TxnTest, PrefetchedKeysReadTheSameAsSingleReads) {
+  {
+    Txn txn(db_.get());
+    for (int i = 0; i < 50; i += 2) txn.Put("p" + std::to_string(i), "v" + std::to_string(i));
+    ASSERT_TRUE(txn.Commit().ok());
+  }
+  Txn txn(db_.get());
+  txn.Put("p4", "pending");  // a pending write wins over the prefetched value
+  std::vector<std::string> keys;
+  for (int i = 49; i >= 0; --i) keys.push_back("p" + std::to_string(i));
+  keys.push_back("p6");  // duplicates are fine
+  txn.Prefetch(keys);
+  ASSERT_TRUE(txn.status().ok());
+  // Once read, the transaction answers from what it read: a write made to
+  // the database behind its back is not seen (one writer at a time).
+  ASSERT_TRUE(db_->Put(rocksdb::WriteOptions(), "p8", "behind").ok());
+  for (int i = 0; i < 50; ++i) {
+    std::string v;
+    const bool found = txn.Get("p" + std::to_string(i), &v);
+    if (i == 4) {
+      EXPECT_EQ(v, "pending");
+    } else if (i % 2 == 0) {
+      ASSERT_TRUE(found) << i;
+      EXPECT_EQ(v, "v" + std::to_string(i));
+    } else {
+      EXPECT_FALSE(found) << i;
+    }
+  }
+}
+
+TEST_F(TxnTest, ScanMergesPendingWritesWithTheDatabaseInOrder) {
+  {
+    Txn txn(db_.get());
+    txn.Put("ma1", "db");
+    txn.Put("ma3", "db");
+    txn.Put("ma5", "db");
+    txn.Put("mb1", "other prefix");
+    ASSERT_TRUE(txn.Commit().ok());
+  }
+  Txn txn(db_.get());
+  txn.Put("ma2", "new");
+  txn.Put("ma3", "changed");
+  txn.Delete("ma5");
+  txn.Put("ma9", "new");
+  txn.Put("mb0", "other prefix");
+  using KV = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(ScanAll(txn, "ma"), (KV{{"ma1", "db"}, {"ma2", "new"}, {"ma3", "changed"}, {"ma9", "new"}}));
+  // A prefix whose pending keys are not kept in order scans the same way.
+  Txn plain(db_.get(), /*scanned_prefixes=*/"");
+  plain.Put("ma2", "new");
+  plain.Delete("ma1");
+  EXPECT_EQ(ScanAll(plain, "ma"), (KV{{"ma2", "new"}, {"ma3", "db"}, {"ma5", "db"}}));
+  // fn stops the scan.
+  int calls = 0;
+  txn.Scan("ma", [&](std::string_view, std::string_view) { return ++calls < 2; });
+  EXPECT_EQ(calls, 2);
+}
+
+// Random puts, deletes and updates checked against a std::map model, across
+// commits and discards.
+TEST_F(TxnTest, AgreesWithAModelUnderRandomChanges) {
+  std::mt19937_64 rng(7);
+  std::map<std::string, std::string> committed, model;
+  Txn txn(db_.get());
+  for (int round = 0; round < 40; ++round) {
+    model = committed;
+    for (int op = 0; op < 60; ++op) {
+      const std::string key = std::string(1, "mrx"[rng() % 3]) + std::to_string(rng() % 30);
+      const int kind = static_cast<int>(rng() % 4);
+      if (kind == 0) {
+        txn.Delete(key);
+        model.erase(key);
+      } else if (kind == 1) {
+        bool found = false;
+        std::string* v = txn.GetForUpdate(key, &found);
+        EXPECT_EQ(found, model.count(key) == 1) << key;
+        v->push_back('+');
+        model[key].push_back('+');
+      } else if (kind == 2) {
+        std::string v;
+        const bool found = txn.Get(key, &v);
+        EXPECT_EQ(found, model.count(key) == 1) << key;
+        if (found) {
+          EXPECT_EQ(v, model[key]);
+        }
+      } else {
+        const std::string v = std::to_string(rng() % 1000);
+        txn.Put(key, v);
+        model[key] = v;
+      }
+    }
+    for (const char* prefix : {"m", "r", "x"}) {
+      std::vector<std::pair<std::string, std::string>> want;
+      for (const auto& [k, v] : model) {
+        if (k.starts_with(prefix)) want.emplace_back(k, v);
+      }
+      EXPECT_EQ(ScanAll(txn, prefix), want) << prefix << " round " << round;
+    }
+    if (rng() % 3 == 0) {
+      txn.Discard();
+    } else {
+      ASSERT_TRUE(txn.Commit().ok());
+      committed = model;
+    }
+    for (const auto& [k, v] : committed) EXPECT_EQ(Stored(k), v);
+  }
+}
+
+}  // namespace
+}  // namespace service
+}  // namespace neardup
