@@ -243,6 +243,45 @@ TEST_F(ServiceTest, ErrorLinesAreAnsweredAndTheRestApplied) {
   EXPECT_NE(p.error.find("longer than"), std::string::npos);
 }
 
+// Each field of a page line is checked; a good line keeps every field,
+// escapes included.
+TEST(PageLine, FieldsAreReadAndCheckedOneByOne) {
+  PageInput p;
+  ParsePageLine(R"({"url": "https://a.example/x?q=\"1\"", "text": "caf\u00e9\nline", "status": 200,)"
+                R"( "fetched": "2026-01-02T03:04:05Z", "extra": [1, {"n": null}]})",
+                1, 1 << 20, &p);
+  ASSERT_TRUE(p.error.empty()) << p.error;
+  EXPECT_EQ(p.url, "https://a.example/x?q=\"1\"");
+  EXPECT_EQ(p.body, "caf\xc3\xa9\nline");
+  EXPECT_EQ(p.kind, ContentKind::kText);
+  EXPECT_EQ(p.status, 200);
+  EXPECT_EQ(p.fetched, "2026-01-02T03:04:05Z");
+  ParsePageLine(R"({"url": "https://a.example/", "status": 301, "redirect": "/b", "html": null})", 2, 1 << 20, &p);
+  ASSERT_TRUE(p.error.empty()) << p.error;
+  EXPECT_EQ(p.redirect, "/b");
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {R"([1, 2])", "not a JSON object"},
+      {R"({"url": 7, "html": "x"})", "\"url\" must be a string"},
+      {R"({"html": "x"})", "\"url\" is missing"},
+      {R"({"url": "u", "html": "x", "status": 200.0})", "\"status\""},
+      {R"({"url": "u", "html": "x", "status": "200"})", "\"status\""},
+      {R"({"url": "u", "html": "x", "status": 99})", "\"status\""},
+      {R"({"url": "u", "html": "x", "status": 18446744073709551615})", "\"status\""},
+      {R"({"url": "u", "html": "x", "text": "y"})", "not several"},
+      {R"({"url": "u", "html_b64": "%%%"})", "not valid base64"},
+      {R"({"url": "u"})", "missing"},
+      {R"({"url": "u", "fetched": 3, "html": "x"})", "\"fetched\" must be a string"},
+      {"{\"url\": \"u\", \"html\": \"\xff\"}", "not valid JSON"},
+      {R"({"url": "u", "html": "x"} trailing)", "not valid JSON"},
+      {"", "not valid JSON"},
+  };
+  for (size_t i = 0; i < bad.size(); ++i) {
+    ParsePageLine(bad[i].first, 40 + i, 1 << 20, &p);
+    EXPECT_NE(p.error.find("line " + std::to_string(40 + i) + ": "), std::string::npos) << bad[i].first;
+    EXPECT_NE(p.error.find(bad[i].second), std::string::npos) << bad[i].first << " -> " << p.error;
+  }
+}
+
 TEST_F(ServiceTest, StateSurvivesReopeningAndTheMethodIsPinned) {
   const std::string a = Article(10);
   PageAnswer w = One(Page("https://a.example/p", a));

@@ -9,8 +9,10 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
+#include "neardup/source.h"
 #include "service/service.h"
 #include "test_util.h"
 
@@ -202,11 +204,33 @@ TEST(ServeProcess, IngestThenExportAfterStop) {
   ASSERT_TRUE(up) << testing::ReadFileOrEmpty(log);
   std::string out;
   const std::string sample = testing::RepoTestDataDir() + "/sample/sample-crawl.warc.gz";
+  const std::string answers = dir + "/answers.ndjson";
   const int rc = testing::RunCommand(testing::Q(testing::CliPath()) + " ingest " + testing::Q(sample) +
-                                         " --server http://127.0.0.1:" + std::to_string(port) + " --batch 50",
+                                         " --server http://127.0.0.1:" + std::to_string(port) +
+                                         " --batch 7 --answers " + testing::Q(answers),
                                      &out);
   EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("pages in"), std::string::npos) << out;
+  // One answer per page read, in input order, though batches are read while
+  // the one before is in flight.
+  std::vector<std::string> urls;
+  {
+    auto source = OpenDocumentSource({sample}, SourceOptions(), nullptr, nullptr);
+    ASSERT_TRUE(source.ok()) << source.status().ToString();
+    Document d;
+    while ((*source)->Next(&d)) urls.push_back(d.url);
+  }
+  std::vector<std::string> answered;
+  {
+    std::istringstream lines(testing::ReadFileOrEmpty(answers));
+    for (std::string line; std::getline(lines, line);) {
+      const auto j = nlohmann::json::parse(line);
+      answered.push_back(j.at("url").get<std::string>());
+      EXPECT_NE(j.at("role").get<std::string>(), "error") << line;
+    }
+  }
+  ASSERT_GT(urls.size(), 14u);
+  EXPECT_EQ(answered, urls);
   kill(pid, SIGTERM);
   int status = 0;
   waitpid(pid, &status, 0);

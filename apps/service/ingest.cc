@@ -3,6 +3,10 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <utility>
@@ -11,6 +15,7 @@
 #include "neardup/source.h"
 #include "service/service.h"
 #include "service/wire.h"
+#include "text/charset.h"
 
 namespace neardup {
 
@@ -33,22 +38,66 @@ class WarningPrinter final : public ReadObserver {
   uint64_t count_ = 0;
 };
 
-// One document as a line of POST /v1/pages. Bodies that are not UTF-8 go as
-// base64 (html_b64 / text_b64), so the service signs the very bytes `dedup`
-// would.
-std::string PageLine(const Document& d) {
-  nlohmann::ordered_json j;
-  j["url"] = d.url;
-  const bool text = d.kind == ContentKind::kText;
-  if (IsValidUtf8(d.body)) {
-    j[text ? "text" : "html"] = d.body;
-  } else {
-    j[text ? "text_b64" : "html_b64"] = Base64Encode(d.body);
+// Appends `s` (valid UTF-8) as a JSON string: quotes, backslashes and
+// control characters escaped, every other byte as it is.
+void AppendJsonString(std::string_view s, std::string* out) {
+  static const char kHex[] = "0123456789abcdef";
+  out->push_back('"');
+  size_t run = 0;  // start of the bytes not yet copied
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out->append(s.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"': out->append("\\\""); break;
+      case '\\': out->append("\\\\"); break;
+      case '\n': out->append("\\n"); break;
+      case '\r': out->append("\\r"); break;
+      case '\t': out->append("\\t"); break;
+      default:
+        out->append("\\u00");
+        out->push_back(kHex[c >> 4]);
+        out->push_back(kHex[c & 15]);
+    }
   }
-  j["status"] = d.http_status == 0 ? 200 : d.http_status;
-  if (!d.redirect_target.empty()) j["redirect"] = d.redirect_target;
-  if (!d.fetch_date.empty()) j["fetched"] = d.fetch_date;
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  out->append(s.data() + run, s.size() - run);
+  out->push_back('"');
+}
+
+// Appends one document as a line of POST /v1/pages. Bodies that are not
+// UTF-8 go as base64 (html_b64 / text_b64), so the service signs the very
+// bytes `dedup` would; a URL, Location or date that is not UTF-8 has its bad
+// bytes replaced.
+void AppendPageLine(const Document& d, std::string* out) {
+  auto text = [](const std::string& s) {
+    std::string clean;
+    if (IsValidUtf8(s)) return s;
+    SanitizeUtf8(s, &clean);
+    return clean;
+  };
+  out->append("{\"url\":");
+  AppendJsonString(text(d.url), out);
+  const bool is_text = d.kind == ContentKind::kText;
+  if (IsValidUtf8(d.body)) {
+    out->append(is_text ? ",\"text\":" : ",\"html\":");
+    AppendJsonString(d.body, out);
+  } else {
+    out->append(is_text ? ",\"text_b64\":\"" : ",\"html_b64\":\"");
+    out->append(Base64Encode(d.body));
+    out->push_back('"');
+  }
+  out->append(",\"status\":");
+  out->append(std::to_string(d.http_status == 0 ? 200 : d.http_status));
+  if (!d.redirect_target.empty()) {
+    out->append(",\"redirect\":");
+    AppendJsonString(text(d.redirect_target), out);
+  }
+  if (!d.fetch_date.empty()) {
+    out->append(",\"fetched\":");
+    AppendJsonString(text(d.fetch_date), out);
+  }
+  out->append("}\n");
 }
 
 }  // namespace
@@ -73,13 +122,17 @@ Result<IngestSummary> RunIngest(const std::vector<std::string>& inputs, const In
   IngestSummary summary;
   const auto t0 = std::chrono::steady_clock::now();
   auto last_progress = t0;
-  std::string body;
-  uint32_t in_batch = 0;
-  // Where each page of the batch came from: its answer line names it.
-  std::vector<std::pair<std::string, uint64_t>> origin;
-  auto send = [&]() -> Status {
-    if (in_batch == 0) return Status::OK();
-    httplib::Result r = client.Post("/v1/pages", body, "application/x-ndjson");
+  const uint64_t bytes_total = source->bytes_total();
+  // One batch of NDJSON lines and where each page came from (its answer
+  // line names it).
+  struct Batch {
+    std::string body;
+    std::vector<std::pair<std::string, uint64_t>> origin;
+    uint64_t bytes_consumed = 0;  // of the input, when the batch was full
+  };
+  // Sends a batch and reads its answers (on the sender thread).
+  auto send = [&](const Batch& batch) -> Status {
+    httplib::Result r = client.Post("/v1/pages", batch.body, "application/x-ndjson");
     if (!r) {
       return Status::IOError("cannot reach the service at " + o.server + ": " + httplib::to_string(r.error()));
     }
@@ -99,9 +152,9 @@ Result<IngestSummary> RunIngest(const std::vector<std::string>& inputs, const In
       if (role == "error") {
         // The service names what was wrong; say which record it was.
         ++summary.errors;
-        if (!o.quiet && summary.errors <= 100 && index < origin.size()) {
+        if (!o.quiet && summary.errors <= 100 && index < batch.origin.size()) {
           std::fprintf(stderr, "neardup ingest: warning: %s at byte %llu: the service refused it: %s\n",
-                       origin[index].first.c_str(), static_cast<unsigned long long>(origin[index].second),
+                       batch.origin[index].first.c_str(), static_cast<unsigned long long>(batch.origin[index].second),
                        answer.value("error", std::string()).c_str());
         }
       } else if (role == "duplicate") {
@@ -114,32 +167,80 @@ Result<IngestSummary> RunIngest(const std::vector<std::string>& inputs, const In
       if (on_answer) on_answer(line);
     }
     ++summary.batches;
-    body.clear();
-    origin.clear();
-    in_batch = 0;
+    summary.pages += batch.origin.size();
+    const auto now = std::chrono::steady_clock::now();
+    if (!o.quiet && std::chrono::duration<double>(now - last_progress).count() >= 1.0) {
+      last_progress = now;
+      const double s = std::chrono::duration<double>(now - t0).count();
+      const uint64_t total = bytes_total;
+      std::fprintf(stderr, "\rneardup ingest: %llu pages, %llu duplicates, %.0f pages/s%s",
+                   static_cast<unsigned long long>(summary.pages), static_cast<unsigned long long>(summary.duplicates),
+                   s > 0 ? summary.pages / s : 0.0,
+                   total ? (", " + std::to_string(100 * batch.bytes_consumed / total) + "%").c_str() : "");
+    }
     return Status::OK();
   };
-  Document doc;
-  while (source->Next(&doc)) {
-    body += PageLine(doc);
-    body.push_back('\n');
-    origin.emplace_back(doc.source, doc.source_offset);
-    ++summary.pages;
-    if (++in_batch >= o.batch_pages) {
-      NEARDUP_RETURN_IF_ERROR(send());
-      const auto now = std::chrono::steady_clock::now();
-      if (!o.quiet && std::chrono::duration<double>(now - last_progress).count() >= 1.0) {
-        last_progress = now;
-        const double s = std::chrono::duration<double>(now - t0).count();
-        const uint64_t total = source->bytes_total();
-        std::fprintf(stderr, "\rneardup ingest: %llu pages, %llu duplicates, %.0f pages/s%s", 
-                     static_cast<unsigned long long>(summary.pages),
-                     static_cast<unsigned long long>(summary.duplicates), s > 0 ? summary.pages / s : 0.0,
-                     total ? (", " + std::to_string(100 * source->bytes_consumed() / total) + "%").c_str() : "");
+
+  // The reader fills the next batch while the sender's is in flight: the
+  // service signs and files one batch as this process reads the next.
+  // Batches go out one at a time, in order, so the answers are in input
+  // order. Only the sender touches `summary` and `client` until it is
+  // joined.
+  std::mutex mu;
+  std::condition_variable cv;
+  std::optional<Batch> ready;
+  bool closed = false;
+  Status failed;
+  std::thread sender([&] {
+    for (;;) {
+      Batch batch;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return ready.has_value() || closed; });
+        if (!ready) return;
+        batch = std::move(*ready);
+        ready.reset();
+      }
+      cv.notify_all();
+      Status s = send(batch);
+      if (!s.ok()) {
+        std::lock_guard<std::mutex> lock(mu);
+        failed = std::move(s);
+        closed = true;
+        cv.notify_all();
+        return;
       }
     }
+  });
+  // Hands a batch to the sender; false once the sender has failed.
+  auto hand_over = [&](Batch* batch) {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return !ready.has_value() || !failed.ok(); });
+    if (!failed.ok()) return false;
+    ready = std::move(*batch);
+    *batch = Batch();
+    cv.notify_all();
+    return true;
+  };
+  Batch batch;
+  Document doc;
+  bool sending = true;
+  while (sending && source->Next(&doc)) {
+    AppendPageLine(doc, &batch.body);
+    batch.origin.emplace_back(doc.source, doc.source_offset);
+    if (batch.origin.size() >= o.batch_pages) {
+      batch.bytes_consumed = source->bytes_consumed();
+      sending = hand_over(&batch);
+    }
   }
-  NEARDUP_RETURN_IF_ERROR(send());
+  if (sending && !batch.origin.empty()) hand_over(&batch);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    closed = true;
+  }
+  cv.notify_all();
+  sender.join();
+  NEARDUP_RETURN_IF_ERROR(failed);
   summary.warnings = warnings.count();
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!o.quiet && summary.pages >= o.batch_pages) std::fprintf(stderr, "\n");

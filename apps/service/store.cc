@@ -466,9 +466,19 @@ Status Txn::Commit() {
   if (!status_.ok()) return status_;
   read_.clear();
   if (pending_.empty()) return Status::OK();
-  rocksdb::WriteBatch batch;
-  for (const auto& [k, v] : pending_) {
-    if (v.has_value()) batch.Put(k, *v); else batch.Delete(k);
+  // In key order: the memtable's skip list inserts a sorted run of keys
+  // from where the previous one went instead of from its top.
+  std::vector<const Map::value_type*> entries;
+  entries.reserve(pending_.size());
+  size_t bytes = 0;
+  for (const auto& entry : pending_) {
+    entries.push_back(&entry);
+    bytes += entry.first.size() + (entry.second ? entry.second->size() : 0) + 16;
+  }
+  std::sort(entries.begin(), entries.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+  rocksdb::WriteBatch batch(bytes);
+  for (const auto* entry : entries) {
+    if (entry->second.has_value()) batch.Put(entry->first, *entry->second); else batch.Delete(entry->first);
   }
   pending_.clear();
   ordered_.clear();

@@ -2,10 +2,12 @@
 // (README.md, "Running the service").
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <simdjson.h>
 #include <sstream>
 
 #include "service/service.h"
 #include "service/wire.h"
+#include "text/charset.h"
 
 namespace neardup {
 
@@ -67,79 +69,90 @@ std::string Base64Encode(std::string_view in) {
 
 void ParsePageLine(std::string_view line, uint64_t line_number, uint64_t max_page_bytes, PageInput* page) {
   *page = PageInput();
-  const std::string where = "line " + std::to_string(line_number) + ": ";
+  auto fail = [&](const std::string& what) { page->error = "line " + std::to_string(line_number) + ": " + what; };
   if (line.size() > max_page_bytes) {
-    page->error = where + "longer than the limit of " + std::to_string(max_page_bytes) + " bytes";
+    fail("longer than the limit of " + std::to_string(max_page_bytes) + " bytes");
     return;
   }
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::parse_error& e) {
-    page->error = where + "not valid JSON (" + e.what() + ")";
+  // simdjson reads SIMDJSON_PADDING bytes past the end: parse a padded copy.
+  thread_local simdjson::dom::parser parser;
+  thread_local std::string padded;
+  padded.assign(line);
+  padded.append(simdjson::SIMDJSON_PADDING, '\0');
+  simdjson::dom::element root;
+  if (auto err = parser.parse(padded.data(), line.size(), /*realloc_if_needed=*/false).get(root); err) {
+    fail(std::string("not valid JSON (") + simdjson::error_message(err) + ")");
     return;
   }
-  if (!j.is_object()) {
-    page->error = where + "not a JSON object";
+  simdjson::dom::object object;
+  if (root.get(object) != simdjson::SUCCESS) {
+    fail("not a JSON object");
     return;
   }
+  // The field `name`, when present and not null.
+  auto field = [&](const char* name, simdjson::dom::element* value) {
+    return object.at_key(name).get(*value) == simdjson::SUCCESS && !value->is_null();
+  };
   auto text_field = [&](const char* name, std::string* out) -> bool {
-    auto it = j.find(name);
-    if (it == j.end() || it->is_null()) return true;
-    if (!it->is_string()) {
-      page->error = where + "\"" + name + "\" must be a string";
+    simdjson::dom::element value;
+    if (!field(name, &value)) return true;
+    std::string_view text;
+    if (value.get(text) != simdjson::SUCCESS) {
+      fail(std::string("\"") + name + "\" must be a string");
       return false;
     }
-    *out = it->get<std::string>();
+    out->assign(text);
     return true;
   };
   if (!text_field("url", &page->url)) return;
   if (page->url.empty()) {
-    page->error = where + "\"url\" is missing or empty";
+    fail("\"url\" is missing or empty");
     return;
   }
-  if (auto it = j.find("status"); it != j.end() && !it->is_null()) {
-    if (!it->is_number_integer() || it->get<int64_t>() < 100 || it->get<int64_t>() > 999) {
-      page->error = where + "\"status\" must be an HTTP status code (100-999)";
+  if (simdjson::dom::element value; field("status", &value)) {
+    int64_t status = 0;
+    if (value.get(status) != simdjson::SUCCESS || status < 100 || status > 999) {
+      fail("\"status\" must be an HTTP status code (100-999)");
       return;
     }
-    page->status = it->get<int>();
+    page->status = static_cast<int>(status);
   }
   if (!text_field("redirect", &page->redirect) || !text_field("fetched", &page->fetched)) return;
   // The body: html or text, or their base64 forms (html_b64, text_b64) for
   // bytes that are not UTF-8 (`neardup ingest` sends those as they are).
   int bodies = 0;
   for (const char* name : {"html", "text", "html_b64", "text_b64"}) {
-    auto it = j.find(name);
-    if (it == j.end() || it->is_null()) continue;
+    simdjson::dom::element value;
+    if (!field(name, &value)) continue;
     ++bodies;
-    if (!it->is_string()) {
-      page->error = where + "\"" + name + "\" must be a string";
+    std::string_view body;
+    if (value.get(body) != simdjson::SUCCESS) {
+      fail(std::string("\"") + name + "\" must be a string");
       return;
     }
     const std::string_view n = name;
     page->kind = n.starts_with("text") ? ContentKind::kText : ContentKind::kHtml;
     if (n.ends_with("_b64")) {
-      if (!Base64Decode(it->get_ref<const std::string&>(), &page->body)) {
-        page->error = where + "\"" + name + "\" is not valid base64";
+      if (!Base64Decode(body, &page->body)) {
+        fail(std::string("\"") + name + "\" is not valid base64");
         return;
       }
     } else {
-      page->body = it->get<std::string>();
+      page->body.assign(body);
     }
   }
   if (bodies > 1) {
-    page->error = where + "give one of \"html\", \"text\", \"html_b64\", \"text_b64\", not several";
+    fail("give one of \"html\", \"text\", \"html_b64\", \"text_b64\", not several");
     return;
   }
   const bool redirect = page->status >= 300 && page->status < 400 && !page->redirect.empty();
   const bool removal = page->status == 404 || page->status == 410;
   if (bodies == 0 && !redirect && !removal) {
-    page->error = where + "\"html\" or \"text\" is missing (only a 3xx with \"redirect\" or a 404/410 may have no body)";
+    fail("\"html\" or \"text\" is missing (only a 3xx with \"redirect\" or a 404/410 may have no body)");
     return;
   }
   if (page->status >= 300 && page->status < 400 && page->redirect.empty() && bodies == 0) {
-    page->error = where + "a " + std::to_string(page->status) + " needs \"redirect\" (its Location)";
+    fail("a " + std::to_string(page->status) + " needs \"redirect\" (its Location)");
   }
 }
 
@@ -186,36 +199,7 @@ std::string ServiceStatsJson(const ServiceStats& s, const std::string& method_sp
 
 namespace neardup {
 
-bool IsValidUtf8(std::string_view s) {
-  size_t i = 0;
-  const size_t n = s.size();
-  while (i < n) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t len;
-    uint32_t cp;
-    if ((c & 0xe0) == 0xc0) { len = 2; cp = c & 0x1f; }
-    else if ((c & 0xf0) == 0xe0) { len = 3; cp = c & 0x0f; }
-    else if ((c & 0xf8) == 0xf0) { len = 4; cp = c & 0x07; }
-    else return false;
-    if (i + len > n) return false;
-    for (size_t k = 1; k < len; ++k) {
-      const unsigned char d = static_cast<unsigned char>(s[i + k]);
-      if ((d & 0xc0) != 0x80) return false;
-      cp = (cp << 6) | (d & 0x3f);
-    }
-    // Overlong forms, surrogates and code points past U+10FFFF.
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
-        (cp >= 0xd800 && cp <= 0xdfff)) {
-      return false;
-    }
-    i += len;
-  }
-  return true;
-}
+bool IsValidUtf8(std::string_view s) { return ScanUtf8(s).valid; }
 
 }  // namespace neardup
 
