@@ -89,12 +89,68 @@ uint64_t PackBrief(uint64_t group, PageState state) {
   return group | (static_cast<uint64_t>(state) << kBriefStateShift);
 }
 
+// What comparing with a page needs (Decide): its body hash and signature;
+// and its similarity to its group's winner, so that a verification that
+// leaves it unchanged writes nothing.
+struct Comparable {
+  uint64_t body_hash = 0;
+  double similarity = 1;
+  Signature signature;
+};
+
+// Committed pages' Comparables by id, direct-mapped: slot id & (size - 1)
+// holds the latest id written there. Its slots grow with the store, in
+// powers of two, up to `capacity`. Not thread-safe (the service's mutex).
+class SignatureCache {
+ public:
+  explicit SignatureCache(uint64_t capacity = 0) : capacity_(capacity) {}
+  const Comparable* Find(uint64_t id) const {
+    if (slots_.empty()) return nullptr;
+    const Slot& s = slots_[id & (slots_.size() - 1)];
+    return s.id == id ? &s.value : nullptr;
+  }
+  void Put(uint64_t id, Comparable value) {
+    if (slots_.empty()) return;
+    Slot& s = slots_[id & (slots_.size() - 1)];
+    s.id = id;
+    s.value = std::move(value);
+  }
+  void Erase(uint64_t id) {
+    if (slots_.empty()) return;
+    Slot& s = slots_[id & (slots_.size() - 1)];
+    if (s.id == id) s = Slot();
+  }
+  // Room for ids below `pages` where the capacity allows.
+  void Grow(uint64_t pages) {
+    uint64_t size = slots_.empty() ? 1024 : slots_.size();
+    while (size < pages && size * 2 <= capacity_) size *= 2;
+    if (size > capacity_ || size == slots_.size()) return;
+    std::vector<Slot> slots(size);
+    for (Slot& s : slots_) {
+      if (s.id != kEmpty) slots[s.id & (size - 1)] = std::move(s);
+    }
+    slots_ = std::move(slots);
+  }
+
+ private:
+  static constexpr uint64_t kEmpty = ~uint64_t{0};
+  struct Slot {
+    uint64_t id = kEmpty;
+    Comparable value;
+  };
+  uint64_t capacity_;
+  std::vector<Slot> slots_;
+};
+
 // One request's view of the store: the open transaction, the counters as
-// they will be after it, and the briefs of the pages it saved.
+// they will be after it, and the briefs and Comparables of the pages it
+// saved (content pages only in `comparables`).
 struct Ctx {
+  Ctx(Txn* t, const Counters& c) : txn(t), counters(c) {}
   Txn* txn;
   Counters counters;
   std::unordered_map<uint64_t, uint64_t> briefs;
+  std::unordered_map<uint64_t, std::optional<Comparable>> comparables;
 };
 
 class ServiceImpl final : public DuplicateService {
@@ -146,6 +202,8 @@ class ServiceImpl final : public DuplicateService {
       }
     }
     NEARDUP_RETURN_IF_ERROR(LoadBriefs());
+    signatures_ = SignatureCache(o_.signature_cache_pages);
+    signatures_.Grow(counters_.next_page);
     NEARDUP_ASSIGN_OR_RETURN(method_, NewMethod(o_.method));
     if (method_->batch_only()) {
       return Status::InvalidArgument("method '" + method_->name() +
@@ -206,6 +264,11 @@ class ServiceImpl final : public DuplicateService {
       briefs_[id] = brief;
     }
     ctx->briefs.clear();
+    for (auto& [id, comparable] : ctx->comparables) {
+      if (comparable) signatures_.Put(id, std::move(*comparable)); else signatures_.Erase(id);
+    }
+    ctx->comparables.clear();
+    signatures_.Grow(counters_.next_page);
     return Status::OK();
   }
 
@@ -231,7 +294,7 @@ class ServiceImpl final : public DuplicateService {
     std::vector<Signed> signed_pages = SignAll(pages);
     std::lock_guard<std::mutex> lock(mu_);
     Txn txn(db_.get());
-    Ctx ctx{&txn, counters_, {}};
+    Ctx ctx(&txn, counters_);
     std::vector<PageAnswer> answers;
     answers.reserve(pages.size());
     for (size_t i = 0; i < pages.size(); ++i) {
@@ -265,7 +328,7 @@ class ServiceImpl final : public DuplicateService {
   Result<PageAnswer> Lookup(const std::string& url) override {
     std::lock_guard<std::mutex> lock(mu_);
     Txn txn(db_.get());
-    Ctx ctx{&txn, counters_, {}};
+    Ctx ctx(&txn, counters_);
     PageRecord p;
     if (!LoadByUrl(&ctx, url, &p)) {
       NEARDUP_RETURN_IF_ERROR(txn.status());
@@ -307,7 +370,7 @@ class ServiceImpl final : public DuplicateService {
   Result<PageAnswer> Remove(const std::string& url) override {
     std::lock_guard<std::mutex> lock(mu_);
     Txn txn(db_.get());
-    Ctx ctx{&txn, counters_, {}};
+    Ctx ctx(&txn, counters_);
     PageRecord p;
     if (!LoadByUrl(&ctx, url, &p)) {
       NEARDUP_RETURN_IF_ERROR(txn.status());
@@ -321,7 +384,7 @@ class ServiceImpl final : public DuplicateService {
   Result<GroupInfo> Group(uint64_t id) override {
     std::lock_guard<std::mutex> lock(mu_);
     Txn txn(db_.get());
-    Ctx ctx{&txn, counters_, {}};
+    Ctx ctx(&txn, counters_);
     GroupRecord g;
     if (!LoadGroup(&ctx, id, &g)) {
       NEARDUP_RETURN_IF_ERROR(txn.status());
@@ -525,6 +588,29 @@ class ServiceImpl final : public DuplicateService {
   void SavePage(Ctx* ctx, const PageRecord& p) {
     ctx->txn->Put(service::PageKey(p.id), service::EncodePage(p));
     ctx->briefs[p.id] = PackBrief(p.group, p.state);
+    std::optional<Comparable>& c = ctx->comparables[p.id];
+    if (p.state == PageState::kContent) {
+      c.emplace(Comparable{p.body_hash, p.similarity, p.signature});
+    } else {
+      c.reset();
+    }
+  }
+  // What comparing with page `id` needs, as the request sees it: from the
+  // request's own saves, the cache of committed pages, or the store (then
+  // cached). Null when the page cannot be read.
+  const Comparable* ComparableOf(Ctx* ctx, uint64_t id, Comparable* scratch) {
+    if (auto it = ctx->comparables.find(id); it != ctx->comparables.end()) {
+      return it->second ? &*it->second : nullptr;
+    }
+    if (const Comparable* c = signatures_.Find(id)) return c;
+    PageRecord q;
+    if (!LoadPage(ctx, id, &q)) return nullptr;
+    scratch->body_hash = q.body_hash;
+    scratch->similarity = q.similarity;
+    scratch->signature = std::move(q.signature);
+    // Not saved by this request: the record read is the committed one.
+    signatures_.Put(id, *scratch);
+    return scratch;
   }
   bool LoadGroup(Ctx* ctx, uint64_t id, GroupRecord* g) {
     std::string v;
@@ -606,10 +692,17 @@ class ServiceImpl final : public DuplicateService {
   // The method's rule between two stored content pages (byte-identical
   // bodies are duplicates with similarity 1, as dedup's identity sets).
   PairDecision Decide(Ctx* ctx, const PageRecord& a, const PageRecord& b) {
-    if (a.body_hash == b.body_hash) return PairDecision{true, 1.0, "identical bytes"};
+    return Decide(ctx, a, b.body_hash, b.signature);
+  }
+  PairDecision Decide(Ctx* ctx, const PageRecord& a, uint64_t b_body_hash, const Signature& b_signature) {
+    return Decide(ctx, a.body_hash, a.signature, b_body_hash, b_signature);
+  }
+  PairDecision Decide(Ctx* ctx, uint64_t a_body_hash, const Signature& a_signature, uint64_t b_body_hash,
+                      const Signature& b_signature) {
+    if (a_body_hash == b_body_hash) return PairDecision{true, 1.0, "identical bytes"};
     ++ctx->counters.comparisons;
-    if (!a.signature.eligible || !b.signature.eligible) return PairDecision{false, 0, "nothing to compare"};
-    return method_->Compare(a.signature, b.signature);
+    if (!a_signature.eligible || !b_signature.eligible) return PairDecision{false, 0, "nothing to compare"};
+    return method_->Compare(a_signature, b_signature);
   }
 
   // ---- winners ----
@@ -741,13 +834,21 @@ class ServiceImpl final : public DuplicateService {
     PageRecord w;
     if (!LoadPage(ctx, g.winner, &w) || w.state != PageState::kContent) return;
     std::vector<uint64_t> failed;
+    Comparable scratch;
     for (uint64_t m : Members(ctx, gid)) {
-      if (m == w.id) continue;
-      PageRecord p;
-      if (!LoadPage(ctx, m, &p) || p.state != PageState::kContent) continue;
-      PairDecision d = Decide(ctx, p, w);
+      // Members are compared from their briefs and cached signatures; a
+      // record is read and written only when its similarity changes.
+      uint64_t group = 0;
+      PageState state;
+      if (m == w.id || !BriefOf(ctx, m, &group, &state) || state != PageState::kContent) continue;
+      const Comparable* c = ComparableOf(ctx, m, &scratch);
+      if (c == nullptr) continue;
+      PairDecision d = Decide(ctx, c->body_hash, c->signature, w.body_hash, w.signature);
       ++ctx->counters.verifications;
       if (d.duplicate) {
+        if (c->similarity == d.similarity) continue;
+        PageRecord p;
+        if (!LoadPage(ctx, m, &p)) continue;
         p.similarity = d.similarity;
         SavePage(ctx, p);
       } else {
@@ -777,14 +878,18 @@ class ServiceImpl final : public DuplicateService {
     posting_keys.push_back(service::PostingKey(service::kExactPrefix, p.body_hash));
     ctx->txn->Prefetch(posting_keys);
     for (const std::string& key : posting_keys) {
-      bool found = false;
-      std::string* list = ctx->txn->GetForUpdate(key, &found);
-      if (insert) {
-        service::AddPosting(list, p.id, o_.max_bucket_pages);  // full: not filed under it
-      } else {
-        service::RemovePosting(list, p.id);
-      }
-      if (list->empty()) ctx->txn->Delete(key);
+      // A full list, or an id already filed or already gone, is not
+      // written again.
+      ctx->txn->Update(key, [&](std::string* list, bool) {
+        const size_t before = list->size();
+        if (insert) {
+          service::AddPosting(list, p.id, o_.max_bucket_pages);  // full: not filed under it
+        } else {
+          service::RemovePosting(list, p.id);
+        }
+        if (list->size() == before) return Txn::Change::kNone;
+        return list->empty() ? Txn::Change::kDelete : Txn::Change::kPut;
+      });
     }
   }
 
@@ -819,21 +924,21 @@ class ServiceImpl final : public DuplicateService {
     ++ctx->counters.tier2_decided;
     // group -> the similarity of the first duplicate found in it
     std::map<uint64_t, double> groups;
+    Comparable scratch;
     for (uint64_t c : Candidates(ctx, *p)) {
       // The brief passes over pages that are not content, and over groups
-      // already in the set, without reading their records.
-      uint64_t brief_group = 0;
-      PageState brief_state;
-      if (BriefOf(ctx, c, &brief_group, &brief_state) &&
-          (brief_state != PageState::kContent || brief_group == 0 || groups.count(brief_group) != 0)) {
+      // already in the set; the others are compared without reading their
+      // records when their signatures are cached. One duplicate puts a
+      // group in the set; its winner decides the rest.
+      uint64_t group = 0;
+      PageState state;
+      if (!BriefOf(ctx, c, &group, &state) || state != PageState::kContent || group == 0 || groups.count(group) != 0) {
         continue;
       }
-      PageRecord q;
-      if (!LoadPage(ctx, c, &q) || q.state != PageState::kContent || q.group == 0) continue;
-      // One duplicate puts a group in the set; its winner decides the rest.
-      if (groups.count(q.group) != 0) continue;
-      PairDecision d = Decide(ctx, *p, q);
-      if (d.duplicate) groups.emplace(q.group, d.similarity);
+      const Comparable* q = ComparableOf(ctx, c, &scratch);
+      if (q == nullptr) continue;
+      PairDecision d = Decide(ctx, *p, q->body_hash, q->signature);
+      if (d.duplicate) groups.emplace(group, d.similarity);
     }
     if (groups.empty()) {
       NewGroup(ctx, p);
@@ -1263,6 +1368,9 @@ class ServiceImpl final : public DuplicateService {
   Status corruption_;
   // Committed briefs (PackBrief) by page id: a page's group and state.
   std::vector<uint64_t> briefs_;
+  // Committed content pages' body hashes and signatures (tier 2's
+  // comparisons); updated at each commit.
+  SignatureCache signatures_;
   // Hashes of the URLs some page redirects to (TargetHash); grows only, so
   // a hash may outlive its redirects (a needless scan, never a missed one).
   std::unordered_set<uint64_t> redirect_targets_;

@@ -78,6 +78,12 @@ struct ServiceOptions {
   uint32_t max_bucket_pages = 1000;
   // RocksDB memory: block cache and the memtable budget.
   uint64_t block_cache_bytes = uint64_t{64} << 20;
+  // Pages whose signature (and body hash) tier 2 keeps in memory, so that
+  // comparing a page with its candidates reads no record from the store: a
+  // direct-mapped cache by page id (the latest pages of a store larger
+  // than this share slots with older ones, which are read when needed).
+  // 0: none.
+  uint64_t signature_cache_pages = uint64_t{1} << 20;
   uint64_t write_buffer_bytes = uint64_t{32} << 20;
   // Sync the WAL before a request's answer is returned (off only for
   // benchmarks of what syncing costs).

@@ -306,9 +306,20 @@ Result<std::unique_ptr<rocksdb::DB>> OpenStoreDb(const std::string& dir, const S
   options.keep_log_file_num = 4;
   options.max_background_jobs = 2;
   rocksdb::BlockBasedTableOptions table;
-  table.block_cache = rocksdb::NewLRUCache(o.block_cache_bytes);
+  // Index and filter blocks live in the block cache (so that the cache
+  // bounds them), cut into partitions of about 4 KB: a whole-file filter of
+  // a large table (a megabyte and more) would not fit in one shard of the
+  // cache and be read from disk, checksum and all, at every point read.
+  // The top level of each stays pinned, at high priority.
+  table.block_cache = rocksdb::NewLRUCache(o.block_cache_bytes, /*num_shard_bits=*/4,
+                                           /*strict_capacity_limit=*/false, /*high_pri_pool_ratio=*/0.5);
   table.cache_index_and_filter_blocks = true;
+  table.cache_index_and_filter_blocks_with_high_priority = true;
   table.pin_l0_filter_and_index_blocks_in_cache = true;
+  table.pin_top_level_index_and_filter = true;
+  table.index_type = rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
+  table.partition_filters = true;
+  table.metadata_block_size = 4096;
   table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   table.whole_key_filtering = true;
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
@@ -376,18 +387,36 @@ void Txn::Prefetch(const std::vector<std::string>& keys) {
   }
 }
 
-std::string* Txn::GetForUpdate(std::string_view key, bool* found) {
+Txn::Change Txn::Update(std::string_view key, const std::function<Change(std::string* value, bool found)>& fn) {
   std::optional<std::string>* pending = Pending(key);
+  Map::iterator read = read_.end();
   if (pending == nullptr) {
-    std::string value;
-    *found = Get(key, &value);
-    auto [it, unused] = pending_.emplace(std::string(key), std::move(value));
-    if (scanned_.find(key.empty() ? '\0' : key[0]) != std::string::npos) ordered_.emplace(key);
-    return &*it->second;
+    read = read_.find(key);
+    if (read == read_.end()) {
+      std::string unused;
+      Get(key, &unused);
+      read = read_.find(key);
+      if (read == read_.end()) return Change::kNone;  // a read error, in status()
+    }
   }
-  *found = pending->has_value();
-  if (!pending->has_value()) pending->emplace();
-  return &**pending;
+  std::optional<std::string>& slot = pending != nullptr ? *pending : read->second;
+  const bool found = slot.has_value();
+  std::string value = found ? std::move(*slot) : std::string();
+  const Change change = fn(&value, found);
+  if (change == Change::kNone) {
+    if (found) *slot = std::move(value);
+    return change;
+  }
+  std::optional<std::string> result;
+  if (change == Change::kPut) result = std::move(value);
+  if (pending != nullptr) {
+    *pending = std::move(result);
+    return change;
+  }
+  read_.erase(read);
+  pending_.emplace(std::string(key), std::move(result));
+  if (!key.empty() && scanned_.find(key[0]) != std::string::npos) ordered_.emplace(key);
+  return change;
 }
 
 void Txn::Put(std::string_view key, std::string_view value) {

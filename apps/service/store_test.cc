@@ -73,8 +73,10 @@ TEST_F(TxnTest, DiscardWritesNothing) {
   Txn txn(db_.get());
   txn.Put("k1", "changed");
   txn.Put("k2", "new");
-  bool found = false;
-  txn.GetForUpdate("k3", &found)->append("grown");
+  txn.Update("k3", [](std::string* v, bool) {
+    v->append("grown");
+    return Txn::Change::kPut;
+  });
   txn.Discard();
   ASSERT_TRUE(txn.Commit().ok());
   EXPECT_EQ(Stored("k1"), "stored");
@@ -85,35 +87,60 @@ TEST_F(TxnTest, DiscardWritesNothing) {
   EXPECT_EQ(v, "stored");
 }
 
-TEST_F(TxnTest, GetForUpdateChangesThePendingValueInPlace) {
+TEST_F(TxnTest, UpdateWritesOnlyWhatChanged) {
   {
     Txn txn(db_.get());
     txn.Put("k", "ab");
+    txn.Put("same", "x");
     txn.Put("gone", "x");
     ASSERT_TRUE(txn.Commit().ok());
   }
+  using Change = Txn::Change;
   Txn txn(db_.get());
-  bool found = false;
-  std::string* value = txn.GetForUpdate("k", &found);
-  EXPECT_TRUE(found);
-  EXPECT_EQ(*value, "ab");
-  value->append("c");
-  EXPECT_EQ(*txn.GetForUpdate("k", &found), "abc");  // the same pending value
-  EXPECT_TRUE(found);
-
-  value = txn.GetForUpdate("fresh", &found);
-  EXPECT_FALSE(found);
-  EXPECT_TRUE(value->empty());
-  value->assign("new");
-
-  txn.Delete("gone");
-  value = txn.GetForUpdate("gone", &found);  // deleted in this transaction
-  EXPECT_FALSE(found);
-  value->assign("back");
+  auto append = [](const char* tail) {
+    return [tail](std::string* v, bool) {
+      v->append(tail);
+      return Change::kPut;
+    };
+  };
+  bool saw_found = false;
+  txn.Update("k", [&](std::string* v, bool found) {
+    saw_found = found;
+    EXPECT_EQ(*v, "ab");
+    v->append("c");
+    return Change::kPut;
+  });
+  EXPECT_TRUE(saw_found);
+  txn.Update("k", append("d"));  // the pending value
+  txn.Update("fresh", [&](std::string* v, bool found) {
+    EXPECT_FALSE(found);
+    EXPECT_TRUE(v->empty());
+    v->assign("new");
+    return Change::kPut;
+  });
+  // Read and left alone: nothing pending, the value still readable.
+  EXPECT_EQ(txn.Update("same", [](std::string* v, bool) { return v->empty() ? Change::kPut : Change::kNone; }),
+            Change::kNone);
+  EXPECT_TRUE(txn.Update("absent", [](std::string*, bool) { return Change::kNone; }) == Change::kNone);
+  std::string v;
+  ASSERT_TRUE(txn.Get("same", &v));
+  EXPECT_EQ(v, "x");
+  txn.Update("gone", [](std::string*, bool) { return Change::kDelete; });
+  EXPECT_FALSE(txn.Get("gone", &v));
+  txn.Update("gone", [](std::string* value, bool found) {
+    EXPECT_FALSE(found);  // deleted in this transaction
+    value->assign("back");
+    return Change::kPut;
+  });
+  // The database is written behind the transaction's back: a key it left
+  // alone is not written over at Commit.
+  ASSERT_TRUE(db_->Put(rocksdb::WriteOptions(), "same", "outside").ok());
   ASSERT_TRUE(txn.Commit().ok());
-  EXPECT_EQ(Stored("k"), "abc");
+  EXPECT_EQ(Stored("k"), "abcd");
   EXPECT_EQ(Stored("fresh"), "new");
   EXPECT_EQ(Stored("gone"), "back");
+  EXPECT_EQ(Stored("same"), "outside");
+  EXPECT_EQ(Stored("absent"), std::nullopt);
 }
 
 TEST_F(TxnTest, PrefetchedKeysReadTheSameAsSingleReads) {
@@ -174,7 +201,7 @@ TEST_F(TxnTest, ScanMergesPendingWritesWithTheDatabaseInOrder) {
   EXPECT_EQ(calls, 2);
 }
 
-// Random puts, deletes and updates checked against a std::map model, across
+// Random puts, deletes, updates and reads checked against a std::map model, across
 // commits and discards.
 TEST_F(TxnTest, AgreesWithAModelUnderRandomChanges) {
   std::mt19937_64 rng(7);
@@ -189,11 +216,14 @@ TEST_F(TxnTest, AgreesWithAModelUnderRandomChanges) {
         txn.Delete(key);
         model.erase(key);
       } else if (kind == 1) {
-        bool found = false;
-        std::string* v = txn.GetForUpdate(key, &found);
-        EXPECT_EQ(found, model.count(key) == 1) << key;
-        v->push_back('+');
-        model[key].push_back('+');
+        const bool grow = rng() % 2 == 0;
+        txn.Update(key, [&](std::string* v, bool found) {
+          EXPECT_EQ(found, model.count(key) == 1) << key;
+          if (!grow) return Txn::Change::kNone;
+          v->push_back('+');
+          return Txn::Change::kPut;
+        });
+        if (grow) model[key].push_back('+');
       } else if (kind == 2) {
         std::string v;
         const bool found = txn.Get(key, &v);
