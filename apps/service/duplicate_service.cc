@@ -15,6 +15,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -103,7 +104,8 @@ struct Comparable {
 // powers of two, up to `capacity`. Not thread-safe (the service's mutex).
 class SignatureCache {
  public:
-  explicit SignatureCache(uint64_t capacity = 0) : capacity_(capacity) {}
+  // `capacity` is rounded down to a power of two.
+  explicit SignatureCache(uint64_t capacity = 0) : capacity_(std::bit_floor(capacity)) {}
   const Comparable* Find(uint64_t id) const {
     if (slots_.empty()) return nullptr;
     const Slot& s = slots_[id & (slots_.size() - 1)];
@@ -120,11 +122,13 @@ class SignatureCache {
     Slot& s = slots_[id & (slots_.size() - 1)];
     if (s.id == id) s = Slot();
   }
+  uint64_t slots() const { return slots_.size(); }
   // Room for ids below `pages` where the capacity allows.
   void Grow(uint64_t pages) {
-    uint64_t size = slots_.empty() ? 1024 : slots_.size();
+    if (capacity_ == 0) return;
+    uint64_t size = slots_.empty() ? std::min<uint64_t>(1024, capacity_) : slots_.size();
     while (size < pages && size * 2 <= capacity_) size *= 2;
-    if (size > capacity_ || size == slots_.size()) return;
+    if (size == slots_.size()) return;
     std::vector<Slot> slots(size);
     for (Slot& s : slots_) {
       if (s.id != kEmpty) slots[s.id & (size - 1)] = std::move(s);
@@ -202,8 +206,6 @@ class ServiceImpl final : public DuplicateService {
       }
     }
     NEARDUP_RETURN_IF_ERROR(LoadBriefs());
-    signatures_ = SignatureCache(o_.signature_cache_pages);
-    signatures_.Grow(counters_.next_page);
     NEARDUP_ASSIGN_OR_RETURN(method_, NewMethod(o_.method));
     if (method_->batch_only()) {
       return Status::InvalidArgument("method '" + method_->name() +
@@ -229,18 +231,33 @@ class ServiceImpl final : public DuplicateService {
     return Status::OK();
   }
 
-  // Reads every page's brief and every redirect target into memory.
+  // Reads every page's brief and every redirect target into memory, and
+  // the signatures of the latest content pages into the signature cache.
   Status LoadBriefs() {
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+    signatures_ = SignatureCache(o_.signature_cache_pages);
+    signatures_.Grow(counters_.next_page);
+    // Ids below this share no cache slot with a later id.
+    const uint64_t cached_from = counters_.next_page - std::min(counters_.next_page, signatures_.slots());
+    rocksdb::ReadOptions scan;
+    scan.fill_cache = false;  // one pass over every record: keep the block cache for what tier 2 reads
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(scan));
     const std::string pages(1, service::kPagePrefix);
+    PageRecord record;
     for (it->Seek(pages); it->Valid() && it->key().starts_with(pages); it->Next()) {
+      const std::string_view value(it->value().data(), it->value().size());
       uint64_t id = 0, group = 0;
       PageState state;
-      if (!service::DecodePageBrief(std::string_view(it->value().data(), it->value().size()), &id, &state, &group)) {
+      if (!service::DecodePageBrief(value, &id, &state, &group)) {
         return Status::Corruption("store " + dir_ + ": a page record is not valid");
       }
       if (id >= briefs_.size()) briefs_.resize(id + 1, PackBrief(0, PageState::kRemoved));
       briefs_[id] = PackBrief(group, state);
+      if (state == PageState::kContent && id >= cached_from) {
+        if (!service::DecodePage(value, &record)) {
+          return Status::Corruption("store " + dir_ + ": page record " + std::to_string(id) + " is not valid");
+        }
+        signatures_.Put(id, Comparable{record.body_hash, record.similarity, std::move(record.signature)});
+      }
     }
     const std::string redirects(1, service::kRedirectPrefix);
     for (it->Seek(redirects); it->Valid() && it->key().starts_with(redirects); it->Next()) {

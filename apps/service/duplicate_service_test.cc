@@ -336,6 +336,77 @@ TEST_F(ServiceTest, FailedVerificationsRepairTheGroup) {
 // near-duplicate pairs of the two partitions agree (Zhu et al. Table 1
 // measures the relative error of the two-tier scheme; here on the sample
 // crawl and a synth crawl made from it).
+// The signature cache is an optimization only: with none, with one of four
+// slots (pages share slots and are read back from the store), and with the
+// default, reopened half way (the cache refilled from the store), every
+// answer is the same, through recrawls that change pages.
+TEST(ServiceSignatureCache, ChangesNoAnswer) {
+  const std::string dir = testing::MakeTempDir("service-cache");
+  std::string log;
+  ASSERT_EQ(testing::RunCommand(testing::Q(testing::CliPath()) + " synth " +
+                                    testing::Q(testing::RepoTestDataDir() + "/sample/sample-crawl.warc.gz") +
+                                    " --out " + testing::Q(dir + "/crawl.warc.gz") + " --truth " +
+                                    testing::Q(dir + "/truth.tsv") + " --sites 10 --seed 3",
+                                &log),
+            0)
+      << log;
+  auto source = OpenDocumentSource({dir + "/crawl.warc.gz"});
+  ASSERT_TRUE(source.ok());
+  std::vector<PageInput> pages;
+  Document d;
+  while ((*source)->Next(&d)) {
+    PageInput p;
+    p.url = d.url;
+    p.body = d.body;
+    p.kind = d.kind;
+    p.status = d.http_status ? d.http_status : 200;
+    p.redirect = d.redirect_target;
+    p.fetched = d.fetch_date;
+    pages.push_back(std::move(p));
+  }
+  ASSERT_GT(pages.size(), 40u);
+  // A recrawl: every third page changed a little, every fifth a lot.
+  const size_t first = pages.size();
+  for (size_t i = 0; i < first; ++i) {
+    PageInput p = pages[i];
+    if (i % 5 == 0) p.body = pages[(i * 7 + 1) % first].body;
+    else if (i % 3 == 0) p.body += "<p>a correction was appended to this page</p>";
+    pages.push_back(std::move(p));
+  }
+  auto run = [&](const std::string& name, uint64_t cache_pages, bool reopen) {
+    std::vector<std::string> answers;
+    ServiceOptions so;
+    so.sync = false;
+    so.signature_cache_pages = cache_pages;
+    const std::string store = dir + "/" + name;
+    auto service = DuplicateService::Open(store, so);
+    EXPECT_TRUE(service.ok()) << service.status().ToString();
+    if (!service.ok()) return answers;
+    for (size_t at = 0; at < pages.size(); at += 25) {
+      if (reopen && at == first / 25 * 25) {
+        service->reset();
+        service = DuplicateService::Open(store, so);
+        EXPECT_TRUE(service.ok()) << service.status().ToString();
+        if (!service.ok()) return answers;
+      }
+      std::vector<PageInput> batch(pages.begin() + at, pages.begin() + std::min(pages.size(), at + 25));
+      auto r = (*service)->Apply(std::move(batch), false);
+      EXPECT_TRUE(r.ok()) << r.status().ToString();
+      if (!r.ok()) return answers;
+      for (const PageAnswer& a : *r) {
+        answers.push_back(a.url + " " + a.role + " " + std::to_string(a.group) + " " + a.winner + " " +
+                          std::to_string(a.similarity) + " " + std::to_string(a.tier) + " " +
+                          std::to_string(a.moved));
+      }
+    }
+    return answers;
+  };
+  const auto none = run("none", 0, false);
+  ASSERT_EQ(none.size(), pages.size());
+  EXPECT_EQ(run("tiny", 4, false), none);
+  EXPECT_EQ(run("default", ServiceOptions().signature_cache_pages, true), none);
+}
+
 TEST(ServiceVsBatch, PartitionsAgreeOnASynthCrawl) {
   const std::string dir = testing::MakeTempDir("service-synth");
   std::string log;
