@@ -60,6 +60,7 @@ struct ServeArgs {
 int RunServe(ServeArgs& a) {
   neardup::ServerOptions o = a.server;
   o.service = a.store.Options();
+  o.service.signature_cache_pages = a.server.service.signature_cache_pages;
   uint64_t cache = 0, wb = 0, body = 0, line = 0;
   if (!ParseSize(a.cache, &cache) || !ParseSize(a.write_buffer, &wb) || !ParseSize(a.max_body, &body) ||
       !ParseSize(a.max_line, &line)) {
@@ -128,6 +129,10 @@ Command AddServeCommand(CLI::App* app) {
       ->capture_default_str();
   c->add_option("--cache", args->cache, "RocksDB block cache")->capture_default_str();
   c->add_option("--write-buffer", args->write_buffer, "RocksDB memtable budget")->capture_default_str();
+  c->add_option("--signature-cache", args->server.service.signature_cache_pages,
+                "Pages whose signatures tier 2 keeps in memory (rounded down to a power of two; 0: none): the "
+                "latest pages of a larger store share slots with older ones, read from the store when needed")
+      ->capture_default_str();
   args->store.Add(c);
   return {c, [args] { return RunServe(*args); }};
 }
