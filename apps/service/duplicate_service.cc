@@ -150,10 +150,29 @@ class SignatureCache {
 // they will be after it, and the briefs and Comparables of the pages it
 // saved (content pages only in `comparables`).
 struct Ctx {
-  Ctx(Txn* t, const Counters& c) : txn(t), counters(c) {}
+  // `briefs`: the service's briefs by page id, which the request changes in
+  // place; what it has not committed when it ends is undone.
+  Ctx(Txn* t, const Counters& c, std::vector<uint64_t>* b) : txn(t), counters(c), briefs(b) {}
+  ~Ctx() { UndoBriefs(); }
+  Ctx(const Ctx&) = delete;
+  Ctx& operator=(const Ctx&) = delete;
+
+  void SetBrief(uint64_t id, uint64_t brief) {
+    if (id >= briefs->size()) {
+      briefs->resize(std::max<size_t>(id + 1, briefs->size() * 3 / 2), PackBrief(0, PageState::kRemoved));
+    }
+    brief_undo.emplace_back(id, (*briefs)[id]);
+    (*briefs)[id] = brief;
+  }
+  void UndoBriefs() {
+    for (auto it = brief_undo.rbegin(); it != brief_undo.rend(); ++it) (*briefs)[it->first] = it->second;
+    brief_undo.clear();
+  }
+
   Txn* txn;
   Counters counters;
-  std::unordered_map<uint64_t, uint64_t> briefs;
+  std::vector<uint64_t>* briefs;
+  std::vector<std::pair<uint64_t, uint64_t>> brief_undo;  // (id, brief before), in order of change
   std::unordered_map<uint64_t, std::optional<Comparable>> comparables;
 };
 
@@ -270,17 +289,12 @@ class ServiceImpl final : public DuplicateService {
 
   static uint64_t TargetHash(std::string_view url) { return XXH3_64bits(url.data(), url.size()); }
 
-  // Commits the request's pending changes and makes its briefs the
-  // committed ones.
+  // Commits the request's pending changes, its briefs and its signatures.
   Status CommitCtx(Ctx* ctx) {
     ctx->txn->Put(service::kCountersKey, service::EncodeCounters(ctx->counters));
     NEARDUP_RETURN_IF_ERROR(ctx->txn->Commit());
     counters_ = ctx->counters;
-    for (const auto& [id, brief] : ctx->briefs) {
-      if (id >= briefs_.size()) briefs_.resize(std::max<size_t>(id + 1, briefs_.size() * 3 / 2), PackBrief(0, PageState::kRemoved));
-      briefs_[id] = brief;
-    }
-    ctx->briefs.clear();
+    ctx->brief_undo.clear();  // the briefs changed in place are now committed
     for (auto& [id, comparable] : ctx->comparables) {
       if (comparable) signatures_.Put(id, std::move(*comparable)); else signatures_.Erase(id);
     }
@@ -292,14 +306,8 @@ class ServiceImpl final : public DuplicateService {
   // The page's group and state as the request sees them; false when the
   // page is not known.
   bool BriefOf(const Ctx* ctx, uint64_t id, uint64_t* group, PageState* state) const {
-    uint64_t b;
-    if (auto it = ctx->briefs.find(id); it != ctx->briefs.end()) {
-      b = it->second;
-    } else if (id < briefs_.size() && id < counters_.next_page) {
-      b = briefs_[id];
-    } else {
-      return false;
-    }
+    if (id >= briefs_.size() || id >= ctx->counters.next_page) return false;
+    const uint64_t b = briefs_[id];
     *group = b & ((uint64_t{1} << kBriefStateShift) - 1);
     *state = static_cast<PageState>(b >> kBriefStateShift);
     return true;
@@ -311,7 +319,7 @@ class ServiceImpl final : public DuplicateService {
     std::vector<Signed> signed_pages = SignAll(pages);
     std::lock_guard<std::mutex> lock(mu_);
     Txn txn(db_.get());
-    Ctx ctx(&txn, counters_);
+    Ctx ctx(&txn, counters_, &briefs_);
     std::vector<PageAnswer> answers;
     answers.reserve(pages.size());
     for (size_t i = 0; i < pages.size(); ++i) {
@@ -345,7 +353,7 @@ class ServiceImpl final : public DuplicateService {
   Result<PageAnswer> Lookup(const std::string& url) override {
     std::lock_guard<std::mutex> lock(mu_);
     Txn txn(db_.get());
-    Ctx ctx(&txn, counters_);
+    Ctx ctx(&txn, counters_, &briefs_);
     PageRecord p;
     if (!LoadByUrl(&ctx, url, &p)) {
       NEARDUP_RETURN_IF_ERROR(txn.status());
@@ -387,7 +395,7 @@ class ServiceImpl final : public DuplicateService {
   Result<PageAnswer> Remove(const std::string& url) override {
     std::lock_guard<std::mutex> lock(mu_);
     Txn txn(db_.get());
-    Ctx ctx(&txn, counters_);
+    Ctx ctx(&txn, counters_, &briefs_);
     PageRecord p;
     if (!LoadByUrl(&ctx, url, &p)) {
       NEARDUP_RETURN_IF_ERROR(txn.status());
@@ -401,7 +409,7 @@ class ServiceImpl final : public DuplicateService {
   Result<GroupInfo> Group(uint64_t id) override {
     std::lock_guard<std::mutex> lock(mu_);
     Txn txn(db_.get());
-    Ctx ctx(&txn, counters_);
+    Ctx ctx(&txn, counters_, &briefs_);
     GroupRecord g;
     if (!LoadGroup(&ctx, id, &g)) {
       NEARDUP_RETURN_IF_ERROR(txn.status());
@@ -604,7 +612,7 @@ class ServiceImpl final : public DuplicateService {
   }
   void SavePage(Ctx* ctx, const PageRecord& p) {
     ctx->txn->Put(service::PageKey(p.id), service::EncodePage(p));
-    ctx->briefs[p.id] = PackBrief(p.group, p.state);
+    ctx->SetBrief(p.id, PackBrief(p.group, p.state));
     std::optional<Comparable>& c = ctx->comparables[p.id];
     if (p.state == PageState::kContent) {
       c.emplace(Comparable{p.body_hash, p.similarity, p.signature});
@@ -921,13 +929,26 @@ class ServiceImpl final : public DuplicateService {
     posting_keys.push_back(service::PostingKey(service::kExactPrefix, p.body_hash));
     for (uint64_t k : keys) posting_keys.push_back(service::PostingKey(service::kPostingPrefix, k));
     ctx->txn->Prefetch(posting_keys);
+    // The lists of similar pages hold mostly the same ids: each is kept
+    // once (a mark per page id, by call) before the sort.
+    if (++seen_epoch_ == 0) {
+      std::fill(seen_.begin(), seen_.end(), 0);
+      seen_epoch_ = 1;
+    }
     std::string list;
+    std::vector<uint64_t> listed;
     for (const std::string& key : posting_keys) {
-      if (ctx->txn->Get(key, &list)) service::DecodePostings(list, &ids);
+      if (!ctx->txn->Get(key, &list)) continue;
+      listed.clear();
+      service::DecodePostings(list, &listed);
+      for (uint64_t id : listed) {
+        if (id >= seen_.size()) seen_.resize(std::max<size_t>(id + 1, seen_.size() * 3 / 2), 0);
+        if (seen_[id] == seen_epoch_ || id == p.id) continue;
+        seen_[id] = seen_epoch_;
+        ids.push_back(id);
+      }
     }
     std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    ids.erase(std::remove(ids.begin(), ids.end(), p.id), ids.end());
     return ids;
   }
 
@@ -1385,6 +1406,9 @@ class ServiceImpl final : public DuplicateService {
   Status corruption_;
   // Committed briefs (PackBrief) by page id: a page's group and state.
   std::vector<uint64_t> briefs_;
+  // Candidates(): seen_[id] == seen_epoch_ when the call has listed id.
+  std::vector<uint32_t> seen_;
+  uint32_t seen_epoch_ = 0;
   // Committed content pages' body hashes and signatures (tier 2's
   // comparisons); updated at each commit.
   SignatureCache signatures_;
