@@ -903,16 +903,13 @@ class ServiceImpl final : public DuplicateService {
     posting_keys.push_back(service::PostingKey(service::kExactPrefix, p.body_hash));
     ctx->txn->Prefetch(posting_keys);
     for (const std::string& key : posting_keys) {
-      // A full list, or an id already filed or already gone, is not
-      // written again.
+      // A list left as it was (a large bucket, a full list of identical
+      // bodies, an id already filed or already gone) is not written again.
+      const bool method_key = key[0] == service::kPostingPrefix;
       ctx->txn->Update(key, [&](std::string* list, bool) {
-        const size_t before = list->size();
-        if (insert) {
-          service::AddPosting(list, p.id, o_.max_bucket_pages);  // full: not filed under it
-        } else {
-          service::RemovePosting(list, p.id);
-        }
-        if (list->size() == before) return Txn::Change::kNone;
+        const bool changed = insert ? service::AddPosting(list, p.id, o_.max_bucket_pages, /*mark_large=*/method_key)
+                                    : service::RemovePosting(list, p.id);
+        if (!changed) return Txn::Change::kNone;
         return list->empty() ? Txn::Change::kDelete : Txn::Change::kPut;
       });
     }

@@ -413,6 +413,54 @@ TEST(ServiceSignatureCache, ChangesNoAnswer) {
   EXPECT_EQ(run("default", ServiceOptions().signature_cache_pages, true), none);
 }
 
+// dedup's max_bucket_pages: a candidate key filed under by more pages than
+// the limit gives no candidates any more, as dedup pairs no pages of such a
+// bucket; byte-identical bodies still find their group.
+TEST(ServiceLargeBuckets, AKeyPastTheLimitGivesNoCandidates) {
+  ServiceOptions so;
+  so.sync = false;
+  so.method = "simhash";
+  so.max_bucket_pages = 3;
+  auto service = DuplicateService::Open(testing::MakeTempDir("service-large") + "/store", so);
+  ASSERT_TRUE(service.ok()) << service.status().ToString();
+  const std::string text = Article(11);
+  // The same words under different markup: one signature, other bytes.
+  auto variant = [&](int v) {
+    const std::string n = std::to_string(v);
+    PageInput p = Page("https://v" + n + ".example/", text);
+    p.body = "<html><body><p class=\"v" + n + "\">";
+    p.body += text;
+    p.body += "</p></body></html>";
+    return p;
+  };
+  std::vector<uint64_t> groups;
+  for (int v = 0; v < 5; ++v) {
+    auto r = (*service)->Apply({variant(v)}, false);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    groups.push_back(r->at(0).group);
+  }
+  // Pages 1 and 2 find the first through lists of at most 3 ids; the
+  // fourth page filed makes every list of the signature a large bucket
+  // (4 pages > 3), so it and the fifth are alone, as dedup pairs none of a
+  // bucket that large. The decisions made before stand.
+  EXPECT_EQ(groups[1], groups[0]);
+  EXPECT_EQ(groups[2], groups[0]);
+  EXPECT_NE(groups[3], groups[0]);
+  EXPECT_NE(groups[4], groups[0]);
+  EXPECT_NE(groups[4], groups[3]);
+  for (int v : {3, 4}) {
+    auto alone = (*service)->Lookup(variant(v).url);
+    ASSERT_TRUE(alone.ok());
+    EXPECT_EQ(alone->role, "keep");
+  }
+  PageInput copy = variant(0);
+  copy.url = "https://copy.example/";
+  auto r = (*service)->Apply({copy}, false);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->at(0).group, groups[0]);
+  EXPECT_EQ(r->at(0).similarity, 1.0);
+}
+
 TEST(ServiceVsBatch, PartitionsAgreeOnASynthCrawl) {
   const std::string dir = testing::MakeTempDir("service-synth");
   std::string log;

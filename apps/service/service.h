@@ -73,8 +73,10 @@ struct ServiceOptions {
   // `repair_failure_share` of its members.
   uint32_t repair_min_failures = 3;
   double repair_failure_share = 0.1;
-  // Candidates read per posting key (a bucket of boilerplate pages is read
-  // only this far, as dedup's max_bucket_pages bounds its buckets).
+  // dedup's max_bucket_pages: a candidate key of the method filed under by
+  // more pages than this is a large bucket and gives no candidates (as
+  // dedup's tables pair no pages of such a bucket); identical bodies are
+  // listed up to this many pages.
   uint32_t max_bucket_pages = 1000;
   // RocksDB memory: block cache and the memtable budget.
   uint64_t block_cache_bytes = uint64_t{64} << 20;

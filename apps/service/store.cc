@@ -235,7 +235,15 @@ std::string MemberKey(uint64_t group, uint64_t page) {
 }
 std::string PostingKey(char prefix, uint64_t key) { return std::string(1, prefix) + PutBigEndian(key); }
 
+bool IsLargeBucket(std::string_view list) {
+  if (list.size() != 8) return false;
+  uint64_t id;
+  std::memcpy(&id, list.data(), 8);
+  return id == kLargeBucket;
+}
+
 void DecodePostings(std::string_view list, std::vector<uint64_t>* ids) {
+  if (IsLargeBucket(list)) return;
   for (size_t i = 0; i + 8 <= list.size(); i += 8) {
     uint64_t id;
     std::memcpy(&id, list.data() + i, 8);
@@ -257,20 +265,29 @@ size_t LowerBound(const std::string& list, uint64_t id) {
 }
 }  // namespace
 
-bool AddPosting(std::string* list, uint64_t id, size_t max_ids) {
+bool AddPosting(std::string* list, uint64_t id, size_t max_ids, bool mark_large) {
+  if (IsLargeBucket(*list)) return false;
   const size_t at = LowerBound(*list, id);
-  if (at + 8 <= list->size() && std::memcmp(list->data() + at, &id, 8) == 0) return true;
-  if (list->size() / 8 >= max_ids) return false;
+  if (at + 8 <= list->size() && std::memcmp(list->data() + at, &id, 8) == 0) return false;
+  if (list->size() / 8 >= max_ids) {
+    if (!mark_large) return false;
+    list->assign(8, '\xff');
+    return true;
+  }
   char b[8];
   std::memcpy(b, &id, 8);
   list->insert(at, b, 8);
   return true;
 }
 
-void RemovePosting(std::string* list, uint64_t id) {
+bool RemovePosting(std::string* list, uint64_t id) {
+  if (IsLargeBucket(*list)) return false;
   const size_t at = LowerBound(*list, id);
-  if (at + 8 <= list->size() && std::memcmp(list->data() + at, &id, 8) == 0) list->erase(at, 8);
+  if (at + 8 > list->size() || std::memcmp(list->data() + at, &id, 8) != 0) return false;
+  list->erase(at, 8);
+  return true;
 }
+
 std::string RedirectPrefix(std::string_view target) {
   std::string k(1, kRedirectPrefix);
   k.append(target);

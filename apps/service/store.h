@@ -90,15 +90,28 @@ std::string PageKey(uint64_t id);
 std::string GroupKey(uint64_t id);
 std::string MemberKey(uint64_t group, uint64_t page);
 // A posting list: the ids filed under one key, increasing, 8 bytes each
-// (little-endian), at most ServiceOptions::max_bucket_pages of them (pages
-// past that are not filed under the key, as dedup leaves buckets that large
-// unlisted). One key per list, read with one Get: a page's candidates are a
-// few dozen point reads, not iterator seeks.
+// (little-endian), at most ServiceOptions::max_bucket_pages of them. One key
+// per list, read with one Get: a page's candidates are a few dozen point
+// reads, not iterator seeks.
+//
+// A large bucket: dedup's candidate tables pair no pages of a bucket of more
+// than max_bucket_pages pages (boilerplate every page of a site shares, say).
+// A method's list that would grow past the limit becomes the one id
+// kLargeBucket and lists no candidates from then on (removals do not bring
+// it back: the pages past the limit were never listed). Lists of identical
+// bodies (kExactPrefix) stay at their first max_bucket_pages ids instead:
+// any one of them finds the group.
+constexpr uint64_t kLargeBucket = ~uint64_t{0};
 std::string PostingKey(char prefix, uint64_t key);
+bool IsLargeBucket(std::string_view list);
+// Appends the list's ids to *ids (none for a large bucket).
 void DecodePostings(std::string_view list, std::vector<uint64_t>* ids);
-// Adds `id` to the list (false when the list is full); removes it.
-bool AddPosting(std::string* list, uint64_t id, size_t max_ids);
-void RemovePosting(std::string* list, uint64_t id);
+// Adds `id` to the list; a full list becomes a large bucket when
+// `mark_large`, and is left as it is otherwise. Returns whether the list
+// changed (not when `id` was there already, or the list is a large bucket).
+bool AddPosting(std::string* list, uint64_t id, size_t max_ids, bool mark_large);
+// Removes `id`; returns whether the list changed.
+bool RemovePosting(std::string* list, uint64_t id);
 std::string RedirectKey(std::string_view target, uint64_t page);
 std::string RedirectPrefix(std::string_view target);
 

@@ -152,7 +152,7 @@ TEST_F(TxnTest, PrefetchedKeysReadTheSameAsSingleReads) {
   Txn txn(db_.get());
   txn.Put("p4", "pending");  // a pending write wins over the prefetched value
   std::vector<std::string> keys;
-  for (int i = 49; i >= 0; --i) keys.push_back("p" + std::to_string(i));
+  for (int i = 49; i >= 0; --i) keys.push_back(std::string(1, 'p').append(std::to_string(i)));
   keys.push_back("p6");  // duplicates are fine
   txn.Prefetch(keys);
   ASSERT_TRUE(txn.status().ok());
@@ -252,6 +252,29 @@ TEST_F(TxnTest, AgreesWithAModelUnderRandomChanges) {
     }
     for (const auto& [k, v] : committed) EXPECT_EQ(Stored(k), v);
   }
+}
+
+TEST(PostingList, GrowsToTheLimitThenBecomesALargeBucket) {
+  std::string list;
+  for (uint64_t id : {5u, 1u, 3u}) EXPECT_TRUE(AddPosting(&list, id, 3, /*mark_large=*/true));
+  EXPECT_FALSE(AddPosting(&list, 3, 3, true));  // already there
+  std::vector<uint64_t> ids;
+  DecodePostings(list, &ids);
+  EXPECT_EQ(ids, (std::vector<uint64_t>{1, 3, 5}));
+  std::string exact = list;
+  EXPECT_FALSE(AddPosting(&exact, 7, 3, /*mark_large=*/false));  // full, kept as it is
+  EXPECT_EQ(exact, list);
+  EXPECT_TRUE(AddPosting(&list, 7, 3, true));
+  EXPECT_TRUE(IsLargeBucket(list));
+  ids.clear();
+  DecodePostings(list, &ids);
+  EXPECT_TRUE(ids.empty());
+  EXPECT_FALSE(RemovePosting(&list, 7));
+  EXPECT_FALSE(AddPosting(&list, 2, 3, true));
+  EXPECT_TRUE(IsLargeBucket(list));
+  EXPECT_TRUE(RemovePosting(&exact, 3));
+  EXPECT_FALSE(RemovePosting(&exact, 3));
+  EXPECT_FALSE(IsLargeBucket(exact));
 }
 
 }  // namespace
