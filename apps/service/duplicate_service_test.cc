@@ -62,6 +62,20 @@ PageInput Redirect(const std::string& url, const std::string& target) {
   return p;
 }
 
+// Writes DIR/crawl.warc.gz and DIR/truth.tsv with `neardup synth` from the
+// sample crawl.
+void SynthCrawl(const std::string& dir, int sites, int seed) {
+  std::string log;
+  ASSERT_EQ(testing::RunCommand(testing::Q(testing::CliPath()) + " synth " +
+                                    testing::Q(testing::RepoTestDataDir() + "/sample/sample-crawl.warc.gz") +
+                                    " --out " + testing::Q(dir + "/crawl.warc.gz") + " --truth " +
+                                    testing::Q(dir + "/truth.tsv") + " --sites " + std::to_string(sites) +
+                                    " --seed " + std::to_string(seed),
+                                &log),
+            0)
+      << log;
+}
+
 class ServiceTest : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = testing::MakeTempDir("service") + "/store"; Open(); }
@@ -343,14 +357,7 @@ TEST_F(ServiceTest, FailedVerificationsRepairTheGroup) {
 // same, through recrawls that change pages.
 TEST(ServiceSignatureCache, ChangesNoAnswer) {
   const std::string dir = testing::MakeTempDir("service-cache");
-  std::string log;
-  ASSERT_EQ(testing::RunCommand(testing::Q(testing::CliPath()) + " synth " +
-                                    testing::Q(testing::RepoTestDataDir() + "/sample/sample-crawl.warc.gz") +
-                                    " --out " + testing::Q(dir + "/crawl.warc.gz") + " --truth " +
-                                    testing::Q(dir + "/truth.tsv") + " --sites 10 --seed 3",
-                                &log),
-            0)
-      << log;
+  ASSERT_NO_FATAL_FAILURE(SynthCrawl(dir, 10, 3));
   auto source = OpenDocumentSource({dir + "/crawl.warc.gz"});
   ASSERT_TRUE(source.ok());
   std::vector<PageInput> pages;
@@ -463,14 +470,7 @@ TEST(ServiceLargeBuckets, AKeyPastTheLimitGivesNoCandidates) {
 
 TEST(ServiceVsBatch, PartitionsAgreeOnASynthCrawl) {
   const std::string dir = testing::MakeTempDir("service-synth");
-  std::string log;
-  ASSERT_EQ(testing::RunCommand(testing::Q(testing::CliPath()) + " synth " +
-                                    testing::Q(testing::RepoTestDataDir() + "/sample/sample-crawl.warc.gz") +
-                                    " --out " + testing::Q(dir + "/crawl.warc.gz") + " --truth " +
-                                    testing::Q(dir + "/truth.tsv") + " --sites 20 --seed 7",
-                                &log),
-            0)
-      << log;
+  ASSERT_NO_FATAL_FAILURE(SynthCrawl(dir, 20, 7));
   auto source = OpenDocumentSource({dir + "/crawl.warc.gz"});
   ASSERT_TRUE(source.ok());
   std::vector<Document> docs;
