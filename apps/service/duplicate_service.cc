@@ -224,7 +224,7 @@ class ServiceImpl final : public DuplicateService {
         return Status::Corruption("store " + dir_ + ": the counters record is missing or not valid");
       }
     }
-    NEARDUP_RETURN_IF_ERROR(LoadBriefs());
+    NEARDUP_RETURN_IF_ERROR(LoadMemoryTables());
     NEARDUP_ASSIGN_OR_RETURN(method_, NewMethod(o_.method));
     if (method_->batch_only()) {
       return Status::InvalidArgument("method '" + method_->name() +
@@ -252,7 +252,7 @@ class ServiceImpl final : public DuplicateService {
 
   // Reads every page's brief and every redirect target into memory, and
   // the signatures of the latest content pages into the signature cache.
-  Status LoadBriefs() {
+  Status LoadMemoryTables() {
     signatures_ = SignatureCache(o_.signature_cache_pages);
     signatures_.Grow(counters_.next_page);
     // Ids below this share no cache slot with a later id.
@@ -717,10 +717,7 @@ class ServiceImpl final : public DuplicateService {
   // The method's rule between two stored content pages (byte-identical
   // bodies are duplicates with similarity 1, as dedup's identity sets).
   PairDecision Decide(Ctx* ctx, const PageRecord& a, const PageRecord& b) {
-    return Decide(ctx, a, b.body_hash, b.signature);
-  }
-  PairDecision Decide(Ctx* ctx, const PageRecord& a, uint64_t b_body_hash, const Signature& b_signature) {
-    return Decide(ctx, a.body_hash, a.signature, b_body_hash, b_signature);
+    return Decide(ctx, a.body_hash, a.signature, b.body_hash, b.signature);
   }
   PairDecision Decide(Ctx* ctx, uint64_t a_body_hash, const Signature& a_signature, uint64_t b_body_hash,
                       const Signature& b_signature) {
@@ -892,7 +889,9 @@ class ServiceImpl final : public DuplicateService {
   }
 
   // ---- postings ----
-  void File(Ctx* ctx, const PageRecord& p, bool insert) {
+  // The store keys of the posting lists a page is filed under: the method's
+  // candidate keys, each once, and its body hash.
+  std::vector<std::string> PostingKeysOf(const PageRecord& p) const {
     std::vector<uint64_t> keys;
     if (p.signature.eligible) method_->CandidateKeys(p.signature, &keys);
     std::sort(keys.begin(), keys.end());
@@ -901,6 +900,11 @@ class ServiceImpl final : public DuplicateService {
     posting_keys.reserve(keys.size() + 1);
     for (uint64_t k : keys) posting_keys.push_back(service::PostingKey(service::kPostingPrefix, k));
     posting_keys.push_back(service::PostingKey(service::kExactPrefix, p.body_hash));
+    return posting_keys;
+  }
+
+  void File(Ctx* ctx, const PageRecord& p, bool insert) {
+    const std::vector<std::string> posting_keys = PostingKeysOf(p);
     ctx->txn->Prefetch(posting_keys);
     for (const std::string& key : posting_keys) {
       // A list left as it was (a large bucket, a full list of identical
@@ -917,14 +921,8 @@ class ServiceImpl final : public DuplicateService {
 
   // Ids filed under the signature's keys or its body hash (p excluded).
   std::vector<uint64_t> Candidates(Ctx* ctx, const PageRecord& p) {
-    std::vector<uint64_t> keys, ids;
-    if (p.signature.eligible) method_->CandidateKeys(p.signature, &keys);
-    std::sort(keys.begin(), keys.end());
-    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-    std::vector<std::string> posting_keys;
-    posting_keys.reserve(keys.size() + 1);
-    posting_keys.push_back(service::PostingKey(service::kExactPrefix, p.body_hash));
-    for (uint64_t k : keys) posting_keys.push_back(service::PostingKey(service::kPostingPrefix, k));
+    std::vector<uint64_t> ids;
+    const std::vector<std::string> posting_keys = PostingKeysOf(p);
     ctx->txn->Prefetch(posting_keys);
     // The lists of similar pages hold mostly the same ids: each is kept
     // once (a mark per page id, by call) before the sort.
@@ -972,7 +970,7 @@ class ServiceImpl final : public DuplicateService {
       }
       const Comparable* q = ComparableOf(ctx, c, &scratch);
       if (q == nullptr) continue;
-      PairDecision d = Decide(ctx, *p, q->body_hash, q->signature);
+      PairDecision d = Decide(ctx, p->body_hash, p->signature, q->body_hash, q->signature);
       if (d.duplicate) groups.emplace(group, d.similarity);
     }
     if (groups.empty()) {
