@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The methods' quality table (README "Choosing a method"): every method on the
 # benchmark `neardup synth` builds from real pages, and on the labeled pairs of
-# real pages in shared/data/labeled/stia-near-duplicates.
+# real pages in shared/data/labeled/stia-near-duplicates, read as files (no
+# URLs) and under their real URLs (bench/labeled_crawl.py: labelled-pair
+# precision and recall, and recall per kind of change).
 #
 #   bench/quality.sh [--pool DIR] [--sites N] [--seed S] [--labeled DIR]
 #
@@ -53,4 +55,25 @@ table "$work/crawl.warc.gz" "$work/truth.tsv" "synth"
 if [ -d "$labeled" ]; then
   python3 bench/labeled_truth.py "$labeled" >"$work/labeled-truth.tsv"
   table "$labeled/raw_html" "$work/labeled-truth.tsv" "stia labeled"
+  # The same pages under their real URLs (the pages of one article share a
+  # host, as on the web), scored over the labelled pairs and per kind.
+  python3 bench/labeled_crawl.py pack "$labeled" "$work/stia-urls.warc" "$work/stia-urls-truth.tsv"
+  echo
+  echo "| stia under real URLs | labelled-pair precision | recall | F1 | ad block | boilerplate replaced | minor edit | timestamp | URL only | body swapped (merged, must be 0) | pairwise P (all pages) | pairwise R |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+  for method in exact broder simhash combined robust; do
+    ./build/neardup dedup "$work/stia-urls.warc" --out "$work/urls-$method" --method "$method" --threads 1 -q
+    ./build/neardup eval --truth "$work/stia-urls-truth.tsv" "$work/urls-$method" --json >"$work/urls-$method.eval.json"
+    python3 bench/labeled_crawl.py score "$labeled" "$work/urls-$method" --json >"$work/urls-$method.kinds.json"
+    python3 - "$method" "$work/urls-$method.kinds.json" "$work/urls-$method.eval.json" <<'PY'
+import json, sys
+method, kinds, ev = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+l, k = kinds["labeled_pairs"], kinds["kinds"]
+def frac(name):
+    return f"{k[name]['together']}/{k[name]['pairs']}" if name in k else "-"
+print(f"| {method} | {l['precision']:.4f} | {l['recall']:.4f} | {l['f1']:.4f} | {frac('ad_block_injection')} | "
+      f"{frac('boilerplate_only_diff')} | {frac('minor_content_edit')} | {frac('timestamp_swap')} | "
+      f"{frac('url_difference_only')} | {frac('full_content_swap')} | {ev['pairs']['precision']:.4f} | {ev['pairs']['recall']:.4f} |")
+PY
+  done
 fi

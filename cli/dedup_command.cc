@@ -89,6 +89,10 @@ void DedupFlags::Register(CLI::App* dedup) {
                     "robust: a min-hash value held by this many distinct pages of one site at the "
                     "same position is the site's boilerplate")
       ->check(CLI::Range(2, 1000000));
+  dedup->add_option("--template-fraction", template_fraction,
+                    "robust: ... and by at least this fraction of the site's distinct pages (a page "
+                    "copied a few times on its own large host keeps its text as content)")
+      ->check(CLI::Range(0.0, 1.0));
   dedup->add_flag("--keep-numbers", keep_numbers,
                   "robust: compare terms with digits as they are (by default they and the dates "
                   "around them are one volatile class, as Henzinger's timestamps, counters and ids)");
@@ -152,6 +156,7 @@ int DedupFlags::ToOptions(neardup::DedupOptions* options) const {
   options->simhash.combined_threshold = combined_threshold;
   options->robust.min_content_similarity = min_content;
   options->robust.template_min_pages = template_pages;
+  options->robust.template_site_fraction = template_fraction;
   options->robust.max_edit_shingles = edit_shingles;
   options->robust.max_same_site_edit_shingles = same_site_edit_shingles;
   options->robust.normalize_numbers = !keep_numbers;

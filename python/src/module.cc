@@ -378,7 +378,8 @@ defaults:
   simhash={"bits": 384, "threshold": 372, "seed": 1234,
            "combined_threshold": 355}
   robust={"shingle_size": 5, "num_minhashes": 84, "band_rows": 3,
-          "template_min_pages": 2, "min_content_similarity": 0.2,
+          "template_min_pages": 2, "template_site_fraction": 0.05,
+          "min_content_similarity": 0.2,
           "min_similarity_without_template": 0.8, "max_edit_shingles": 30,
           "max_same_site_edit_shingles": 20, "normalize_numbers": True,
           "normalize_own_url": True, "seed": 1234}

@@ -216,6 +216,7 @@ const Fields<neardup::RobustMethodOptions>& RobustFields() {
       Member("num_minhashes", &O::num_minhashes),
       Member("band_rows", &O::band_rows),
       Member("template_min_pages", &O::template_min_pages),
+      Member("template_site_fraction", &O::template_site_fraction),
       Member("min_content_similarity", &O::min_content_similarity),
       Member("min_similarity_without_template", &O::min_similarity_without_template),
       Member("max_edit_shingles", &O::max_edit_shingles),

@@ -235,7 +235,7 @@ Result<Comparison> CompareLoaded(const Loaded& a, const Loaded& b, const std::st
   r.shingles_differing = only.size();
   r.edit_limit = r.same_host ? ro.max_same_site_edit_shingles : ro.max_edit_shingles;
   r.host_pages = from.host_pages;
-  const SiteTemplates templates(from.mins, from.sites, from.candidate, ro.num_minhashes, ro.template_min_pages);
+  const SiteTemplates templates(from.mins, from.sites, from.candidate, ro);
   const uint64_t key_a = XXH3_64bits(site_a.data(), site_a.size());
   r.template_known = templates.KnowsTemplateOf(key_a) ||
                      templates.KnowsTemplateOf(XXH3_64bits(site_b.data(), site_b.size()));

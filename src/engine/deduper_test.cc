@@ -237,7 +237,7 @@ TEST(MethodFactoryTest, EverySpecRoundTrips) {
   std::vector<std::string> specs;
   for (const std::string& name : MethodNames()) specs.push_back(name);
   for (const char* s : {"broder:k=8,no-wrap,m=84,l=14,family=rabin,seed=7,level=virtually-identical",
-                        "simhash:b=64,t=61,seed=9", "robust:k=4,m=60,r=4,template=3,content=0.35,no-template=0.7,"
+                        "simhash:b=64,t=61,seed=9", "robust:k=4,m=60,r=4,template=3,template-fraction=0.1,content=0.35,no-template=0.7,"
                         "edit=12,same-site-edit=6,no-numbers,no-own-url,seed=5",
                         "paragraphs:sentences=2,min-chars=100,min-shared=70", "chunks:words:20,T=5,sort",
                         "chunks:sentences,T=3,coarse,h=3,seed=11",

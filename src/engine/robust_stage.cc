@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -75,10 +76,12 @@ bool MatchAt(const std::vector<uint64_t>& hashes, size_t i, const std::vector<ui
 std::string RobustMethodOptions::Spec() const {
   char content[32];
   std::snprintf(content, sizeof content, "%g", min_content_similarity);
+  char fraction[32];
+  std::snprintf(fraction, sizeof fraction, "%g", template_site_fraction);
   char no_template[32];
   std::snprintf(no_template, sizeof no_template, "%g", min_similarity_without_template);
   return "robust:k=" + std::to_string(shingle_size) + ",m=" + std::to_string(num_minhashes) +
-         ",r=" + std::to_string(band_rows) + ",template=" + std::to_string(template_min_pages) +
+         ",r=" + std::to_string(band_rows) + ",template=" + std::to_string(template_min_pages) + ",template-fraction=" + fraction +
          ",content=" + content + ",no-template=" + no_template + ",edit=" + std::to_string(max_edit_shingles) +
          ",same-site-edit=" + std::to_string(max_same_site_edit_shingles) +
          (normalize_numbers ? ",numbers" : ",no-numbers") +
@@ -254,7 +257,8 @@ RobustSignature ComputeRobustSignature(const TokenizedDocument& doc, std::string
 }
 
 SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,
-                             std::span<const uint8_t> candidate, uint32_t m, uint32_t min_pages) {
+                             std::span<const uint8_t> candidate, const RobustMethodOptions& options) {
+  const uint32_t m = options.num_minhashes;
   std::vector<std::pair<uint64_t, uint32_t>> by_site;  // (site, page)
   for (uint32_t i = 0; i < candidate.size(); ++i) {
     if (candidate[i]) by_site.emplace_back(site[i], i);
@@ -264,8 +268,10 @@ SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uin
   for (size_t s = 0; s < by_site.size();) {
     size_t e = s;
     while (e < by_site.size() && by_site[e].first == by_site[s].first) ++e;
-    if (e - s >= min_pages) {
+    const uint32_t pages = static_cast<uint32_t>(e - s);
+    if (pages >= options.template_min_pages) {
       known_sites_.insert(by_site[s].first);
+      const uint32_t need = TemplateHolders(pages, options);
       for (uint32_t j = 0; j < m; ++j) {
         column.clear();
         for (size_t p = s; p < e; ++p) column.push_back(mins[static_cast<size_t>(by_site[p].second) * m + j]);
@@ -273,13 +279,18 @@ SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uin
         for (size_t a = 0; a < column.size();) {
           size_t b = a;
           while (b < column.size() && column[b] == column[a]) ++b;
-          if (b - a >= min_pages) values_.insert((uint64_t{j} << 32) | column[a]);
+          if (b - a >= need) values_.insert((uint64_t{j} << 32) | column[a]);
           a = b;
         }
       }
     }
     s = e;
   }
+}
+
+uint32_t SiteTemplates::TemplateHolders(uint32_t site_pages, const RobustMethodOptions& options) {
+  const double share = std::ceil(options.template_site_fraction * site_pages - 1e-9);
+  return std::max(options.template_min_pages, static_cast<uint32_t>(share));
 }
 
 SiteTemplates::Match SiteTemplates::Compare(const uint32_t* a, const uint32_t* b, uint32_t m) const {
@@ -393,7 +404,7 @@ RobustStageResult RunRobustStage(std::span<const uint32_t> mins, std::span<const
   const uint32_t m = options.num_minhashes;
   const uint32_t r = options.band_rows;
   const uint32_t bands = m / r;
-  *templates = SiteTemplates(mins, site, candidate, m, options.template_min_pages);
+  *templates = SiteTemplates(mins, site, candidate, options);
   result.template_values = templates->size();
 
   // (band key, page) for every band holding a non-boilerplate value.

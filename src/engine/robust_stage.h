@@ -110,11 +110,20 @@ class SiteTemplates {
  public:
   SiteTemplates() = default;
   // Learns the boilerplate values from the pages with candidate[i] set.
-  // mins: n * m values; site[i]: page i's site key.
+  // mins: n * m values (m = options.num_minhashes); site[i]: page i's site
+  // key. A value is boilerplate when TemplateHolders(pages of the site)
+  // distinct pages of the site hold it at one position.
   SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,
-                std::span<const uint8_t> candidate, uint32_t m, uint32_t min_pages);
+                std::span<const uint8_t> candidate, const RobustMethodOptions& options);
 
-  // Whether the site has at least min_pages distinct candidate pages.
+  // How many distinct pages of a site of `site_pages` must hold a value for
+  // it to be boilerplate: template_min_pages, and template_site_fraction of
+  // the site's pages. Boilerplate is what many items of a site share; a page
+  // copied a few times on its own large host (an ad block injected, its
+  // template replaced, a word edited) keeps its main item as content.
+  static uint32_t TemplateHolders(uint32_t site_pages, const RobustMethodOptions& options);
+
+  // Whether the site has at least template_min_pages distinct candidate pages.
   bool KnowsTemplateOf(uint64_t site) const { return known_sites_.count(site) != 0; }
 
   bool IsTemplate(uint32_t position, uint32_t value) const {

@@ -185,11 +185,62 @@ TEST(RobustTemplateTest, AllBoilerplatePagesAreDuplicates) {
   const auto page = Terms(rng, 200);
   Sketches s;
   for (int p = 0; p < 4; ++p) s.Add(page, 1);
-  SiteTemplates templates(s.mins, s.sites, std::vector<uint8_t>(4, 1), 84, 3);
+  RobustMethodOptions o = s.options;
+  o.template_min_pages = 3;
+  SiteTemplates templates(s.mins, s.sites, std::vector<uint8_t>(4, 1), o);
   const auto m = templates.Compare(s.Of(0), s.Of(1), 84);
   EXPECT_EQ(m.positions, 0u);
   EXPECT_EQ(m.template_shared, 84u);
   EXPECT_EQ(m.similarity(), 1.0);
+}
+
+// A page copied twice on its own large host, once with an ad block of 24
+// terms injected and once with a block of its template replaced: the item
+// the three share is not the host's boilerplate (3 of 62 pages, below
+// template_site_fraction), so the copies are compared on it and joined,
+// while the host's distinct items stay apart. Counting any two pages as
+// enough (fraction 0, the rule before) learns the item as boilerplate and
+// loses the copies.
+TEST(RobustTemplateTest, ACopiedPageOnALargeHostKeepsItsItemAsContent) {
+  std::mt19937_64 rng(21);
+  const auto site_template = Terms(rng, 300);
+  Sketches s;
+  std::vector<std::vector<uint64_t>> items;
+  for (int p = 0; p < 60; ++p) {
+    items.push_back(Terms(rng, 400));
+    auto page = site_template;
+    page.insert(page.begin() + 150, items.back().begin(), items.back().end());
+    s.Add(page, /*site=*/1);
+  }
+  auto with_ad = site_template;
+  with_ad.insert(with_ad.begin() + 150, items[0].begin(), items[0].end());
+  const auto ad = Terms(rng, 24);
+  with_ad.insert(with_ad.begin() + 350, ad.begin(), ad.end());
+  s.Add(with_ad, 1);  // page 60
+  auto other_template = Terms(rng, 120);
+  other_template.insert(other_template.end(), site_template.begin() + 120, site_template.end());
+  other_template.insert(other_template.begin() + 150, items[0].begin(), items[0].end());
+  s.Add(other_template, 1);  // page 61
+  EXPECT_EQ(SiteTemplates::TemplateHolders(62, s.options), 4u);
+  for (double fraction : {0.05, 0.0}) {
+    RobustMethodOptions o = s.options;
+    o.template_site_fraction = fraction;
+    std::vector<uint8_t> candidate(s.sites.size(), 1);
+    UnionFind uf(static_cast<uint32_t>(s.sites.size()));
+    SiteTemplates templates;
+    RunRobustStage(s.mins, s.sites, {}, candidate, o, 1000, false, &templates, &uf);
+    EXPECT_GT(templates.size(), 0u);
+    for (uint32_t a = 0; a < 60; ++a) {
+      for (uint32_t b = a + 1; b < 60; ++b) ASSERT_NE(uf.Find(a), uf.Find(b)) << a << " " << b;
+    }
+    if (fraction > 0) {
+      EXPECT_EQ(uf.Find(0), uf.Find(60));
+      EXPECT_EQ(uf.Find(0), uf.Find(61));
+    } else {
+      EXPECT_NE(uf.Find(0), uf.Find(60));
+      EXPECT_NE(uf.Find(0), uf.Find(61));
+    }
+  }
 }
 
 }  // namespace

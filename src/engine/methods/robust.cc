@@ -32,6 +32,8 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
       s = as_u32(2, 1u << 30, &o->template_min_pages);
     } else if (it.key == "content") {
       s = ParseSpecDouble("robust", it, 0, 1, &o->min_content_similarity);
+    } else if (it.key == "template-fraction") {
+      s = ParseSpecDouble("robust", it, 0, 1, &o->template_site_fraction);
     } else if (it.key == "no-template") {
       s = ParseSpecDouble("robust", it, 0, 1, &o->min_similarity_without_template);
     } else if (it.key == "edit") {
@@ -46,8 +48,8 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
       s = ParseSpecUint("robust", it, 0, UINT64_MAX, &o->seed);
     } else {
       return UnknownSpecKey("robust", it,
-                            "k=N, m=N, r=N, template=N, content=X, no-template=X, edit=N, same-site-edit=N, "
-                            "numbers, no-numbers, own-url, no-own-url, seed=N");
+                            "k=N, m=N, r=N, template=N, template-fraction=X, content=X, no-template=X, edit=N, "
+                            "same-site-edit=N, numbers, no-numbers, own-url, no-own-url, seed=N");
     }
     NEARDUP_RETURN_IF_ERROR(s);
   }
@@ -66,8 +68,10 @@ Status ValidateRobust(const RobustMethodOptions& o) {
   }
   if (o.template_min_pages < 2) return Status::InvalidArgument("robust: template_min_pages must be at least 2");
   if (!(o.min_content_similarity >= 0 && o.min_content_similarity <= 1) ||
-      !(o.min_similarity_without_template >= 0 && o.min_similarity_without_template <= 1)) {
-    return Status::InvalidArgument("robust: min_content_similarity must be in [0, 1]");
+      !(o.min_similarity_without_template >= 0 && o.min_similarity_without_template <= 1) ||
+      !(o.template_site_fraction >= 0 && o.template_site_fraction <= 1)) {
+    return Status::InvalidArgument(
+        "robust: min_content_similarity, min_similarity_without_template and template_site_fraction must be in [0, 1]");
   }
   return Status::OK();
 }
@@ -455,7 +459,7 @@ class RobustDividedRun final : public DividedRun {
         std::memcpy(mins.data() + k * m, in.data() + k * page_record + 1, m * sizeof(uint32_t));
       }
       std::vector<uint64_t>().swap(in);
-      const SiteTemplates here(mins, sites, std::vector<uint8_t>(pages_here, 1), m, o_.template_min_pages);
+      const SiteTemplates here(mins, sites, std::vector<uint8_t>(pages_here, 1), o_);
       std::vector<std::vector<uint64_t>> found(processes);
       for (uint64_t key : here.values()) found[x->OwnerOfKey(key)].push_back(key);
       NEARDUP_ASSIGN_OR_RETURN(owned_values, x->ExchangeFlat(found));
