@@ -65,6 +65,12 @@ inline constexpr uint32_t kRobustDigestCells = 72;
 inline constexpr uint32_t kRobustWholeBandRows = 14;
 inline constexpr uint32_t kRobustWholeBandBucket = 64;
 
+// Pages holding one value that fewer than SiteTemplates::TemplateHolders
+// pages of their site hold are copies of one item when they agree on at
+// least this fraction of the positions outside the site's common
+// boilerplate (SiteTemplates::Compare); their shared value is then content.
+inline constexpr double kCopyContentSimilarity = 0.5;
+
 // Class terms standing for volatile terms and for the page's own URL.
 inline constexpr uint64_t kVolatileTermHash = 0x766f6c6174696c65ULL;  // "volatile"
 inline constexpr uint64_t kOwnUrlTermHash = 0x6f776e2d75726c00ULL;    // "own-url"
@@ -112,7 +118,12 @@ class SiteTemplates {
   // Learns the boilerplate values from the pages with candidate[i] set.
   // mins: n * m values (m = options.num_minhashes); site[i]: page i's site
   // key. A value is boilerplate when TemplateHolders(pages of the site)
-  // distinct pages of the site hold it at one position.
+  // distinct pages of the site hold it at one position; or when at least
+  // template_min_pages do and they are not all copies of one item (the
+  // first holder and each other agree on fewer than kCopyContentSimilarity
+  // of the positions outside that common boilerplate): a sidebar or a
+  // section's template shared by a few distinct items is boilerplate, the
+  // text a page shares with its own copies is not.
   SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,
                 std::span<const uint8_t> candidate, const RobustMethodOptions& options);
 
@@ -150,6 +161,7 @@ class SiteTemplates {
  private:
   std::unordered_set<uint64_t> values_;
   std::unordered_set<uint64_t> known_sites_;
+  std::vector<uint64_t> rare_values_;  // scratch of the constructor
 };
 
 // One page as step 5's rule sees it: m min-hash values, its site key, and

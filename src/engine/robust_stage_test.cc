@@ -243,5 +243,38 @@ TEST(RobustTemplateTest, ACopiedPageOnALargeHostKeepsItsItemAsContent) {
   }
 }
 
+// A sidebar that 3 of 80 distinct items of a host show (fewer than the 5%
+// of the host's pages that make its common boilerplate) is boilerplate
+// still: the three items agree on little else, so they are not copies of one
+// item, and they are compared on their own text. (A block shared by a few
+// pages that outweighs what else they hold is taken as their common text:
+// then they are copies with an edit, by the rule of kCopyContentSimilarity.)
+TEST(RobustTemplateTest, ASidebarOfAFewDistinctItemsIsBoilerplate) {
+  std::mt19937_64 rng(23);
+  const auto site_template = Terms(rng, 300);
+  const auto sidebar = Terms(rng, 80);
+  Sketches s;
+  for (int p = 0; p < 80; ++p) {
+    auto page = site_template;
+    const auto item = Terms(rng, 120);
+    page.insert(page.begin() + 150, item.begin(), item.end());
+    if (p < 3) page.insert(page.end(), sidebar.begin(), sidebar.end());
+    s.Add(page, /*site=*/1);
+  }
+  ASSERT_GT(SiteTemplates::TemplateHolders(80, s.options), 3u);
+  std::vector<uint8_t> candidate(s.sites.size(), 1);
+  UnionFind uf(static_cast<uint32_t>(s.sites.size()));
+  SiteTemplates templates;
+  RunRobustStage(s.mins, s.sites, {}, candidate, s.options, 1000, false, &templates, &uf);
+  for (uint32_t a = 0; a < 3; ++a) {
+    for (uint32_t b = a + 1; b < 3; ++b) {
+      EXPECT_NE(uf.Find(a), uf.Find(b));
+      EXPECT_LT(templates.Compare(s.Of(a), s.Of(b), 84).similarity(), 0.2);
+    }
+  }
+  // Without the sidebar's values the three would look alike.
+  EXPECT_GT(SiteTemplates().Compare(s.Of(0), s.Of(1), 84).similarity(), 0.5);
+}
+
 }  // namespace
 }  // namespace neardup
