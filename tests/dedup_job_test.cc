@@ -245,12 +245,14 @@ const std::string& SynthCrawl() {
   return path;
 }
 
-// A chain robust joins and verification breaks, as JSON Lines: pages A, B
-// and C of 90 words on three hosts, B with four words of A replaced (16
-// shingles apart: an edit), C with four more of B's replaced. A and C
-// differ in 32 shingles, more than an edit across sites, and agree on
-// about two thirds of their min-hash values, below the 0.8 asked where no
-// template is known: C, a member through B, fails against the kept page A.
+// A chain robust joins and verification breaks, as JSON Lines: pages A, B,
+// C and D of 90 words on four hosts, B with four words of A replaced (16
+// shingles apart: an edit), C with four more of B's replaced, D with four
+// more of C's. A and C differ in 32 shingles, more than an edit across
+// sites, and agree on about two thirds of their min-hash values, below the
+// 0.8 asked where no template is known: C fails against the kept page A
+// but passes B, a verified member, and stays (VerificationCandidates); D
+// is two edits from B and three from A, and leaves.
 std::string ChainPages() {
   static const std::string path = [] {
     const std::string file = MakeTempDir("together-chain") + "/chain.jsonl";
@@ -279,6 +281,7 @@ std::string ChainPages() {
     lines += "{\"url\": \"https://a.example/x\", \"text\": \"" + page({}) + "\"}\n";
     lines += "{\"url\": \"https://copies-b.example/archive/x\", \"text\": \"" + page({20}) + "\"}\n";
     lines += "{\"url\": \"https://copies-c.example/archive/older/x\", \"text\": \"" + page({20, 60}) + "\"}\n";
+    lines += "{\"url\": \"https://copies-d.example/archive/oldest/x\", \"text\": \"" + page({20, 60, 40}) + "\"}\n";
     std::FILE* f = std::fopen(file.c_str(), "wb");
     EXPECT_NE(f, nullptr);
     if (f) {

@@ -291,5 +291,62 @@ TEST(DedupTest, KeeperRulesChooseTheKeptPage) {
   std::filesystem::remove_all(dir);
 }
 
+// Copies of one page on 24 hosts, each with a 12-word sentence of its own
+// inserted: each copy is an edit of the original (robust: 20 shingles or so
+// apart), two copies are twice that apart and below the whole-page bar. The
+// kept page, by the shorter-URL rule, is a copy, against which most other
+// copies fail; verification must move to the cluster's center (the
+// original, which every copy passes) and keep the cluster whole, as
+// --no-verify does, instead of splitting the copies off.
+TEST(DedupTest, VerificationMovesToTheCenterOfCopiesAroundAnOriginal) {
+  const std::string dir = MakeTempDir("dedup-center");
+  std::mt19937 rng(17);
+  auto word = [&] {
+    std::string w;
+    for (int c = 3 + static_cast<int>(rng() % 6); c > 0; --c) w.push_back(static_cast<char>('a' + rng() % 26));
+    return w;
+  };
+  auto html = [](const std::vector<std::string>& words) {
+    std::string h = "<html><body><p>";
+    for (const std::string& w : words) h += w + " ";
+    return h + "</p></body></html>";
+  };
+  std::vector<std::string> original;
+  for (int i = 0; i < 150; ++i) original.push_back(word());
+  std::string jsonl = JsonLine("http://www.original-project.example/manual/reference/chapter/section.html", "html",
+                               html(original));
+  for (int copy = 0; copy < 24; ++copy) {
+    std::vector<std::string> words = original;
+    std::vector<std::string> sentence;
+    for (int i = 0; i < 12; ++i) sentence.push_back(word());
+    words.insert(words.begin() + (copy * 37) % 150, sentence.begin(), sentence.end());
+    jsonl += JsonLine("http://h" + std::to_string(copy) + ".example/m.html", "html", html(words));
+  }
+  WriteFileOrDie(dir + "/in.jsonl", jsonl);
+  for (bool verify : {true, false}) {
+    DedupOptions options;
+    options.verify = verify;
+    auto result = RunDedup({dir + "/in.jsonl"}, dir + (verify ? "/out" : "/out-no-verify"), options, nullptr,
+                           nullptr, nullptr, nullptr);
+    ASSERT_TRUE(result.ok()) << result.status().ToString();
+    const DedupSummary& s = result.value();
+    EXPECT_EQ(s.clusters, 1u) << verify;
+    EXPECT_EQ(s.documents_in_clusters, 25u) << verify;
+    EXPECT_EQ(s.verification_split_off, 0u) << verify;
+    EXPECT_EQ(s.verification_recentered, verify ? 1u : 0u);
+  }
+  // The kept page is chosen by its rules among the members (a copy with a
+  // short URL), not the center.
+  int kept = 0;
+  for (const auto& row : ReadTsv(dir + "/out/clusters.tsv")) {
+    if (row.size() > 2 && row[2] == "keep") {
+      ++kept;
+      EXPECT_EQ(row[0].rfind("http://h", 0), 0u) << row[0];
+    }
+  }
+  EXPECT_EQ(kept, 1);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace neardup

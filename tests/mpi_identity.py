@@ -85,6 +85,40 @@ def held_apart(out, ranks, documents, label):
     return []
 
 
+def write_copies_corpus(paths):
+    """Copies of two pages on many hosts, each copy with a sentence of its
+    own inserted: two copies differ about twice as much as each differs from
+    its original, and the kept page (the shortest URL) is a copy, so
+    verification moves to each cluster's center (VerificationCandidates).
+    The pages go round-robin into `paths`, so that every rank holds some."""
+    state = [12345]
+
+    def word():
+        state[0] = (state[0] * 1103515245 + 12345) % (1 << 31)
+        n, letters = state[0], []
+        for _ in range(3 + n % 6):
+            letters.append("abcdefghijklmnopqrstuvwxyz"[n % 26])
+            n //= 26
+        return "".join(letters)
+
+    files = [open(p, "w", encoding="utf-8") for p in paths]
+    written = 0
+    for group in range(2):
+        original = [word() for _ in range(150)]
+        pages = [(f"http://www.original-project-{group}.example/manual/reference/chapter/section.html", original)]
+        for copy in range(24):
+            words = list(original)
+            at = (copy * 37 + group * 11) % len(words)
+            words[at:at] = [word() for _ in range(12)]
+            pages.append((f"http://h{copy}-{group}.example/m.html", words))
+        for url, words in pages:
+            html = "<html><body><p>" + " ".join(words) + "</p></body></html>"
+            files[written % len(files)].write(json.dumps({"url": url, "html": html}) + "\n")
+            written += 1
+    for f in files:
+        f.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cli", required=True)
@@ -112,7 +146,10 @@ def main():
             raw[at] ^= 0x5A
         with open(damaged, "wb") as f:
             f.write(raw[: len(raw) * 5 // 6])  # and truncated
+        copies = [os.path.join(work, f"copies-{part}.jsonl") for part in range(4)]
+        write_copies_corpus(copies)
         corpora = {
+            "copies": copies,
             "sample": [sample],
             "synth": [synth],
             "mixed": [os.path.join(args.data, "warc"), os.path.join(args.data, "html"), damaged,

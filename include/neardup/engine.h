@@ -323,6 +323,9 @@ struct DedupSummary {
   double duplicate_percentage = 0;    // 100 * duplicates / documents
   uint64_t largest_cluster = 0;
   uint64_t verification_split_off = 0;  // members split off by verification
+  // Clusters verified against a center other than their first kept page
+  // (some members failed against the kept page; another member passed more).
+  uint64_t verification_recentered = 0;
   // Near-duplicate method results (method != "exact").
   std::string method_spec;            // e.g. BroderMethodOptions::Spec()
   std::string kernel;                 // SIMD kernel used for min-hash

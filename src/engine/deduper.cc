@@ -718,9 +718,11 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   // ---- keepers, and verification against them ----
   // Each cluster keeps the page its rules prefer (Zhu et al. §5). With a
   // near-duplicate method every member is then checked against the kept page
-  // with the method's own rule (Zhu et al. §5.2): a member that fails leaves
-  // the cluster, together with its exact copies, so that chains of pairwise
-  // matches cannot pull unrelated pages into one cluster.
+  // with the method's own rule (Zhu et al. §5.2), or, where it fails, against
+  // a verified member central to the cluster (VerificationCandidates): a
+  // member that fails both leaves the cluster, together with its exact
+  // copies, so that chains of pairwise matches cannot pull unrelated pages
+  // into one cluster.
   std::vector<KeeperFeatures> features = live_column(col.features, 1);
   std::vector<uint32_t> group(n), keeper(n);
   std::vector<uint8_t> reason(n, kReasonSingle);
@@ -754,19 +756,69 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   const std::vector<uint32_t>* in_links_ptr = count_in_links_ ? &in_links : nullptr;
   ChooseKeepers(group, features, keeper_options_, &keeper, &reason, in_links_ptr);
   if (near_method && run_->verifies() && options_.verify) {
-    bool any_failed = false;
+    // Every member against the kept page; in a cluster where some fail, a
+    // member that passes the cluster's center stays too
+    // (VerificationCandidates).
+    std::vector<uint8_t> passes_kept(n, 1);
+    std::vector<uint32_t> failing_clusters;  // their kept pages
     for (uint32_t i = 0; i < n; ++i) {
       const uint32_t k = keeper[i];
-      group[i] = kNoGroup;
       if (k == i || grouper.Root(i) == grouper.Root(k)) continue;
       if (run_->Decide(i, k).duplicate) continue;
-      // Leaves with its exact copies (robust: with the pages equal to it
-      // after normalization).
-      group[i] = run_->SplitRoot(i);
-      keeper[i] = i;
-      reason[i] = kReasonSingle;
-      ++s.verification_split_off;
-      any_failed = true;
+      passes_kept[i] = 0;
+      if (failing_clusters.empty() || failing_clusters.back() != k) failing_clusters.push_back(k);
+    }
+    for (uint32_t i = 0; i < n; ++i) group[i] = kNoGroup;
+    bool any_failed = false;
+    if (!failing_clusters.empty()) {
+      std::sort(failing_clusters.begin(), failing_clusters.end());
+      failing_clusters.erase(std::unique(failing_clusters.begin(), failing_clusters.end()), failing_clusters.end());
+      std::vector<uint8_t> failing(n, 0);
+      for (uint32_t k : failing_clusters) failing[k] = 1;
+      // Members of each such cluster, in input order, keyed by kept page.
+      std::unordered_map<uint32_t, std::vector<uint32_t>> members;
+      for (uint32_t i = 0; i < n; ++i) {
+        if (failing[keeper[i]]) members[keeper[i]].push_back(i);
+      }
+      for (uint32_t k : failing_clusters) {
+        const std::vector<uint32_t>& m = members[k];
+        std::vector<uint64_t> roots(m.size());
+        for (size_t j = 0; j < m.size(); ++j) roots[j] = grouper.Root(m[j]);
+        const std::vector<uint64_t> candidates = VerificationCandidates(k, grouper.Root(k), roots);
+        auto passes = [&](size_t j, uint32_t c) {
+          const uint32_t i = m[j];
+          if (grouper.Root(i) == grouper.Root(c)) return true;
+          if (c == k) return passes_kept[i] != 0;
+          return run_->Decide(i, c).duplicate;
+        };
+        // A candidate is a center only when it is a verified member itself.
+        uint32_t center = k;
+        size_t best = 0;
+        size_t kept_count = 0;
+        for (uint64_t c : candidates) {
+          if (c != k && !passes_kept[c]) continue;
+          size_t count = 0;
+          for (size_t j = 0; j < m.size(); ++j) count += passes_kept[m[j]] || passes(j, static_cast<uint32_t>(c));
+          if (c == k) kept_count = count;
+          if (count > best) {
+            best = count;
+            center = static_cast<uint32_t>(c);
+          }
+        }
+        if (!CenterGathers(m.size(), kept_count, best)) center = k;
+        for (size_t j = 0; j < m.size(); ++j) {
+          const uint32_t i = m[j];
+          if (passes_kept[i] || passes(j, center)) continue;
+          // Leaves with its exact copies (robust: with the pages equal to it
+          // after normalization).
+          group[i] = run_->SplitRoot(i);
+          keeper[i] = i;
+          reason[i] = kReasonSingle;
+          ++s.verification_split_off;
+          any_failed = true;
+        }
+        s.verification_recentered += center != k;
+      }
     }
     if (any_failed) ChooseKeepers(group, features, keeper_options_, &keeper, &reason, in_links_ptr);
   }

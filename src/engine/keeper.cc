@@ -217,4 +217,26 @@ void ChooseKeepers(const std::vector<uint32_t>& group, const std::vector<KeeperF
   }
 }
 
+std::vector<uint64_t> VerificationCandidates(uint64_t kept, uint64_t kept_root,
+                                             const std::vector<uint64_t>& member_roots) {
+  std::vector<uint64_t> roots = member_roots;
+  std::sort(roots.begin(), roots.end());
+  std::vector<std::pair<uint64_t, uint64_t>> sets;  // (members, root)
+  for (size_t a = 0; a < roots.size();) {
+    size_t b = a;
+    while (b < roots.size() && roots[b] == roots[a]) ++b;
+    if (roots[a] != kept_root) sets.emplace_back(b - a, roots[a]);
+    a = b;
+  }
+  std::sort(sets.begin(), sets.end(), [](const auto& x, const auto& y) {
+    return x.first != y.first ? x.first > y.first : x.second < y.second;
+  });
+  std::vector<uint64_t> candidates = {kept};
+  for (const auto& set : sets) {
+    if (candidates.size() >= kVerificationCenters) break;
+    candidates.push_back(set.second);
+  }
+  return candidates;
+}
+
 }  // namespace neardup

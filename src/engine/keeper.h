@@ -86,6 +86,33 @@ void ChooseKeepers(const std::vector<uint32_t>& group, const std::vector<KeeperF
 int CompareKeepers(const KeeperFeatures& a, uint64_t order_a, const KeeperFeatures& b, uint64_t order_b,
                    const KeeperOptions& options, uint8_t* rule = nullptr);
 
+// Verification (Zhu et al. §5.2) checks every member of a cluster against
+// one page with the method's pair rule, so that chains of pairwise matches
+// cannot pull unrelated pages together. The kept page, chosen by URL and
+// fetch rules, is often a peripheral copy: of many copies of one page that
+// each carry a small difference of their own, two differ about twice as
+// much as each differs from the common original. So when some members fail
+// against the kept page, a center is chosen among these candidates: the
+// kept page, then the roots of the cluster's other exact-copy sets, the
+// largest sets first, then by smaller id, at most kVerificationCenters in
+// all. A candidate other than the kept page must have passed the kept page
+// itself; the center is the candidate that the most members pass (the
+// first on ties), used when CenterGathers. A member stays when it passes the
+// kept page or the center: within two steps of the kept page through one verified member,
+// so chains of matches still cannot run away. `member_roots` lists the
+// exact-set root of every member; ids are any page ids of one numbering.
+inline constexpr size_t kVerificationCenters = 8;
+// Whether a center that `with_center` of a cluster's `members` pass (those
+// that pass the kept page, `with_kept`, among them) is used: when it brings
+// back at least half of the members that failed the kept page. A center
+// that brings back a stray page or two is a link of a chain, not the middle
+// of a group of copies.
+inline bool CenterGathers(uint64_t members, uint64_t with_kept, uint64_t with_center) {
+  return with_center > with_kept && 2 * (with_center - with_kept) >= members - with_kept;
+}
+std::vector<uint64_t> VerificationCandidates(uint64_t kept, uint64_t kept_root,
+                                             const std::vector<uint64_t>& member_roots);
+
 // The reason code's text for the `reason` column.
 std::string ReasonName(uint8_t reason, const KeeperOptions& options);
 
