@@ -4,7 +4,7 @@ and scores a dedup run on it per kind of pair.
 
     bench/labeled_crawl.py pack DATASET_DIR OUT.warc TRUTH.tsv
     neardup dedup OUT.warc --out RUN
-    bench/labeled_crawl.py score DATASET_DIR RUN [--json]
+    bench/labeled_crawl.py score DATASET_DIR RUN [--json] [--files]
 
 DATASET_DIR is a folder of shared/data/labeled (pairs.jsonl: `label` 1 = near
 duplicate, 0 = not; page_a/page_b with `url` and `html_path`, pages stored as
@@ -16,7 +16,8 @@ groups the pages joined by label-1 pairs; a page whose body was swapped for
 another article's (its title names that article) joins that article's
 group, as it is a copy of it in the same template.
 
-`score` reads RUN/clusters.tsv and prints precision, recall and F1 over the
+`score` reads RUN/clusters.tsv (of a run over the packed crawl; with
+--files, of a run over DATASET_DIR/raw_html, pages named by file) and prints precision, recall and F1 over the
 labeled pairs (a pair is predicted when the run puts both pages in one
 cluster), then per kind of pair (`variant_type`) how many labeled pairs the
 run put in one cluster: recall for the kinds labeled 1, wrongly merged pairs
@@ -109,11 +110,16 @@ def read_clusters(run):
     return cluster
 
 
-def score(base, run, as_json):
+def score(base, run, as_json, as_files=False):
     cluster = read_clusters(run)
     counts = collections.defaultdict(lambda: [0, 0, 0])  # label, together, pairs
+    if as_files:  # the run read DATASET_DIR/raw_html: pages are named by file
+        def key(page):
+            return f"{base.rstrip('/')}/{page['html_path']}.gz"
+    else:
+        key = page_url
     for p in read_pairs(base):
-        a, b = page_url(p["page_a"]), page_url(p["page_b"])
+        a, b = key(p["page_a"]), key(p["page_b"])
         c = counts[p["variant_type"]]
         c[0] = p["label"]
         c[2] += 1
@@ -140,7 +146,7 @@ def main():
     if len(sys.argv) >= 5 and sys.argv[1] == "pack":
         pack(sys.argv[2], sys.argv[3], sys.argv[4])
     elif len(sys.argv) >= 4 and sys.argv[1] == "score":
-        score(sys.argv[2], sys.argv[3], "--json" in sys.argv[4:])
+        score(sys.argv[2], sys.argv[3], "--json" in sys.argv[4:], "--files" in sys.argv[4:])
     else:
         sys.exit(__doc__)
 

@@ -55,6 +55,15 @@ table "$work/crawl.warc.gz" "$work/truth.tsv" "synth"
 if [ -d "$labeled" ]; then
   python3 bench/labeled_truth.py "$labeled" >"$work/labeled-truth.tsv"
   table "$labeled/raw_html" "$work/labeled-truth.tsv" "stia labeled"
+  echo
+  echo "| stia as files, labelled pairs | precision | recall | F1 | body swapped (merged) |"
+  echo "|---|---|---|---|---|"
+  for method in exact broder simhash combined robust; do
+    python3 bench/labeled_crawl.py score "$labeled" "$work/$method" --json --files | python3 -c "
+import json, sys
+d = json.load(sys.stdin); l = d['labeled_pairs']; k = d['kinds'].get('full_content_swap', {})
+print(f\"| $method | {l['precision']:.4f} | {l['recall']:.4f} | {l['f1']:.4f} | {k.get('together', 0)}/{k.get('pairs', 0)} |\")"
+  done
   # The same pages under their real URLs (the pages of one article share a
   # host, as on the web), scored over the labelled pairs and per kind.
   python3 bench/labeled_crawl.py pack "$labeled" "$work/stia-urls.warc" "$work/stia-urls-truth.tsv"

@@ -105,15 +105,56 @@ int RunEvalCommand(const std::string& truth_path, const std::string& dir, bool j
                     static_cast<unsigned long long>(p.false_negative), p.precision(), p.recall(), p.f1());
       return std::string(buf);
     };
+    // Labels and kinds are strings of the truth file: JSON-escaped.
+    auto quoted = [](const std::string& text) {
+      std::string out = "\"";
+      for (unsigned char ch : text) {
+        if (ch == '"' || ch == '\\') {
+          out += '\\';
+          out += static_cast<char>(ch);
+        } else if (ch < 0x20) {
+          char esc[8];
+          std::snprintf(esc, sizeof esc, "\\u%04x", ch);
+          out += esc;
+        } else {
+          out += static_cast<char>(ch);
+        }
+      }
+      return out + "\"";
+    };
+    std::string kinds = "[", split = "[", merged = "[";
+    for (const auto& k : e.kinds) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, ", \"pages\": %llu, \"bcubed_recall\": %.6f, \"pages_alone\": %llu}",
+                    static_cast<unsigned long long>(k.pages), k.bcubed_recall,
+                    static_cast<unsigned long long>(k.pages_alone));
+      kinds += (kinds.size() > 1 ? ", " : "") + std::string("{\"kind\": ") + quoted(k.kind) + buf;
+    }
+    auto errors = [&](const std::vector<neardup::EvaluationResult::ClusterError>& list, const char* parts,
+                      std::string* out) {
+      for (const auto& x : list) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, ", \"size\": %llu, \"pairs\": %llu, \"%s\": %llu}",
+                      static_cast<unsigned long long>(x.size), static_cast<unsigned long long>(x.pairs), parts,
+                      static_cast<unsigned long long>(x.parts));
+        *out += (out->size() > 1 ? ", " : "") + std::string("{\"label\": ") + quoted(x.label) + buf;
+      }
+      *out += "]";
+    };
+    kinds += "]";
+    errors(e.worst_split_groups, "clusters", &split);
+    errors(e.worst_merged_clusters, "groups", &merged);
     std::printf("{\"items\": %llu, \"missing_from_prediction\": %llu, \"urls_not_in_truth\": %llu, "
                 "\"pairs\": %s, \"same_site_pairs\": %s, \"different_site_pairs\": %s, "
                 "\"adjusted_rand_index\": %.6f, \"bcubed_precision\": %.6f, \"bcubed_recall\": %.6f, "
-                "\"bcubed_f1\": %.6f, \"wrong_same_site_merges\": %llu}\n",
+                "\"bcubed_f1\": %.6f, \"wrong_same_site_merges\": %llu, \"kinds\": %s, "
+                "\"worst_split_groups\": %s, \"worst_merged_clusters\": %s}\n",
                 static_cast<unsigned long long>(e.items),
                 static_cast<unsigned long long>(e.missing_from_prediction),
                 static_cast<unsigned long long>(not_in_truth), pc(e.all).c_str(), pc(e.same_site).c_str(),
                 pc(e.different_site).c_str(), e.adjusted_rand_index, e.bcubed_precision,
-                e.bcubed_recall, e.bcubed_f1, static_cast<unsigned long long>(e.wrong_same_site_merges));
+                e.bcubed_recall, e.bcubed_f1, static_cast<unsigned long long>(e.wrong_same_site_merges),
+                kinds.c_str(), split.c_str(), merged.c_str());
     return kExitOk;
   }
   std::printf("pages evaluated: %s (truth pages missing from the output: %s; output pages without truth: %s)\n",
@@ -134,6 +175,27 @@ int RunEvalCommand(const std::string& truth_path, const std::string& dir, bool j
   std::printf("B-cubed precision %.4f, recall %.4f, F1 %.4f\n", e.bcubed_precision, e.bcubed_recall,
               e.bcubed_f1);
   std::printf("wrongly merged same-site pairs: %s\n", WithCommas(e.wrong_same_site_merges).c_str());
+  if (!e.kinds.empty()) {
+    std::printf("by kind (pages of truth groups of 2+)   pages  B-cubed recall  left alone\n");
+    for (const auto& k : e.kinds) {
+      std::printf("  %-36s %7s %15.4f %11s\n", k.kind.c_str(), WithCommas(k.pages).c_str(), k.bcubed_recall,
+                  WithCommas(k.pages_alone).c_str());
+    }
+  }
+  if (!e.worst_split_groups.empty()) {
+    std::printf("truth groups with the most missed pairs (group: pages, missed pairs, clusters):\n");
+    for (const auto& x : e.worst_split_groups) {
+      std::printf("  %s: %s, %s, %s\n", x.label.c_str(), WithCommas(x.size).c_str(), WithCommas(x.pairs).c_str(),
+                  WithCommas(x.parts).c_str());
+    }
+  }
+  if (!e.worst_merged_clusters.empty()) {
+    std::printf("clusters with the most wrongly merged pairs (cluster: pages, wrong pairs, truth groups):\n");
+    for (const auto& x : e.worst_merged_clusters) {
+      std::printf("  %s: %s, %s, %s\n", x.label.c_str(), WithCommas(x.size).c_str(), WithCommas(x.pairs).c_str(),
+                  WithCommas(x.parts).c_str());
+    }
+  }
   return kExitOk;
 }
 
@@ -227,7 +289,9 @@ int main(int argc, char** argv) {
       "eval",
       "Score a dedup output folder against a truth file (url<TAB>group): pairwise precision, "
       "recall and F1 (all pairs, same-site and different-site pairs), adjusted Rand index, "
-      "B-cubed precision and recall, wrongly merged same-site pairs.");
+      "B-cubed precision and recall, wrongly merged same-site pairs; B-cubed recall per kind of page (when the "
+      "truth has a `kind` column, as neardup synth writes it); the truth groups with the most missed pairs and the "
+      "clusters with the most wrongly merged ones.");
   std::string truth_path, eval_dir;
   bool eval_json = false;
   eval->add_option("--truth", truth_path, "Truth file: url<TAB>group per line")->required();

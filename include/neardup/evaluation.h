@@ -52,10 +52,38 @@ struct EvaluationResult {
   // Henzinger's typical failure (boilerplate-heavy pages of one site).
   // Equal to same_site.false_positive; kept as its own field for reports.
   uint64_t wrong_same_site_merges = 0;
+
+  // Per kind of page (the truth's `kind` column, when it has one), over the
+  // pages of truth groups of two or more: how many, their mean B-cubed
+  // recall, and how many the prediction left without any page of their
+  // group. In order of kind name.
+  struct KindRecall {
+    std::string kind;
+    uint64_t pages = 0;
+    double bcubed_recall = 0;
+    uint64_t pages_alone = 0;
+  };
+  std::vector<KindRecall> kinds;
+
+  // The worst clusters: the truth groups with the most true pairs the
+  // prediction missed (with the number of clusters their pages fell into),
+  // and the predicted clusters with the most pairs from different groups
+  // (with the number of groups they hold); kWorstClusters of each, worst
+  // first. A few large clusters dominate pairwise figures; these say which.
+  struct ClusterError {
+    std::string label;   // the group's label, or the cluster's
+    uint64_t size = 0;   // its pages
+    uint64_t pairs = 0;  // missed (groups) or wrongly merged (clusters) pairs
+    uint64_t parts = 0;  // clusters of a group's pages, groups of a cluster's
+  };
+  static constexpr size_t kWorstClusters = 5;
+  std::vector<ClusterError> worst_split_groups, worst_merged_clusters;
 };
 
-// Reads a truth file (`url<TAB>group` per line, further columns ignored;
-// optional header line `url<TAB>group[<TAB>...]`; blank and '#' lines skipped) and the clusters.tsv of a
+// Reads a truth file (`url<TAB>group` per line; optional header line
+// `url<TAB>group[<TAB>...]`, and when it names a column `kind`, that column
+// gives each page's kind (EvaluationResult::kinds); other columns are
+// ignored; blank and '#' lines skipped) and the clusters.tsv of a
 // `neardup dedup` output folder, joins them by url, and evaluates. Urls of
 // clusters.tsv without truth are ignored and counted in *urls_not_in_truth.
 // `env` is the file system to read through (Env::Default() for the real one).

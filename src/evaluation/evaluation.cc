@@ -2,6 +2,7 @@
 #include "evaluation/evaluation.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <string_view>
 #include <unordered_map>
@@ -108,6 +109,7 @@ Result<std::unique_ptr<SequentialFile>> Open(Env* env, const std::string& path) 
 // Truth url -> group, plus whether clusters.tsv has listed the url yet.
 struct TruthEntry {
   std::string group;
+  std::string kind;
   bool seen = false;
 };
 
@@ -119,6 +121,7 @@ Result<std::unordered_map<std::string, TruthEntry>> ReadTruth(const std::string&
   std::string_view line;
   uint64_t line_no = 0;
   bool first_content_line = true;
+  size_t kind_column = 0;  // 0: none
   for (;;) {
     NEARDUP_ASSIGN_OR_RETURN(bool got, lines.Next(&line));
     if (!got) break;
@@ -127,7 +130,13 @@ Result<std::unordered_map<std::string, TruthEntry>> ReadTruth(const std::string&
     if (first_content_line) {
       first_content_line = false;
       // A header: "url<TAB>group", optionally with more columns.
-      if (line == "url\tgroup" || line.starts_with("url\tgroup\t")) continue;
+      if (line == "url\tgroup" || line.starts_with("url\tgroup\t")) {
+        SplitTsvLine(line, &fields);
+        for (size_t f = 2; f < fields.size(); ++f) {
+          if (fields[f] == "kind") kind_column = f;
+        }
+        continue;
+      }
     }
     SplitTsvLine(line, &fields);
     if (fields.size() < 2) {
@@ -137,6 +146,7 @@ Result<std::unordered_map<std::string, TruthEntry>> ReadTruth(const std::string&
     auto [it, inserted] = truth.try_emplace(std::string(fields[0]));
     if (inserted) {
       it->second.group = std::string(fields[1]);
+      if (kind_column > 0 && kind_column < fields.size()) it->second.kind = std::string(fields[kind_column]);
     } else if (it->second.group != fields[1]) {
       return Status::InvalidArgument(path + ":" + std::to_string(line_no) + ": url " + it->first +
                                      " has two groups, " + it->second.group + " and " +
@@ -160,7 +170,8 @@ double PairCounts::f1() const { return HarmonicMean(precision(), recall()); }
 
 EvaluationResult Evaluate(const std::vector<std::string>& predicted,
                           const std::vector<std::string>& truth,
-                          const std::vector<std::string>& site) {
+                          const std::vector<std::string>& site,
+                          const std::vector<std::string>* kind) {
   NEARDUP_CHECK(predicted.size() == truth.size() && truth.size() == site.size());
   NEARDUP_CHECK(predicted.size() < (uint64_t{1} << 32));
   const uint64_t n = predicted.size();
@@ -221,6 +232,61 @@ EvaluationResult Evaluate(const std::vector<std::string>& predicted,
     r.bcubed_recall = static_cast<double>(rec);
     r.bcubed_f1 = HarmonicMean(p, rec);
   }
+
+  // Per kind, over the items of groups of two or more.
+  if (kind != nullptr && !kind->empty()) {
+    NEARDUP_CHECK(kind->size() == n);
+    std::map<std::string, std::pair<EvaluationResult::KindRecall, long double>> by_kind;
+    for (uint64_t i = 0; i < n; ++i) {
+      if (group_sizes[g[i]] < 2) continue;
+      auto& [k, recall_sum] = by_kind[(*kind)[i]];
+      k.kind = (*kind)[i];
+      ++k.pages;
+      recall_sum += static_cast<long double>(cg.sizes[cg.cell[i]]) / group_sizes[g[i]];
+      k.pages_alone += cg.sizes[cg.cell[i]] == 1;
+    }
+    for (auto& [name, entry] : by_kind) {
+      entry.first.bcubed_recall = static_cast<double>(entry.second / entry.first.pages);
+      r.kinds.push_back(entry.first);
+    }
+  }
+
+  // The worst groups and clusters: each one's pairs less its cells' pairs.
+  {
+    std::vector<uint64_t> group_kept(group_sizes.size(), 0), cluster_right(cluster_sizes.size(), 0);
+    std::vector<uint64_t> group_parts(group_sizes.size(), 0), cluster_parts(cluster_sizes.size(), 0);
+    std::vector<uint8_t> cell_seen(cg.sizes.size(), 0);
+    std::vector<uint64_t> first_of_group(group_sizes.size(), UINT64_MAX), first_of_cluster(cluster_sizes.size(), UINT64_MAX);
+    for (uint64_t i = 0; i < n; ++i) {
+      if (first_of_group[g[i]] == UINT64_MAX) first_of_group[g[i]] = i;
+      if (first_of_cluster[c[i]] == UINT64_MAX) first_of_cluster[c[i]] = i;
+      if (cell_seen[cg.cell[i]]) continue;
+      cell_seen[cg.cell[i]] = 1;
+      const uint64_t pairs = Choose2(cg.sizes[cg.cell[i]]);
+      group_kept[g[i]] += pairs;
+      cluster_right[c[i]] += pairs;
+      ++group_parts[g[i]];
+      ++cluster_parts[c[i]];
+    }
+    auto worst = [](std::vector<EvaluationResult::ClusterError> all) {
+      std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
+        return a.pairs != b.pairs ? a.pairs > b.pairs : a.label < b.label;
+      });
+      if (all.size() > EvaluationResult::kWorstClusters) all.resize(EvaluationResult::kWorstClusters);
+      return all;
+    };
+    std::vector<EvaluationResult::ClusterError> split, merged;
+    for (size_t k = 0; k < group_sizes.size(); ++k) {
+      const uint64_t missed = Choose2(group_sizes[k]) - group_kept[k];
+      if (missed > 0) split.push_back({truth[first_of_group[k]], group_sizes[k], missed, group_parts[k]});
+    }
+    for (size_t k = 0; k < cluster_sizes.size(); ++k) {
+      const uint64_t wrong = Choose2(cluster_sizes[k]) - cluster_right[k];
+      if (wrong > 0) merged.push_back({predicted[first_of_cluster[k]], cluster_sizes[k], wrong, cluster_parts[k]});
+    }
+    r.worst_split_groups = worst(std::move(split));
+    r.worst_merged_clusters = worst(std::move(merged));
+  }
   return r;
 }
 
@@ -234,7 +300,9 @@ Result<EvaluationResult> EvaluateFiles(const std::string& truth_path, const std:
   clusters_path += "clusters.tsv";
   NEARDUP_ASSIGN_OR_RETURN(auto clusters, ClustersReader::Open(env, clusters_path));
 
-  std::vector<std::string> predicted, groups, sites;
+  std::vector<std::string> predicted, groups, sites, kinds;
+  bool any_kind = false;
+  for (const auto& [url, entry] : truth) any_kind |= !entry.kind.empty();
   std::unordered_set<std::string> unknown_urls;
   ClusterRecord row;
   for (;;) {
@@ -251,9 +319,10 @@ Result<EvaluationResult> EvaluateFiles(const std::string& truth_path, const std:
     predicted.push_back(std::to_string(row.cluster));
     groups.push_back(it->second.group);
     sites.push_back(SiteOfUrl(url));
+    if (any_kind) kinds.push_back(it->second.kind);
   }
 
-  EvaluationResult r = Evaluate(predicted, groups, sites);
+  EvaluationResult r = Evaluate(predicted, groups, sites, any_kind ? &kinds : nullptr);
   r.missing_from_prediction = truth.size() - predicted.size();
   if (urls_not_in_truth != nullptr) *urls_not_in_truth = unknown_urls.size();
   return r;

@@ -57,11 +57,13 @@ namespace neardup {
 // truth[i] and site site[i]. Labels are arbitrary strings compared byte for
 // byte (equal string = same cluster/group/site); a label's value means
 // nothing else, so a singleton needs a label of its own.
-// REQUIRES: the three vectors have the same size, below 2^32 (aborts
-// otherwise).
+// `kind` (may be null, or empty: no kinds) gives item i's kind for
+// EvaluationResult::kinds.
+// REQUIRES: the vectors have the same size, below 2^32 (aborts otherwise).
 EvaluationResult Evaluate(const std::vector<std::string>& predicted,
                           const std::vector<std::string>& truth,
-                          const std::vector<std::string>& site);
+                          const std::vector<std::string>& site,
+                          const std::vector<std::string>* kind = nullptr);
 
 // Evaluates a dedup output folder against a truth file, both read through
 // `env` (REQUIRES: env != nullptr; use Env::Default() for the file system).

@@ -348,5 +348,41 @@ TEST_F(EvaluateFilesTest, Errors) {
   EXPECT_EQ(r->missing_from_prediction, 1u);
 }
 
+// Kinds and the worst clusters, computed by hand. Truth groups: g1 = {0, 1,
+// 2, 3}, g2 = {4, 5}, g3 = {6}. Prediction: {0, 1}, {2}, {3, 4, 5, 6}.
+TEST(EvaluationTest, KindsAndWorstClusters) {
+  const std::vector<std::string> predicted = {"a", "a", "b", "c", "c", "c", "c"};
+  const std::vector<std::string> truth = {"g1", "g1", "g1", "g1", "g2", "g2", "g3"};
+  const std::vector<std::string> site(7, "s");
+  const std::vector<std::string> kind = {"original", "copy", "copy", "edit", "original", "copy", "original"};
+  const EvaluationResult r = Evaluate(predicted, truth, site, &kind);
+  // Pages of groups of two or more: original {0, 4}, copy {1, 2, 5}, edit {3}.
+  ASSERT_EQ(r.kinds.size(), 3u);
+  EXPECT_EQ(r.kinds[0].kind, "copy");
+  EXPECT_EQ(r.kinds[0].pages, 3u);
+  // Recalls: page 1 2/4, page 2 1/4, page 5 2/2.
+  EXPECT_NEAR(r.kinds[0].bcubed_recall, (0.5 + 0.25 + 1.0) / 3, 1e-12);
+  EXPECT_EQ(r.kinds[0].pages_alone, 1u);  // page 2
+  EXPECT_EQ(r.kinds[1].kind, "edit");
+  EXPECT_NEAR(r.kinds[1].bcubed_recall, 0.25, 1e-12);
+  EXPECT_EQ(r.kinds[1].pages_alone, 1u);
+  EXPECT_EQ(r.kinds[2].kind, "original");
+  EXPECT_EQ(r.kinds[2].pages, 2u);  // page 6 is alone in its group: not counted
+  EXPECT_NEAR(r.kinds[2].bcubed_recall, (0.5 + 1.0) / 2, 1e-12);
+  // g1 keeps 1 of its 6 pairs, in 3 clusters; g2 keeps its pair.
+  ASSERT_EQ(r.worst_split_groups.size(), 1u);
+  EXPECT_EQ(r.worst_split_groups[0].label, "g1");
+  EXPECT_EQ(r.worst_split_groups[0].size, 4u);
+  EXPECT_EQ(r.worst_split_groups[0].pairs, 5u);
+  EXPECT_EQ(r.worst_split_groups[0].parts, 3u);
+  // Cluster c holds 6 pairs, 1 right (4-5): 5 wrong, 3 groups.
+  ASSERT_EQ(r.worst_merged_clusters.size(), 1u);
+  EXPECT_EQ(r.worst_merged_clusters[0].label, "c");
+  EXPECT_EQ(r.worst_merged_clusters[0].pairs, 5u);
+  EXPECT_EQ(r.worst_merged_clusters[0].parts, 3u);
+  // Without kinds, none are reported.
+  EXPECT_TRUE(Evaluate(predicted, truth, site).kinds.empty());
+}
+
 }  // namespace
 }  // namespace neardup
