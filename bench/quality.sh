@@ -52,6 +52,11 @@ PY
   done
 }
 table "$work/crawl.warc.gz" "$work/truth.tsv" "synth"
+echo
+echo "robust on synth, by kind of page, and its worst groups and clusters (neardup eval):"
+echo '```'
+./build/neardup eval --truth "$work/truth.tsv" "$work/robust" | sed -n '/^by kind/,$p'
+echo '```'
 if [ -d "$labeled" ]; then
   python3 bench/labeled_truth.py "$labeled" >"$work/labeled-truth.tsv"
   table "$labeled/raw_html" "$work/labeled-truth.tsv" "stia labeled"
