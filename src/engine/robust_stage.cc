@@ -266,17 +266,9 @@ SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uin
   }
   std::sort(by_site.begin(), by_site.end());
   std::vector<std::pair<uint32_t, uint32_t>> column;  // (value, page)
-  // Values held by at least template_min_pages but fewer than
-  // TemplateHolders pages: (position << 32 | value, first holder, holders).
-  struct Rare {
-    uint64_t key;
-    uint32_t first;
-    size_t from, to;  // the holders, in `holders`
-  };
-  std::vector<Rare> rare;
-  std::vector<uint32_t> holders;
   std::unordered_map<uint64_t, bool> copies;  // (first << 32 | page) -> page is a copy of first
   std::unordered_set<uint64_t> common;        // the site's values held by TemplateHolders pages
+  std::vector<uint64_t> rare_template;        // the site's other boilerplate values
   for (size_t s = 0; s < by_site.size();) {
     size_t e = s;
     while (e < by_site.size() && by_site[e].first == by_site[s].first) ++e;
@@ -284,11 +276,12 @@ SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uin
     if (pages >= options.template_min_pages) {
       known_sites_.insert(by_site[s].first);
       const uint32_t need = TemplateHolders(pages, options);
-      rare.clear();
-      holders.clear();
       copies.clear();
       common.clear();
-      for (uint32_t j = 0; j < m; ++j) {
+      rare_template.clear();
+      // The site's pages' values at position j, sorted; fn(value, first,
+      // end) for each run of equal values [first, end) in `column`.
+      auto runs_at = [&](uint32_t j, const auto& fn) {
         column.clear();
         for (size_t p = s; p < e; ++p) {
           const uint32_t page = by_site[p].second;
@@ -298,23 +291,21 @@ SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uin
         for (size_t a = 0; a < column.size();) {
           size_t b = a;
           while (b < column.size() && column[b].first == column[a].first) ++b;
-          const uint64_t key = (uint64_t{j} << 32) | column[a].first;
-          if (b - a >= need) {
-            common.insert(key);
-          } else if (b - a >= options.template_min_pages) {
-            Rare r{key, column[a].second, holders.size(), 0};
-            for (size_t k = a + 1; k < b; ++k) holders.push_back(column[k].second);
-            r.to = holders.size();
-            rare.push_back(r);
-          }
+          fn(column[a].first, a, b);
           a = b;
         }
+      };
+      for (uint32_t j = 0; j < m; ++j) {
+        runs_at(j, [&](uint32_t value, size_t a, size_t b) {
+          if (b - a >= need) common.insert((uint64_t{j} << 32) | value);
+        });
       }
       // A value fewer pages hold is boilerplate too (a sidebar, a section's
       // template), unless its holders are copies of one item: every holder
       // agrees with the first on kCopyContentSimilarity of the positions not
       // shared as the site's common boilerplate. (Only the site's own values
       // count, so a site's template does not depend on the other sites.)
+      // A second pass over the positions keeps memory to one column.
       auto copy_of = [&](uint32_t first, uint32_t page) {
         const uint32_t* x = mins.data() + static_cast<size_t>(first) * m;
         const uint32_t* y = mins.data() + static_cast<size_t>(page) * m;
@@ -328,17 +319,24 @@ SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uin
         }
         return positions == 0 || static_cast<double>(agreeing) / positions >= kCopyContentSimilarity;
       };
-      values_.insert(common.begin(), common.end());
-      for (const Rare& r : rare) {
-        bool all_copies = true;
-        for (size_t k = r.from; k < r.to && all_copies; ++k) {
-          const uint32_t page = holders[k];
-          auto [it, inserted] = copies.try_emplace((uint64_t{r.first} << 32) | page, false);
-          if (inserted) it->second = copy_of(r.first, page);
-          all_copies = it->second;
+      if (need > options.template_min_pages) {
+        for (uint32_t j = 0; j < m; ++j) {
+          runs_at(j, [&](uint32_t value, size_t a, size_t b) {
+            if (b - a >= need || b - a < options.template_min_pages) return;
+            const uint32_t first = column[a].second;
+            for (size_t k = a + 1; k < b; ++k) {
+              auto [it, inserted] = copies.try_emplace((uint64_t{first} << 32) | column[k].second, false);
+              if (inserted) it->second = copy_of(first, column[k].second);
+              if (!it->second) {
+                rare_template.push_back((uint64_t{j} << 32) | value);
+                return;
+              }
+            }
+          });
         }
-        if (!all_copies) rare_values_.push_back(r.key);
       }
+      values_.insert(common.begin(), common.end());
+      rare_values_.insert(rare_values_.end(), rare_template.begin(), rare_template.end());
     }
     s = e;
   }
