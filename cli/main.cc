@@ -20,6 +20,7 @@
 #include "neardup/evaluation.h"
 #include "neardup/executor.h"
 #include "neardup/method.h"
+#include "engine/methods/methods.h"
 #include "synth/synth.h"
 #include "cli_util.h"
 #include "commands.h"
@@ -271,6 +272,7 @@ int main(int argc, char** argv) {
       "crawls, and the robust view learns their sites' templates from them.");
   std::string cmp_a, cmp_b;
   std::vector<std::string> cmp_inputs;
+  std::string cmp_robust;
   uint32_t cmp_shingle = 5, cmp_bits = 384, cmp_threshold = 372, cmp_runs = 20;
   compare->add_option("A", cmp_a, "First page: an HTML/text file, or any input dedup reads (its first document)")
       ->required();
@@ -283,6 +285,9 @@ int main(int argc, char** argv) {
   compare->add_option("--input,-i", cmp_inputs,
                       "Crawls (any input dedup reads) in which A and B are URLs; their sites' other "
                       "pages teach the robust method the templates");
+  compare->add_option("--robust", cmp_robust,
+                      "The robust method's parameters as dedup ran it, a spec such as "
+                      "robust:template-fraction=0.1,content=0.3 (summary.json's method_spec is one)");
 
   // ---- eval ----
   CLI::App* eval = app.add_subcommand(
@@ -366,6 +371,16 @@ int main(int argc, char** argv) {
     o.broder.shingle_size = cmp_shingle;
     o.simhash.bits = cmp_bits;
     o.simhash.threshold = cmp_threshold;
+    if (!cmp_robust.empty()) {
+      std::string_view items = cmp_robust;
+      if (items.starts_with("robust:")) items.remove_prefix(7);
+      if (items != "robust") {
+        if (neardup::Status st = neardup::ParseRobustSpec(items, &o.robust); !st.ok()) {
+          std::fprintf(stderr, "neardup: error: %s\n", st.message().c_str());
+          return kExitUsage;
+        }
+      }
+    }
     return RunCompareCommand(cmp_a, cmp_b, o, cmp_runs, cmp_inputs);
   }
   return kExitUsage;
