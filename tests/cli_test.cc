@@ -294,6 +294,15 @@ TEST(CliTest, CompareWithInputExplainsTheRobustDecision) {
   EXPECT_NE(out.find("-> near duplicates: the pages differ in"), std::string::npos) << out;
   // Without the crawl the template is unknown.
   EXPECT_EQ(testing::RunCommand(cli + " compare " + url(p0) + " 'http://nowhere.example/'" + in, &out), 1);
+  // --robust: the parameters of the dedup run. Five pages must hold a
+  // value before it is the host's template: with four, none is known.
+  ASSERT_EQ(testing::RunCommand(cli + " compare " + url(p0) + " " + url(p1) + in + " --robust robust:template=5", &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("template unknown"), std::string::npos) << out;
+  EXPECT_EQ(testing::RunCommand(cli + " compare " + url(p0) + " " + url(p1) + in + " --robust robust:bogus=1", &out),
+            2);
+  EXPECT_NE(out.find("unknown key 'bogus'"), std::string::npos) << out;
   std::filesystem::remove_all(dir);
 }
 
