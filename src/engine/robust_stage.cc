@@ -17,6 +17,12 @@ namespace neardup {
 
 namespace {
 
+// Holders of a rare value compared with its first holder, and the most
+// verdicts remembered (a cache of a pure function: results do not depend
+// on it, its memory stays bounded on a host of millions of pages).
+constexpr size_t kCopySamples = 3;
+constexpr size_t kCopyCacheEntries = size_t{1} << 20;
+
 bool HasDigit(std::string_view term) {
   for (char c : term) {
     if (c >= '0' && c <= '9') return true;
@@ -301,9 +307,9 @@ SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uin
         });
       }
       // A value fewer pages hold is boilerplate too (a sidebar, a section's
-      // template), unless its holders are copies of one item: every holder
-      // agrees with the first on kCopyContentSimilarity of the positions not
-      // shared as the site's common boilerplate. (Only the site's own values
+      // template), unless its holders are copies of one item: the holders
+      // sampled agree with the first on kCopyContentSimilarity of the
+      // positions not shared as the site's common boilerplate. (Only the site's own values
       // count, so a site's template does not depend on the other sites.)
       // A second pass over the positions keeps memory to one column.
       auto copy_of = [&](uint32_t first, uint32_t page) {
@@ -323,8 +329,15 @@ SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uin
         for (uint32_t j = 0; j < m; ++j) {
           runs_at(j, [&](uint32_t value, size_t a, size_t b) {
             if (b - a >= need || b - a < options.template_min_pages) return;
+            // The first holder against the next, the middle and the last
+            // (kCopySamples): a sidebar of distinct items shows at the
+            // first, and the cost stays linear in the site's pages.
             const uint32_t first = column[a].second;
-            for (size_t k = a + 1; k < b; ++k) {
+            const size_t samples[kCopySamples] = {a + 1, a + (b - a) / 2, b - 1};
+            for (size_t t = 0; t < kCopySamples; ++t) {
+              const size_t k = samples[t];
+              if (k <= a || (t > 0 && k == samples[t - 1])) continue;
+              if (copies.size() >= kCopyCacheEntries) copies.clear();
               auto [it, inserted] = copies.try_emplace((uint64_t{first} << 32) | column[k].second, false);
               if (inserted) it->second = copy_of(first, column[k].second);
               if (!it->second) {

@@ -120,8 +120,9 @@ class SiteTemplates {
   // key. A value is boilerplate when TemplateHolders(pages of the site)
   // distinct pages of the site hold it at one position; or when at least
   // template_min_pages do and they are not all copies of one item (the
-  // first holder and each other agree on fewer than kCopyContentSimilarity
-  // of the positions outside that common boilerplate): a sidebar or a
+  // first holder and one of the next, middle and last agree on fewer than
+  // kCopyContentSimilarity of the positions outside that common
+  // boilerplate): a sidebar or a
   // section's template shared by a few distinct items is boilerplate, the
   // text a page shares with its own copies is not.
   SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,
