@@ -5,6 +5,7 @@ and scores a dedup run on it per kind of pair.
     bench/labeled_crawl.py pack DATASET_DIR OUT.warc TRUTH.tsv
     neardup dedup OUT.warc --out RUN
     bench/labeled_crawl.py score DATASET_DIR RUN [--json] [--files]
+    bench/labeled_crawl.py pack-folder HTML_DIR OUT.warc
 
 DATASET_DIR is a folder of shared/data/labeled (pairs.jsonl: `label` 1 = near
 duplicate, 0 = not; page_a/page_b with `url` and `html_path`, pages stored as
@@ -15,6 +16,10 @@ URL of its own (`neardup eval` joins truth and clusters by URL). TRUTH.tsv
 groups the pages joined by label-1 pairs; a page whose body was swapped for
 another article's (its title names that article) joins that article's
 group, as it is a copy of it in the same template.
+
+`pack-folder` packs a folder of shared/data/html (its MANIFEST.tsv names
+each file's URL) the same way, without labels, to see what a method makes
+of real pages under their real hosts.
 
 `score` reads RUN/clusters.tsv (of a run over the packed crawl; with
 --files, of a run over DATASET_DIR/raw_html, pages named by file) and prints precision, recall and F1 over the
@@ -84,19 +89,34 @@ def pack(base, out_warc, out_truth):
     with open(out_warc, "wb") as w:
         for n, url in enumerate(sorted(pages)):
             with gzip.open(os.path.join(base, pages[url] + ".gz"), "rb") as f:
-                body = f.read()
-            http = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
-                    + b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
-            head = (f"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {url}\r\n"
-                    f"WARC-Date: 2026-01-01T00:00:00Z\r\n"
-                    f"WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{n:012d}>\r\n"
-                    f"Content-Type: application/http; msgtype=response\r\n"
-                    f"Content-Length: {len(http)}\r\n\r\n").encode()
-            w.write(head + http + b"\r\n\r\n")
+                write_record(w, url, f.read(), n)
     with open(out_truth, "w", encoding="utf-8") as t:
         t.write("url\tgroup\n")
         for url in sorted(pages):
             t.write(f"{url}\t{find(url)}\n")
+
+
+def pack_folder(folder, out_warc):
+    """A folder of shared/data/html (MANIFEST.tsv with `file` and `url`) as
+    one WARC under the pages' real URLs; pages without a URL are left out."""
+    import csv
+    with open(os.path.join(folder, "MANIFEST.tsv"), encoding="utf-8") as f:
+        rows = [r for r in csv.DictReader(f, delimiter="\t") if r.get("url")]
+    with open(out_warc, "wb") as w:
+        for n, r in enumerate(rows):
+            with gzip.open(os.path.join(folder, r["file"]), "rb") as f:
+                write_record(w, r["url"], f.read(), n)
+
+
+def write_record(w, url, body, n):
+    http = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
+            + b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+    head = (f"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {url}\r\n"
+            f"WARC-Date: 2026-01-01T00:00:00Z\r\n"
+            f"WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{n:012d}>\r\n"
+            f"Content-Type: application/http; msgtype=response\r\n"
+            f"Content-Length: {len(http)}\r\n\r\n").encode()
+    w.write(head + http + b"\r\n\r\n")
 
 
 def read_clusters(run):
@@ -143,7 +163,9 @@ def score(base, run, as_json, as_files=False):
 
 
 def main():
-    if len(sys.argv) >= 5 and sys.argv[1] == "pack":
+    if len(sys.argv) >= 4 and sys.argv[1] == "pack-folder":
+        pack_folder(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) >= 5 and sys.argv[1] == "pack":
         pack(sys.argv[2], sys.argv[3], sys.argv[4])
     elif len(sys.argv) >= 4 and sys.argv[1] == "score":
         score(sys.argv[2], sys.argv[3], "--json" in sys.argv[4:], "--files" in sys.argv[4:])
