@@ -275,6 +275,7 @@ SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uin
   std::unordered_map<uint64_t, bool> copies;  // (first << 32 | page) -> page is a copy of first
   std::unordered_set<uint64_t> common;        // the site's values held by TemplateHolders pages
   std::vector<uint64_t> rare_template;        // the site's other boilerplate values
+  std::vector<uint64_t> rare_values;          // every site's, added to values_ at the end
   for (size_t s = 0; s < by_site.size();) {
     size_t e = s;
     while (e < by_site.size() && by_site[e].first == by_site[s].first) ++e;
@@ -349,12 +350,11 @@ SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uin
         }
       }
       values_.insert(common.begin(), common.end());
-      rare_values_.insert(rare_values_.end(), rare_template.begin(), rare_template.end());
+      rare_values.insert(rare_values.end(), rare_template.begin(), rare_template.end());
     }
     s = e;
   }
-  values_.insert(rare_values_.begin(), rare_values_.end());
-  rare_values_.clear();
+  values_.insert(rare_values.begin(), rare_values.end());
 }
 
 uint32_t SiteTemplates::TemplateHolders(uint32_t site_pages, const RobustMethodOptions& options) {

@@ -162,7 +162,6 @@ class SiteTemplates {
  private:
   std::unordered_set<uint64_t> values_;
   std::unordered_set<uint64_t> known_sites_;
-  std::vector<uint64_t> rare_values_;  // scratch of the constructor
 };
 
 // One page as step 5's rule sees it: m min-hash values, its site key, and
