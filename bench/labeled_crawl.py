@@ -46,26 +46,43 @@ def read_pairs(base):
         return [json.loads(line) for line in f if line.strip()]
 
 
-def pack(base, out_warc, out_truth):
-    pairs = read_pairs(base)
-    pages = {}
-    parent = {}
+class Groups:
+    """Union-find over page keys: the truth groups of the label-1 pairs."""
 
-    def find(x):
+    def __init__(self):
+        self.parent = {}
+
+    def find(self, x):
+        parent = self.parent
         parent.setdefault(x, x)
         while parent[x] != x:
             parent[x] = parent[parent[x]]
             x = parent[x]
         return x
 
+    def join(self, a, b):
+        self.parent[self.find(a)] = self.find(b)
+
+    @staticmethod
+    def of_pairs(pairs, key):
+        g = Groups()
+        for p in pairs:
+            a, b = key(p["page_a"]), key(p["page_b"])
+            g.find(a)
+            g.find(b)
+            if p["label"] == 1:
+                g.join(a, b)
+        return g
+
+
+def pack(base, out_warc, out_truth):
+    pairs = read_pairs(base)
+    pages = {}
     for p in pairs:
-        a, b = page_url(p["page_a"]), page_url(p["page_b"])
-        pages[a] = p["page_a"]["html_path"]
-        pages[b] = p["page_b"]["html_path"]
-        find(a)
-        find(b)
-        if p["label"] == 1:
-            parent[find(a)] = find(b)
+        pages[page_url(p["page_a"])] = p["page_a"]["html_path"]
+        pages[page_url(p["page_b"])] = p["page_b"]["html_path"]
+    groups = Groups.of_pairs(pairs, page_url)
+    find = groups.find
     # A page whose body was swapped for another article's names that article
     # in its title ("[SWAPPED from URL-PREFIX]", written by the set's
     # generator): it carries that article's text in the same site template,
@@ -85,7 +102,7 @@ def pack(base, out_warc, out_truth):
         prefix = head[at + len("[SWAPPED from "):].split("]", 1)[0].strip()
         sources = [u for u in articles if u.startswith(prefix)] if prefix else []
         if len(sources) == 1:
-            parent[find(page_url(p["page_b"]))] = find(articles[sources[0]])
+            groups.join(page_url(p["page_b"]), articles[sources[0]])
     with open(out_warc, "wb") as w:
         for n, url in enumerate(sorted(pages)):
             with gzip.open(os.path.join(base, pages[url] + ".gz"), "rb") as f:

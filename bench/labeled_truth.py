@@ -12,32 +12,19 @@ the pairs); every other page is a group of its own. URLs are written as
 `neardup dedup` names the files of a folder: DATASET_DIR/<html_path>.gz,
 exactly as DATASET_DIR is given here.
 """
-import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from labeled_crawl import Groups, read_pairs  # noqa: E402
 
 
 def main():
     base = sys.argv[1].rstrip("/")
-    parent = {}
-
-    def find(x):
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for line in open(f"{base}/pairs.jsonl", encoding="utf-8"):
-        p = json.loads(line)
-        a = f"{base}/{p['page_a']['html_path']}.gz"
-        b = f"{base}/{p['page_b']['html_path']}.gz"
-        find(a)
-        find(b)
-        if p["label"] == 1:
-            parent[find(a)] = find(b)
+    groups = Groups.of_pairs(read_pairs(base), lambda page: f"{base}/{page['html_path']}.gz")
     print("url\tgroup")
-    for page in sorted(parent):
-        print(f"{page}\t{find(page)}")
+    for page in sorted(groups.parent):
+        print(f"{page}\t{groups.find(page)}")
 
 
 if __name__ == "__main__":
