@@ -20,7 +20,6 @@
 #include "neardup/evaluation.h"
 #include "neardup/executor.h"
 #include "neardup/method.h"
-#include "engine/methods/methods.h"
 #include "synth/synth.h"
 #include "cli_util.h"
 #include "commands.h"
@@ -372,14 +371,12 @@ int main(int argc, char** argv) {
     o.simhash.bits = cmp_bits;
     o.simhash.threshold = cmp_threshold;
     if (!cmp_robust.empty()) {
-      std::string_view items = cmp_robust;
-      if (items.starts_with("robust:")) items.remove_prefix(7);
-      if (items != "robust") {
-        if (neardup::Status st = neardup::ParseRobustSpec(items, &o.robust); !st.ok()) {
-          std::fprintf(stderr, "neardup: error: %s\n", st.message().c_str());
-          return kExitUsage;
-        }
+      auto robust = neardup::RobustMethodOptions::Parse(cmp_robust);
+      if (!robust.ok()) {
+        std::fprintf(stderr, "neardup: error: %s\n", robust.status().message().c_str());
+        return kExitUsage;
       }
+      o.robust = *robust;
     }
     return RunCompareCommand(cmp_a, cmp_b, o, cmp_runs, cmp_inputs);
   }

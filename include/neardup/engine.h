@@ -36,6 +36,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "neardup/source.h"
@@ -140,6 +141,9 @@ struct RobustMethodOptions {
   uint64_t seed = 1234;           // draws the min-hash functions
   // e.g. "robust:k=5,m=84,r=3,template=2,template-fraction=0.05,content=0.2,edit=30,numbers,own-url,seed=1234"
   std::string Spec() const;
+  // Parses a spec as Spec() writes it ("robust" or "robust:KEY=VALUE,...";
+  // keys left out keep their defaults).
+  static Result<RobustMethodOptions> Parse(std::string_view spec);
 };
 
 // Shingle paragraphs as Pereira, Baeza-Yates and Ziviani compare documents

@@ -256,7 +256,15 @@ TEST(MethodFactoryTest, EverySpecRoundTrips) {
       EXPECT_EQ((*m)->Spec(), spec);
     }
     EXPECT_EQ((*m)->name(), spec.substr(0, spec.find(':')));
+    if (spec.starts_with("robust")) {  // the options alone, as compare takes them
+      auto o = RobustMethodOptions::Parse(spec);
+      ASSERT_TRUE(o.ok()) << o.status().ToString();
+      EXPECT_EQ(o->Spec(), (*m)->Spec());
+    }
   }
+  EXPECT_FALSE(RobustMethodOptions::Parse("robust:bogus=1").ok());
+  EXPECT_FALSE(RobustMethodOptions::Parse("broder:k=5").ok());
+  EXPECT_FALSE(RobustMethodOptions::Parse("robust:template-fraction=2").ok());
 }
 
 TEST(MethodFactoryTest, BadSpecsListTheValidChoices) {

@@ -56,6 +56,15 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
   return Status::OK();
 }
 
+Result<RobustMethodOptions> RobustMethodOptions::Parse(std::string_view spec) {
+  RobustMethodOptions o;
+  if (spec == "robust") return o;
+  if (!spec.starts_with("robust:")) return Status::InvalidArgument("not a robust spec: " + std::string(spec));
+  NEARDUP_RETURN_IF_ERROR(ParseRobustSpec(spec.substr(7), &o));
+  NEARDUP_RETURN_IF_ERROR(ValidateRobust(o));
+  return o;
+}
+
 Status ValidateRobust(const RobustMethodOptions& o) {
   Status s = RobustSketchOptions(o).Validate();
   if (!s.ok()) return Status::InvalidArgument("robust: " + s.message());
