@@ -75,22 +75,15 @@ class Groups:
         return g
 
 
-def pack(base, out_warc, out_truth):
-    pairs = read_pairs(base)
-    pages = {}
-    for p in pairs:
-        pages[page_url(p["page_a"])] = p["page_a"]["html_path"]
-        pages[page_url(p["page_b"])] = p["page_b"]["html_path"]
-    groups = Groups.of_pairs(pairs, page_url)
-    find = groups.find
-    # A page whose body was swapped for another article's names that article
-    # in its title ("[SWAPPED from URL-PREFIX]", written by the set's
-    # generator): it carries that article's text in the same site template,
-    # a real copy of it, so the truth puts it in that article's group (the
-    # labelled pair with its own original stays a negative).
+def join_swapped(base, pairs, groups, key):
+    """A page whose body was swapped for another article's names that article
+    in its title ("[SWAPPED from URL-PREFIX]", written by the set's
+    generator): it carries that article's text in the same site template, a
+    real copy of it, so the truth puts it in that article's group (the
+    labelled pair with its own original stays a negative)."""
     articles = {}  # article URL -> a page of it
     for p in pairs:
-        articles.setdefault(p["page_a"]["url"], page_url(p["page_a"]))
+        articles.setdefault(p["page_a"]["url"], key(p["page_a"]))
     for p in pairs:
         if p["variant_type"] != "full_content_swap":
             continue
@@ -102,7 +95,18 @@ def pack(base, out_warc, out_truth):
         prefix = head[at + len("[SWAPPED from "):].split("]", 1)[0].strip()
         sources = [u for u in articles if u.startswith(prefix)] if prefix else []
         if len(sources) == 1:
-            groups.join(page_url(p["page_b"]), articles[sources[0]])
+            groups.join(key(p["page_b"]), articles[sources[0]])
+
+
+def pack(base, out_warc, out_truth):
+    pairs = read_pairs(base)
+    pages = {}
+    for p in pairs:
+        pages[page_url(p["page_a"])] = p["page_a"]["html_path"]
+        pages[page_url(p["page_b"])] = p["page_b"]["html_path"]
+    groups = Groups.of_pairs(pairs, page_url)
+    join_swapped(base, pairs, groups, page_url)
+    find = groups.find
     with open(out_warc, "wb") as w:
         for n, url in enumerate(sorted(pages)):
             with gzip.open(os.path.join(base, pages[url] + ".gz"), "rb") as f:

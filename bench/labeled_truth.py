@@ -8,7 +8,9 @@
 DATASET_DIR is a folder of shared/data/labeled (pairs.jsonl with `label` 1 =
 near duplicate, 0 = not, and page_a/page_b `html_path`; pages stored as
 html_path + ".gz"). Pages joined by a label-1 pair form one group (union of
-the pairs); every other page is a group of its own. URLs are written as
+the pairs); a page whose body was swapped for another article's joins that
+article's group (labeled_crawl.join_swapped: its title names the article);
+every other page is a group of its own. URLs are written as
 `neardup dedup` names the files of a folder: DATASET_DIR/<html_path>.gz,
 exactly as DATASET_DIR is given here.
 """
@@ -16,12 +18,18 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from labeled_crawl import Groups, read_pairs  # noqa: E402
+from labeled_crawl import Groups, join_swapped, read_pairs  # noqa: E402
 
 
 def main():
     base = sys.argv[1].rstrip("/")
-    groups = Groups.of_pairs(read_pairs(base), lambda page: f"{base}/{page['html_path']}.gz")
+
+    def key(page):
+        return f"{base}/{page['html_path']}.gz"
+
+    pairs = read_pairs(base)
+    groups = Groups.of_pairs(pairs, key)
+    join_swapped(base, pairs, groups, key)
     print("url\tgroup")
     for page in sorted(groups.parent):
         print(f"{page}\t{groups.find(page)}")
