@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -233,6 +234,8 @@ TEST(QualityRegressionTest, MethodsScoreAsRecordedOnSampleVariants) {
   std::string measured;
   ScoreMethods("sample-variants", dir + "/corpus.jsonl", dir + "/truth.tsv", dir, &measured);
   PrintMeasured(measured);
+  // NEARDUP_KEEP_QUALITY set: the corpus, its truth and every method's run
+  // stay in the temporary folder, to look at what moved a figure.
   if (!std::getenv("NEARDUP_KEEP_QUALITY")) fs::remove_all(dir);
 }
 
