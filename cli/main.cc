@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -96,65 +97,39 @@ int RunEvalCommand(const std::string& truth_path, const std::string& dir, bool j
   const neardup::EvaluationResult& e = r.value();
   if (json) {
     auto pc = [](const neardup::PairCounts& p) {
-      char buf[256];
-      std::snprintf(buf, sizeof buf,
-                    "{\"true_positive\": %llu, \"false_positive\": %llu, \"false_negative\": %llu, "
-                    "\"precision\": %.6f, \"recall\": %.6f, \"f1\": %.6f}",
-                    static_cast<unsigned long long>(p.true_positive),
-                    static_cast<unsigned long long>(p.false_positive),
-                    static_cast<unsigned long long>(p.false_negative), p.precision(), p.recall(), p.f1());
-      return std::string(buf);
+      return nlohmann::ordered_json{{"true_positive", p.true_positive}, {"false_positive", p.false_positive},
+                                    {"false_negative", p.false_negative}, {"precision", p.precision()},
+                                    {"recall", p.recall()}, {"f1", p.f1()}};
     };
-    // Labels and kinds are strings of the truth file: JSON-escaped.
-    auto quoted = [](const std::string& text) {
-      std::string out = "\"";
-      for (unsigned char ch : text) {
-        if (ch == '"' || ch == '\\') {
-          out += '\\';
-          out += static_cast<char>(ch);
-        } else if (ch < 0x20) {
-          char esc[8];
-          std::snprintf(esc, sizeof esc, "\\u%04x", ch);
-          out += esc;
-        } else {
-          out += static_cast<char>(ch);
-        }
-      }
-      return out + "\"";
-    };
-    std::string kinds = "[", split = "[", merged = "[";
-    for (const auto& k : e.kinds) {
-      char buf[160];
-      std::snprintf(buf, sizeof buf, ", \"pages\": %llu, \"bcubed_recall\": %.6f, \"pages_alone\": %llu}",
-                    static_cast<unsigned long long>(k.pages), k.bcubed_recall,
-                    static_cast<unsigned long long>(k.pages_alone));
-      kinds += (kinds.size() > 1 ? ", " : "") + std::string("{\"kind\": ") + quoted(k.kind) + buf;
-    }
-    auto errors = [&](const std::vector<neardup::EvaluationResult::ClusterError>& list, const char* parts,
-                      std::string* out) {
+    auto errors = [](const std::vector<neardup::EvaluationResult::ClusterError>& list, const char* parts) {
+      nlohmann::ordered_json out = nlohmann::ordered_json::array();
       for (const auto& x : list) {
-        char buf[160];
-        std::snprintf(buf, sizeof buf, ", \"size\": %llu, \"pairs\": %llu, \"%s\": %llu}",
-                      static_cast<unsigned long long>(x.size), static_cast<unsigned long long>(x.pairs), parts,
-                      static_cast<unsigned long long>(x.parts));
-        *out += (out->size() > 1 ? ", " : "") + std::string("{\"label\": ") + quoted(x.label) + buf;
+        out.push_back({{"label", x.label}, {"size", x.size}, {"pairs", x.pairs}, {parts, x.parts}});
       }
-      *out += "]";
+      return out;
     };
-    kinds += "]";
-    errors(e.worst_split_groups, "clusters", &split);
-    errors(e.worst_merged_clusters, "groups", &merged);
-    std::printf("{\"items\": %llu, \"missing_from_prediction\": %llu, \"urls_not_in_truth\": %llu, "
-                "\"pairs\": %s, \"same_site_pairs\": %s, \"different_site_pairs\": %s, "
-                "\"adjusted_rand_index\": %.6f, \"bcubed_precision\": %.6f, \"bcubed_recall\": %.6f, "
-                "\"bcubed_f1\": %.6f, \"wrong_same_site_merges\": %llu, \"kinds\": %s, "
-                "\"worst_split_groups\": %s, \"worst_merged_clusters\": %s}\n",
-                static_cast<unsigned long long>(e.items),
-                static_cast<unsigned long long>(e.missing_from_prediction),
-                static_cast<unsigned long long>(not_in_truth), pc(e.all).c_str(), pc(e.same_site).c_str(),
-                pc(e.different_site).c_str(), e.adjusted_rand_index, e.bcubed_precision,
-                e.bcubed_recall, e.bcubed_f1, static_cast<unsigned long long>(e.wrong_same_site_merges),
-                kinds.c_str(), split.c_str(), merged.c_str());
+    nlohmann::ordered_json kinds = nlohmann::ordered_json::array();
+    for (const auto& k : e.kinds) {
+      kinds.push_back(
+          {{"kind", k.kind}, {"pages", k.pages}, {"bcubed_recall", k.bcubed_recall}, {"pages_alone", k.pages_alone}});
+    }
+    const nlohmann::ordered_json j = {{"items", e.items},
+                                      {"missing_from_prediction", e.missing_from_prediction},
+                                      {"urls_not_in_truth", not_in_truth},
+                                      {"pairs", pc(e.all)},
+                                      {"same_site_pairs", pc(e.same_site)},
+                                      {"different_site_pairs", pc(e.different_site)},
+                                      {"adjusted_rand_index", e.adjusted_rand_index},
+                                      {"bcubed_precision", e.bcubed_precision},
+                                      {"bcubed_recall", e.bcubed_recall},
+                                      {"bcubed_f1", e.bcubed_f1},
+                                      {"wrong_same_site_merges", e.wrong_same_site_merges},
+                                      {"kinds", kinds},
+                                      {"worst_split_groups", errors(e.worst_split_groups, "clusters")},
+                                      {"worst_merged_clusters", errors(e.worst_merged_clusters, "groups")}};
+    // Labels and kinds come from the truth file: bytes that are not UTF-8
+    // are replaced rather than refused.
+    std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
     return kExitOk;
   }
   std::printf("pages evaluated: %s (truth pages missing from the output: %s; output pages without truth: %s)\n",

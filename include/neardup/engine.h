@@ -327,8 +327,8 @@ struct DedupSummary {
   double duplicate_percentage = 0;    // 100 * duplicates / documents
   uint64_t largest_cluster = 0;
   uint64_t verification_split_off = 0;  // members split off by verification
-  // Clusters verified against a center other than their first kept page
-  // (some members failed against the kept page; another member passed more).
+  // Clusters where members that failed against the kept page stayed
+  // because they passed a verified member at the cluster's center.
   uint64_t verification_recentered = 0;
   // Near-duplicate method results (method != "exact").
   std::string method_spec;            // e.g. BroderMethodOptions::Spec()

@@ -360,7 +360,7 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
       similarity[i] = run->Similarity(page.data(), kept_page);
     }
     std::vector<uint8_t> failed(n, 0);
-    uint64_t split = 0, centers_moved = 0;
+    uint64_t split = 0;
     if (options_.verify) {
       // Clusters where some member failed against the kept page are
       // verified against a center too (VerificationCandidates), as
@@ -444,26 +444,26 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
         out[x.OwnerOfId(keeper[i])].push_back({keeper[i], verdicts[f]});
       }
       NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> votes, x.ExchangeFlat(out));
-      std::unordered_map<uint64_t, std::vector<uint64_t>> counts;  // kept page -> passes per candidate
+      // Per kept page: passes per candidate, then the members (one vote each).
+      std::unordered_map<uint64_t, std::vector<uint64_t>> counts;
       for (const KeyAndId& v : votes) {
-        std::vector<uint64_t>& c = counts.try_emplace(v.key, kVerificationCenters, 0).first->second;
+        std::vector<uint64_t>& c = counts.try_emplace(v.key, kVerificationCenters + 1, 0).first->second;
         for (size_t t = 0; t < kVerificationCenters; ++t) c[t] += (v.id >> t) & 1;
+        ++c[kVerificationCenters];
       }
-      std::vector<KeyAndId> votes_members = std::move(votes);
+      std::vector<KeyAndId>().swap(votes);
       uint64_t moved_here = 0;
       std::unordered_map<uint64_t, uint64_t> center_index;
-      std::unordered_map<uint64_t, uint64_t> members_of;
-      for (const KeyAndId& v : votes_members) ++members_of[v.key];
       for (const auto& [k, c] : counts) {
         size_t best = 0;
         for (size_t t = 1; t < kVerificationCenters; ++t) {
           if (c[t] > c[best]) best = t;
         }
-        if (!CenterGathers(members_of[k], c[0], c[best])) best = 0;
+        if (!CenterGathers(c[kVerificationCenters], c[0], c[best])) best = 0;
         center_index[k] = best;
         moved_here += best != 0;
       }
-      NEARDUP_ASSIGN_OR_RETURN(centers_moved, x.Sum(moved_here));
+      NEARDUP_ASSIGN_OR_RETURN(s.verification_recentered, x.Sum(moved_here));
       NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> chosen,
                                x.Ask(flagged_keepers, 1, false, [&](uint64_t id, uint64_t* o) {
                                  *o = center_index.at(id);
@@ -472,7 +472,7 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
         const size_t i = flagged[f];
         const size_t t = chosen[f];
         if ((verdicts[f] >> t) & 1) {
-          if (!passes_kept[i] && asked_at[i] != SIZE_MAX) {  // stays through the center
+          if (!passes_kept[i]) {  // stays through the center (it was asked: it failed the kept page)
             run->Record(i, page.data());
             similarity[i] = run->Similarity(page.data(), kept.data() + asked_at[i] * rw);
           }
@@ -488,7 +488,6 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
       }
     }
     NEARDUP_ASSIGN_OR_RETURN(s.verification_split_off, x.Sum(split));
-    s.verification_recentered = centers_moved;
     std::vector<uint64_t> split_root(n);
     for (uint64_t i = 0; i < n; ++i) split_root[i] = run->SplitRoot(i);
     if (s.verification_split_off > 0) NEARDUP_RETURN_IF_ERROR(choose(split_root, failed));

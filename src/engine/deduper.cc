@@ -759,28 +759,26 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     // Every member against the kept page; in a cluster where some fail, a
     // member that passes the cluster's center stays too
     // (VerificationCandidates).
-    std::vector<uint8_t> passes_kept(n, 1);
-    std::vector<uint32_t> failing_clusters;  // their kept pages
+    std::vector<uint8_t> passes_kept(n, 1), failing(n, 0);  // failing: per kept page
+    bool any_failing = false;
     for (uint32_t i = 0; i < n; ++i) {
       const uint32_t k = keeper[i];
       if (k == i || grouper.Root(i) == grouper.Root(k)) continue;
       if (run_->Decide(i, k).duplicate) continue;
       passes_kept[i] = 0;
-      if (failing_clusters.empty() || failing_clusters.back() != k) failing_clusters.push_back(k);
+      failing[k] = 1;
+      any_failing = true;
     }
     for (uint32_t i = 0; i < n; ++i) group[i] = kNoGroup;
     bool any_failed = false;
-    if (!failing_clusters.empty()) {
-      std::sort(failing_clusters.begin(), failing_clusters.end());
-      failing_clusters.erase(std::unique(failing_clusters.begin(), failing_clusters.end()), failing_clusters.end());
-      std::vector<uint8_t> failing(n, 0);
-      for (uint32_t k : failing_clusters) failing[k] = 1;
+    if (any_failing) {
       // Members of each such cluster, in input order, keyed by kept page.
       std::unordered_map<uint32_t, std::vector<uint32_t>> members;
       for (uint32_t i = 0; i < n; ++i) {
         if (failing[keeper[i]]) members[keeper[i]].push_back(i);
       }
-      for (uint32_t k : failing_clusters) {
+      for (uint32_t k = 0; k < n; ++k) {
+        if (!failing[k]) continue;
         const std::vector<uint32_t>& m = members[k];
         std::vector<uint64_t> roots(m.size());
         for (size_t j = 0; j < m.size(); ++j) roots[j] = grouper.Root(m[j]);

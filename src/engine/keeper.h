@@ -97,10 +97,11 @@ int CompareKeepers(const KeeperFeatures& a, uint64_t order_a, const KeeperFeatur
 // largest sets first, then by smaller id, at most kVerificationCenters in
 // all. A candidate other than the kept page must have passed the kept page
 // itself; the center is the candidate that the most members pass (the
-// first on ties), used when CenterGathers. A member stays when it passes the
-// kept page or the center: within two steps of the kept page through one verified member,
-// so chains of matches still cannot run away. `member_roots` lists the
-// exact-set root of every member; ids are any page ids of one numbering.
+// first on ties), used when CenterGathers. A member stays when it passes
+// the kept page or the center: within two steps of the kept page through
+// one verified member, so chains of matches still cannot run away.
+// `member_roots` lists the exact-set root of every member; ids are any page
+// ids of one numbering.
 inline constexpr size_t kVerificationCenters = 8;
 // Whether a center that `with_center` of a cluster's `members` pass (those
 // that pass the kept page, `with_kept`, among them) is used: when it brings

@@ -88,7 +88,8 @@ std::string RobustMethodOptions::Spec() const {
   char no_template[32];
   std::snprintf(no_template, sizeof no_template, "%g", min_similarity_without_template);
   return "robust:k=" + std::to_string(shingle_size) + ",m=" + std::to_string(num_minhashes) +
-         ",r=" + std::to_string(band_rows) + ",template=" + std::to_string(template_min_pages) + ",template-fraction=" + fraction +
+         ",r=" + std::to_string(band_rows) + ",template=" + std::to_string(template_min_pages) +
+         ",template-fraction=" + fraction +
          ",content=" + content + ",no-template=" + no_template + ",edit=" + std::to_string(max_edit_shingles) +
          ",same-site-edit=" + std::to_string(max_same_site_edit_shingles) +
          (normalize_numbers ? ",numbers" : ",no-numbers") +
@@ -274,8 +275,6 @@ SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uin
   std::vector<std::pair<uint32_t, uint32_t>> column;  // (value, page)
   std::unordered_map<uint64_t, bool> copies;  // (first << 32 | page) -> page is a copy of first
   std::unordered_set<uint64_t> common;        // the site's values held by TemplateHolders pages
-  std::vector<uint64_t> rare_template;        // the site's other boilerplate values
-  std::vector<uint64_t> rare_values;          // every site's, added to values_ at the end
   for (size_t s = 0; s < by_site.size();) {
     size_t e = s;
     while (e < by_site.size() && by_site[e].first == by_site[s].first) ++e;
@@ -285,7 +284,6 @@ SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uin
       const uint32_t need = TemplateHolders(pages, options);
       copies.clear();
       common.clear();
-      rare_template.clear();
       // The site's pages' values at position j, sorted; fn(value, first,
       // end) for each run of equal values [first, end) in `column`.
       auto runs_at = [&](uint32_t j, const auto& fn) {
@@ -307,12 +305,14 @@ SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uin
           if (b - a >= need) common.insert((uint64_t{j} << 32) | value);
         });
       }
+      values_.insert(common.begin(), common.end());
       // A value fewer pages hold is boilerplate too (a sidebar, a section's
       // template), unless its holders are copies of one item: the holders
       // sampled agree with the first on kCopyContentSimilarity of the
-      // positions not shared as the site's common boilerplate. (Only the site's own values
-      // count, so a site's template does not depend on the other sites.)
-      // A second pass over the positions keeps memory to one column.
+      // positions not shared as the site's common boilerplate. Only the
+      // site's own values count, so a site's template does not depend on
+      // the other sites. A second pass over the positions keeps memory to
+      // one column.
       auto copy_of = [&](uint32_t first, uint32_t page) {
         const uint32_t* x = mins.data() + static_cast<size_t>(first) * m;
         const uint32_t* y = mins.data() + static_cast<size_t>(page) * m;
@@ -342,19 +342,16 @@ SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uin
               auto [it, inserted] = copies.try_emplace((uint64_t{first} << 32) | column[k].second, false);
               if (inserted) it->second = copy_of(first, column[k].second);
               if (!it->second) {
-                rare_template.push_back((uint64_t{j} << 32) | value);
+                values_.insert((uint64_t{j} << 32) | value);
                 return;
               }
             }
           });
         }
       }
-      values_.insert(common.begin(), common.end());
-      rare_values.insert(rare_values.end(), rare_template.begin(), rare_template.end());
     }
     s = e;
   }
-  values_.insert(rare_values.begin(), rare_values.end());
 }
 
 uint32_t SiteTemplates::TemplateHolders(uint32_t site_pages, const RobustMethodOptions& options) {

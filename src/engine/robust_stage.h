@@ -67,8 +67,8 @@ inline constexpr uint32_t kRobustWholeBandBucket = 64;
 
 // Pages holding one value that fewer than SiteTemplates::TemplateHolders
 // pages of their site hold are copies of one item when they agree on at
-// least this fraction of the positions outside the site's common
-// boilerplate (SiteTemplates::Compare); their shared value is then content.
+// least this fraction of the positions where they do not share one of the
+// site's common boilerplate values; their shared value is then content.
 inline constexpr double kCopyContentSimilarity = 0.5;
 
 // Class terms standing for volatile terms and for the page's own URL.
@@ -122,9 +122,9 @@ class SiteTemplates {
   // template_min_pages do and they are not all copies of one item (the
   // first holder and one of the next, middle and last agree on fewer than
   // kCopyContentSimilarity of the positions outside that common
-  // boilerplate): a sidebar or a
-  // section's template shared by a few distinct items is boilerplate, the
-  // text a page shares with its own copies is not.
+  // boilerplate): a sidebar or a section's template shared by a few
+  // distinct items is boilerplate, the text a page shares with its own
+  // copies is not.
   SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,
                 std::span<const uint8_t> candidate, const RobustMethodOptions& options);
 

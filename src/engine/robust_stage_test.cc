@@ -116,18 +116,27 @@ std::vector<uint64_t> Terms(std::mt19937_64& rng, size_t n) {
   return t;
 }
 
+// Adds `pages` pages of one site to *s: the template with an item of
+// `item_terms` fresh terms inserted at `at`. Returns the items.
+std::vector<std::vector<uint64_t>> AddItemPages(std::mt19937_64& rng, const std::vector<uint64_t>& site_template,
+                                                int pages, size_t item_terms, size_t at, uint64_t site,
+                                                Sketches* s) {
+  std::vector<std::vector<uint64_t>> items;
+  for (int p = 0; p < pages; ++p) {
+    items.push_back(Terms(rng, item_terms));
+    auto page = site_template;
+    page.insert(page.begin() + static_cast<std::ptrdiff_t>(at), items.back().begin(), items.back().end());
+    s->Add(page, site);
+  }
+  return items;
+}
+
 TEST(RobustTemplateTest, TemplatePagesOfOneSiteAreNotSimilarButCopiesAre) {
   std::mt19937_64 rng(7);
   const auto site_template = Terms(rng, 600);
   Sketches s;
   // Pages 0..9: one site, same template, items of 40 terms each.
-  std::vector<std::vector<uint64_t>> items;
-  for (int p = 0; p < 10; ++p) {
-    items.push_back(Terms(rng, 40));
-    auto page = site_template;
-    page.insert(page.begin() + 300, items.back().begin(), items.back().end());
-    s.Add(page, /*site=*/1);
-  }
+  const auto items = AddItemPages(rng, site_template, 10, 40, 300, /*site=*/1, &s);
   // Page 10: a copy of page 0 on another site with two terms of its item edited.
   auto copy = site_template;
   auto edited = items[0];
@@ -205,13 +214,7 @@ TEST(RobustTemplateTest, ACopiedPageOnALargeHostKeepsItsItemAsContent) {
   std::mt19937_64 rng(21);
   const auto site_template = Terms(rng, 300);
   Sketches s;
-  std::vector<std::vector<uint64_t>> items;
-  for (int p = 0; p < 60; ++p) {
-    items.push_back(Terms(rng, 400));
-    auto page = site_template;
-    page.insert(page.begin() + 150, items.back().begin(), items.back().end());
-    s.Add(page, /*site=*/1);
-  }
+  const auto items = AddItemPages(rng, site_template, 60, 400, 150, /*site=*/1, &s);
   auto with_ad = site_template;
   with_ad.insert(with_ad.begin() + 150, items[0].begin(), items[0].end());
   const auto ad = Terms(rng, 24);
