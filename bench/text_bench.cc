@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "engine/robust_stage.h"
+#include "sketch/broder.h"
 #include "text/tokenizer.h"
 
 namespace {
@@ -98,6 +100,58 @@ void BM_TokenizeSynthetic(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * page.size()));
 }
 BENCHMARK(BM_TokenizeSynthetic)->Unit(benchmark::kMicrosecond);
+
+// The default method's signing after tokenization (robust_stage.h):
+// normalization of volatile terms alone, and the whole signature
+// (normalization, identity, min-hash, difference digest). Bytes are the
+// raw HTML bytes, as for the tokenizer.
+std::vector<neardup::TokenizedDocument> TokenizedPages(size_t* bytes) {
+  neardup::TokenizeOptions o;
+  o.keep_term_text = true;
+  neardup::Tokenizer tokenizer(o);
+  std::vector<neardup::TokenizedDocument> docs(Pages().size());
+  *bytes = 0;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    tokenizer.Tokenize(Pages()[i], neardup::ContentKind::kHtml, "", "http://www.example.com/a/b.html", &docs[i]);
+    *bytes += Pages()[i].size();
+  }
+  return docs;
+}
+
+void BM_RobustNormalize(benchmark::State& state) {
+  size_t bytes = 0;
+  const auto docs = TokenizedPages(&bytes);
+  const neardup::RobustMethodOptions options;
+  std::vector<uint64_t> normalized;
+  for (auto _ : state) {
+    for (const auto& d : docs) {
+      neardup::NormalizeVolatileTerms(d, "http://www.example.com/a/b.html", options, &normalized);
+      benchmark::DoNotOptimize(normalized.data());
+    }
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+}
+BENCHMARK(BM_RobustNormalize)->Unit(benchmark::kMillisecond);
+
+void BM_RobustSignature(benchmark::State& state) {
+  size_t bytes = 0;
+  const auto docs = TokenizedPages(&bytes);
+  const neardup::RobustMethodOptions options;
+  const neardup::BroderSketcher sketcher(neardup::RobustSketchOptions(options));
+  neardup::SketchScratch scratch;
+  std::vector<uint64_t> normalized;
+  std::vector<uint32_t> mins(options.num_minhashes);
+  std::vector<uint64_t> digest(neardup::kRobustDigestCells);
+  for (auto _ : state) {
+    for (const auto& d : docs) {
+      auto sig = neardup::ComputeRobustSignature(d, "http://www.example.com/a/b.html", options, sketcher, &scratch,
+                                                 &normalized, mins.data(), digest.data());
+      benchmark::DoNotOptimize(sig.identity);
+    }
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+}
+BENCHMARK(BM_RobustSignature)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -23,16 +24,27 @@ namespace {
 constexpr size_t kCopySamples = 3;
 constexpr size_t kCopyCacheEntries = size_t{1} << 20;
 
-bool HasDigit(std::string_view term) {
-  for (char c : term) {
-    if (c >= '0' && c <= '9') return true;
-  }
-  return false;
-}
+// Classes of a term's bytes (NormalizeVolatileTerms): a digit, a byte of
+// a lower-case hex word (0-9a-f), a slash.
+constexpr uint8_t kDigit = 1, kHexWord = 2, kSlash = 4;
+constexpr std::array<uint8_t, 256> kTermByteClass = [] {
+  std::array<uint8_t, 256> t{};
+  for (int c = '0'; c <= '9'; ++c) t[c] = kDigit | kHexWord;
+  for (int c = 'a'; c <= 'f'; ++c) t[c] = kHexWord;
+  t['/'] = kSlash;
+  return t;
+}();
 
 // Month and weekday names, their abbreviations, and time-zone and clock
 // words: volatile only next to a term with a digit ("21 Nov 2026", "Sat, 21",
 // "13:45 GMT", "10 am"), so "may" and "march" in prose stay content.
+// A term of at most 8 bytes as one integer (bytes in order, zero padded).
+constexpr uint64_t PackShortTerm(std::string_view t) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < t.size(); ++i) v |= uint64_t{static_cast<unsigned char>(t[i])} << (8 * i);
+  return v;
+}
+
 bool IsDateWord(std::string_view t) {
   static constexpr std::array<std::string_view, 52> kWords = {
       "january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -41,19 +53,20 @@ bool IsDateWord(std::string_view t) {
       "friday", "saturday", "sunday", "mon", "tue", "tues", "wed", "thu", "thur", "thurs",
       "fri", "sat", "sun", "am", "pm", "gmt", "utc", "cet", "cest", "est", "edt", "pst",
       "pdt", "z"};
-  if (t.size() > 9) return false;
-  for (std::string_view w : kWords) {
-    if (w == t) return true;
-  }
-  return false;
-}
-
-bool IsHexWord(std::string_view t) {
-  if (t.empty()) return false;
-  for (char c : t) {
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  }
-  return true;
+  // The words of at most 8 bytes as integers: one compare each.
+  static constexpr std::array<uint64_t, 52> kPacked = [] {
+    std::array<uint64_t, 52> p{};
+    for (size_t i = 0; i < kWords.size(); ++i) p[i] = kWords[i].size() <= 8 ? PackShortTerm(kWords[i]) : 0;
+    return p;
+  }();
+  if (t.empty() || t.size() > 9) return false;
+  if (t.size() == 9) return t == "september" || t == "wednesday";
+  uint64_t v = 0;
+  std::memcpy(&v, t.data(), t.size());  // little-endian: PackShortTerm's order
+  if constexpr (std::endian::native != std::endian::little) v = PackShortTerm(t);
+  bool found = false;
+  for (uint64_t w : kPacked) found |= w == v;
+  return found;
 }
 
 uint64_t AsciiTermHash(std::string_view term) { return XXH3_64bits(term.data(), term.size()); }
@@ -101,22 +114,34 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
                             uint32_t* volatile_terms, uint32_t* own_url_terms) {
   const size_t n = doc.num_terms();
   const std::vector<uint64_t>& h = doc.term_hashes;
-  // 0 content, 1 volatile, 2 own URL.
-  std::vector<uint8_t> cls(n, 0);
-  uint32_t n_volatile = 0, n_own = 0;
   const bool have_text = doc.term_offsets.size() == n + 1;
-  if (options.normalize_numbers && have_text) {
-    std::vector<uint8_t> hex(n, 0);  // only 0-9a-f: a chunk of an id or hash
+  // Per term, one pass over its bytes: kDigit and kSlash when some byte is
+  // one, kHexWord when every byte is 0-9a-f. The buffers are the thread's,
+  // reused across pages.
+  thread_local std::vector<uint8_t> flags, cls;  // cls: 0 content, 1 volatile, 2 own URL
+  flags.assign(n, 0);
+  cls.assign(n, 0);
+  if (have_text) {
+    const uint8_t* bytes = reinterpret_cast<const uint8_t*>(doc.term_bytes.data());
+    const uint32_t* off = doc.term_offsets.data();
     for (size_t i = 0; i < n; ++i) {
-      const std::string_view t = doc.term(i);
-      cls[i] = HasDigit(t) ? 1 : 0;
-      hex[i] = IsHexWord(t);
+      uint8_t any = 0, all = kHexWord;
+      for (uint32_t b = off[i]; b < off[i + 1]; ++b) {
+        const uint8_t c = kTermByteClass[bytes[b]];
+        any |= c;
+        all &= c;
+      }
+      flags[i] = static_cast<uint8_t>((any & (kDigit | kSlash)) | (off[i + 1] > off[i] ? all & kHexWord : 0));
     }
+  }
+  uint32_t n_volatile = 0, n_own = 0;
+  if (options.normalize_numbers && have_text) {
+    for (size_t i = 0; i < n; ++i) cls[i] = (flags[i] & kDigit) ? 1 : 0;
     // Volatility spreads from numbers along date words ("Monday, November
     // 9") and along hex chunks of an id ("1d89e540 8ffb bfac").
     auto spreads = [&](size_t i, size_t from) {
       if (IsDateWord(doc.term(i))) return true;
-      return hex[i] && hex[from] && doc.term(i).size() >= 4;
+      return (flags[i] & kHexWord) && (flags[from] & kHexWord) && doc.term(i).size() >= 4;
     };
     for (size_t i = 1; i < n; ++i) {  // forward
       if (cls[i] == 0 && cls[i - 1] == 1 && spreads(i, i - 1)) cls[i] = 1;
@@ -170,35 +195,40 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
       }
     }
   }
-  out->clear();
-  out->reserve(n);
+  out->resize(n);
+  uint64_t* o = out->data();
+  size_t w = 0;
   for (size_t i = 0; i < n; ++i) {
     if (cls[i] == 0) {
       // An image on another host is one whole-URL term (Henzinger §2); as
       // for an image on the page's own host, its file name is what counts,
       // so a copy that links the original's images matches it.
-      if (have_text) {
+      if (flags[i] & kSlash) {
         const std::string_view t = doc.term(i);
         const size_t slash = t.rfind('/');
-        if (slash != std::string_view::npos && slash + 1 < t.size()) {
+        if (slash + 1 < t.size()) {
           const std::string_view file = t.substr(slash + 1);
-          out->push_back(XXH3_64bits(file.data(), file.size()));
+          o[w++] = XXH3_64bits(file.data(), file.size());
           continue;
         }
       }
-      out->push_back(h[i]);
+      o[w++] = h[i];
       continue;
     }
     const uint64_t c = cls[i] == 1 ? kVolatileTermHash : kOwnUrlTermHash;
-    if (out->empty() || out->back() != c) out->push_back(c);
+    if (w == 0 || o[w - 1] != c) o[w++] = c;
   }
+  out->resize(w);
   if (volatile_terms) *volatile_terms = n_volatile;
   if (own_url_terms) *own_url_terms = n_own;
 }
 
 std::string RobustSiteOf(std::string_view url) {
   std::string host = UrlHost(url);
-  return host.empty() ? "\x01" + std::string(url) : host;
+  if (!host.empty()) return host;
+  std::string own(1, '\x01');
+  own.append(url);
+  return own;
 }
 
 BroderOptions RobustSketchOptions(const RobustMethodOptions& options) {
