@@ -489,5 +489,43 @@ TEST(DedupTogetherErrorsTest, RefusedAlike) {
   EXPECT_TRUE((*u)->FinishTogether(&member, {&unknown, 1}).status().IsInvalidArgument());
 }
 
+// DedupJobOptions::spill_signatures: the signature words kept in a mapped
+// spill file give exactly the outputs of words in memory, the spill and the
+// candidate tables' temporary files are gone afterwards, and moving pages
+// between processes is refused.
+TEST(DedupJobSpillTest, SpilledSignaturesGiveTheOutputsOfSignaturesInMemory) {
+  const std::string data = testing::RepoTestDataDir();
+  const std::vector<std::string> inputs = {data + "/html", data + "/sample/sample-crawl.warc.gz",
+                                           data + "/warc/example.warc.gz", SynthCrawl()};
+  DedupOptions options;
+  options.method = "robust";
+  options.write_pairs = true;
+  std::string outs[2];
+  for (int spill = 0; spill < 2; ++spill) {
+    outs[spill] = MakeTempDir(spill ? "job-spilled" : "job-in-memory");
+    DedupJobOptions job_options;
+    job_options.spill_signatures = spill == 1;
+    auto job = DedupJob::Create(inputs, outs[spill], options, job_options);
+    ASSERT_TRUE(job.ok()) << job.status().ToString();
+    ASSERT_TRUE((*job)->Read(InputShare()).ok());
+    if (spill) {
+      const Status moved = (*job)->ExportShare(1 << 20, [](std::string_view) { return Status::OK(); });
+      EXPECT_TRUE(moved.IsFailedPrecondition()) << moved.ToString();
+    }
+    auto summary = (*job)->Finish();
+    ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+    EXPECT_GT(summary->near_pairs, 0u);
+  }
+  for (const char* name : {"clusters.tsv", "pairs.tsv", "warnings.tsv"}) {
+    EXPECT_EQ(ReadFileOrEmpty(outs[1] + "/" + name), ReadFileOrEmpty(outs[0] + "/" + name)) << name;
+  }
+  EXPECT_EQ(Figures(outs[1]), Figures(outs[0]));
+  auto left = Env::Default()->ListFilesRecursive(outs[1]);
+  ASSERT_TRUE(left.ok());
+  for (const std::string& f : *left) {
+    EXPECT_EQ(f.find("/."), std::string::npos) << "temporary file left: " << f;
+  }
+}
+
 }  // namespace
 }  // namespace neardup

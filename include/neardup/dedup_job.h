@@ -82,6 +82,13 @@ struct DedupJobOptions {
   // Zhu et al.'s N-dimensional length vector of each page read, computed
   // while signing (LengthDimension); 0: none. ForEachPage hands it out.
   uint32_t length_dimensions = 0;
+  // Keep the pages' signature words in a spill file beside the outputs (or
+  // in DedupOptions::temp_dir), mapped when clustering, instead of in
+  // memory, for the methods that read them so (the default, robust): the
+  // run's memory then grows by what the core keeps of a page. For a run
+  // that calls Finish() alone: ExportShare, ImportShare and FinishTogether
+  // are then FailedPrecondition. RunDedup sets it.
+  bool spill_signatures = false;
 };
 
 class DedupJob {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "neardup/status.h"
@@ -38,6 +39,21 @@ class WritableFile {
   virtual Status Close() = 0;
 };
 
+// A whole file, read-only, for random access: mapped into memory
+// (Env::Default()) or read into it (the default MapFile). data() stays valid
+// for the object's life. Thread-safe.
+class MappedFile {
+ public:
+  virtual ~MappedFile() = default;
+  virtual std::string_view data() const = 0;
+  // Lets the system take the pages read so far out of the process's resident
+  // memory; they are read again (from the page cache or the file) on the
+  // next access, and data() stays valid. A pass over a file larger than the
+  // memory it may take calls this every few megabytes. The default does
+  // nothing (a file read into memory stays there).
+  virtual void ReleaseResident() const {}
+};
+
 class Env {
  public:
   virtual ~Env() = default;
@@ -56,6 +72,9 @@ class Env {
   virtual Status RemoveFile(const std::string& path) = 0;
   // Atomically replaces `to` with `from` (rename(2)).
   virtual Status RenameFile(const std::string& from, const std::string& to) = 0;
+  // The whole file for random access. The default reads it through
+  // NewSequentialFile into memory; Env::Default() maps it.
+  virtual Result<std::unique_ptr<MappedFile>> MapFile(const std::string& path);
 };
 
 // ---------------------------------------------------------------------------

@@ -112,6 +112,7 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
   }
   if (removed_count_ > 0) return Status::FailedPrecondition("ClusterTogether: pages were removed");
   if (finished_) return Status::FailedPrecondition("ClusterTogether after Finish");
+  if (signatures_spilled()) return Status::FailedPrecondition("ClusterTogether: the signatures are spilled");
   finished_ = true;
   run_.reset();
   Columns& col = *columns_;

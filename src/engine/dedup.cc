@@ -270,6 +270,7 @@ class DedupJobImpl final : public DedupJob {
     if (Status s = env_->CreateDirs(out_dir_); !s.ok()) {
       return Status::IOError("cannot create output folder " + out_dir_ + ": " + s.message());
     }
+    if (job_.spill_signatures) NEARDUP_RETURN_IF_ERROR(deduper_.SpillSignatures());
     // Per-page strings go to a spill file, not to memory; it is removed when
     // the job ends, whether it succeeded or not.
     spill_path_ = JoinPath(out_dir_, ".clusters.tsv.spill");
@@ -323,6 +324,9 @@ class DedupJobImpl final : public DedupJob {
   Status ExportShare(size_t max_chunk_bytes,
                      const std::function<Status(std::string_view chunk)>& send) override {
     if (exported_) return Status::FailedPrecondition("DedupJob::ExportShare may be called once");
+    if (deduper_.signatures_spilled()) {
+      return Status::FailedPrecondition("DedupJob::ExportShare: the signatures are spilled (spill_signatures)");
+    }
     exported_ = true;
     if (deduper_.method().batch_only()) {
       return Status::NotSupported("the " + deduper_.method().name() +
@@ -370,6 +374,9 @@ class DedupJobImpl final : public DedupJob {
 
   Result<bool> ImportShare(std::string_view chunk) override {
     if (!spill_) return Status::FailedPrecondition("DedupJob::ImportShare after ExportShare or Finish");
+    if (deduper_.signatures_spilled()) {
+      return Status::FailedPrecondition("DedupJob::ImportShare: the signatures are spilled (spill_signatures)");
+    }
     const Status damaged = Status::Corruption("a share's chunk is damaged");
     if (chunk.size() < kShareMagic.size() + 1 || chunk.substr(0, kShareMagic.size()) != kShareMagic) return damaged;
     chunk.remove_prefix(kShareMagic.size());
@@ -895,8 +902,10 @@ Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std:
                               const DedupOptions& options, Executor* executor, Env* env,
                               ReadObserver* observer, const DedupProgressCallback& progress,
                               double progress_interval_seconds) {
+  DedupJobOptions job_options;
+  job_options.spill_signatures = true;  // one process, Finish() alone
   NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DedupJob> job,
-                           DedupJob::Create(inputs, out_dir, options, DedupJobOptions(), executor, env, observer));
+                           DedupJob::Create(inputs, out_dir, options, job_options, executor, env, observer));
   NEARDUP_RETURN_IF_ERROR(job->Read(InputShare(), progress, progress_interval_seconds));
   return job->Finish();
 }

@@ -257,9 +257,30 @@ DeduperImpl::~DeduperImpl() {
   run_.reset();
   if (units_spill_) (void)units_spill_->Close();
   if (!units_path_.empty()) (void)env_->RemoveFile(units_path_);
+  mapped_words_.reset();
+  if (words_spill_) (void)words_spill_->Close();
+  if (!words_path_.empty()) (void)env_->RemoveFile(words_path_);
+}
+
+Status DeduperImpl::SpillSignatures() {
+  if (count_ != 0) return Status::FailedPrecondition("SpillSignatures: pages were added already");
+  if (!method_->reads_mapped_words() || words_per_doc_ == 0 || signatures_spilled()) return Status::OK();
+  const std::string dir = options_.temp_dir.empty() ? "." : options_.temp_dir;
+  words_path_ = JoinPath(dir, "." + method_->name() + ".signatures");
+  auto f = env_->NewWritableFile(words_path_);
+  if (!f.ok()) {
+    const std::string path = words_path_;
+    words_path_.clear();
+    return Status::IOError("cannot write " + path + ": " + f.status().message());
+  }
+  words_spill_ = std::make_unique<BufferedWriter>(std::move(f).value());
+  return Status::OK();
 }
 
 Status DeduperImpl::CheckOpen() const {
+  if (mapped_words_) {
+    return Status::FailedPrecondition("the signatures are spilled and were clustered: no document can be added");
+  }
   if (finished_) {
     return Status::FailedPrecondition(method_->batch_only()
                                           ? "the " + method_->name() +
@@ -298,7 +319,11 @@ Status DeduperImpl::CommitBatch(SignBatch* b, const DocumentCallback& on_documen
     c.eligible.push_back(k.eligible);
     c.features.push_back(KeeperFeatures::Of(d));
     const uint64_t* w = b->words.data() + i * words_per_doc_;
-    for (size_t t = 0; t < words_per_doc_; ++t) c.words.push_back(w[t]);
+    if (words_spill_) {
+      words_spill_->buffer()->append(reinterpret_cast<const char*>(w), words_per_doc_ * sizeof(uint64_t));
+    } else {
+      for (size_t t = 0; t < words_per_doc_; ++t) c.words.push_back(w[t]);
+    }
     if (count_in_links_) {
       c.url_keys.push_back(k.url_key);
       c.link_counts.push_back(k.link_count);
@@ -317,6 +342,9 @@ Status DeduperImpl::CommitBatch(SignBatch* b, const DocumentCallback& on_documen
   b->count = 0;
   if (units_spill_) {
     if (Status s = units_spill_->MaybeFlush(); !s.ok()) return Status::IOError("cannot write " + units_path_ + ": " + s.message());
+  }
+  if (words_spill_) {
+    if (Status s = words_spill_->MaybeFlush(); !s.ok()) return Status::IOError("cannot write " + words_path_ + ": " + s.message());
   }
   return Status::OK();
 }
@@ -459,6 +487,9 @@ bool TakeRaw(std::string_view* in, T* v) {
 }  // namespace
 
 Status DeduperImpl::ExportSigned(DocId first, DocId end, std::string* out, size_t* link_cursor) const {
+  if (signatures_spilled()) {
+    return Status::FailedPrecondition("the signatures are spilled (SpillSignatures): pages cannot be moved between processes");
+  }
   if (method_->batch_only()) {
     return Status::NotSupported("the " + method_->name() +
                                 " method is batch-only: its pages cannot be moved between processes");
@@ -493,6 +524,9 @@ Status DeduperImpl::ExportSigned(DocId first, DocId end, std::string* out, size_
 
 Status DeduperImpl::ImportSigned(std::string_view* in, size_t count) {
   NEARDUP_RETURN_IF_ERROR(CheckOpen());
+  if (signatures_spilled()) {
+    return Status::FailedPrecondition("the signatures are spilled (SpillSignatures): pages cannot be moved between processes");
+  }
   if (method_->batch_only()) {
     return Status::NotSupported("the " + method_->name() +
                                 " method is batch-only: its pages cannot be moved between processes");
@@ -558,6 +592,7 @@ Status DeduperImpl::SetExternalPairs(std::vector<std::pair<uint32_t, uint32_t>> 
 
 void DeduperImpl::ForEachSigned(const std::function<void(DocId id, uint64_t identity, bool eligible,
                                                          const uint64_t* words, const uint32_t* lengths)>& fn) const {
+  if (signatures_spilled()) return;  // REQUIRES: not spilled (deduper_impl.h)
   const Columns& c = *columns_;
   std::vector<uint64_t> words(words_per_doc_);
   std::vector<uint32_t> lengths(length_dims_);
@@ -661,7 +696,22 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     const auto t_near = Clock::now();
     MethodCollection mc;
     mc.n = n;
-    if (release && all_live) {
+    if (signatures_spilled()) {
+      if (!all_live) return Status::FailedPrecondition("the signatures are spilled: pages cannot be clustered after Remove");
+      if (words_spill_) {
+        if (Status st = words_spill_->Close(); !st.ok()) {
+          return Status::IOError("cannot write " + words_path_ + ": " + st.message());
+        }
+        words_spill_.reset();
+        auto mapped = env_->MapFile(words_path_);
+        if (!mapped.ok()) return Status::IOError("cannot read " + words_path_ + ": " + mapped.status().message());
+        mapped_words_ = std::shared_ptr<const MappedFile>(std::move(mapped).value());
+        if (mapped_words_->data().size() != size_t{n} * words_per_doc_ * sizeof(uint64_t)) {
+          return Status::Corruption(words_path_ + ": the signature spill does not hold every page");
+        }
+      }
+      mc.mapped_words = mapped_words_;
+    } else if (release && all_live) {
       mc.pending_words = std::move(col.words);
     } else {
       mc.words = live_column(col.words, words_per_doc_);
@@ -671,6 +721,7 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     for (uint32_t i = 0; i < n; ++i) mc.exact_root[i] = grouper.Root(i);
     mc.env = env_;
     mc.temp_dir = options_.temp_dir.empty() ? "." : options_.temp_dir;
+    mc.temp_files = !options_.temp_dir.empty();
     mc.collect_pairs = options_.write_pairs;
     mc.max_bucket_pages = options_.broder.max_bucket_pages;
     if (units_spill_) {

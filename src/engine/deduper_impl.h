@@ -66,6 +66,16 @@ class DeduperImpl final : public Deduper {
   // same options), advancing *in past them; ids continue from size().
   // Corruption when the records are cut short.
   Status ImportSigned(std::string_view* in, size_t count);
+  // Keeps the signature words of the pages added from now on in a spill
+  // file in DedupOptions::temp_dir instead of in memory, when the method
+  // reads them mapped (MethodImpl::reads_mapped_words; a no-op for the
+  // others): the batch job's memory then grows by what the core keeps of a
+  // page, not by its signature. REQUIRES: no page added yet. Afterwards
+  // ExportSigned, ImportSigned, ForEachSigned, ClusterTogether and a
+  // clustering after Remove are FailedPrecondition, and no page can be
+  // added after a clustering.
+  Status SpillSignatures();
+  bool signatures_spilled() const { return words_spill_ != nullptr || mapped_words_ != nullptr; }
   // Zhu et al.'s length vector of each page signed from now on: its terms
   // counted in `dims` dictionary subsets (LengthDimension); 0: none.
   void SetLengthDimensions(uint32_t dims);
@@ -145,6 +155,11 @@ class DeduperImpl final : public Deduper {
   // Batch-only methods: the units spill.
   std::string units_path_;
   std::unique_ptr<BufferedWriter> units_spill_;
+  // SpillSignatures: the words' spill file while pages are added, then its
+  // mapping.
+  std::string words_path_;
+  std::unique_ptr<BufferedWriter> words_spill_;
+  std::shared_ptr<const MappedFile> mapped_words_;
   bool finished_ = false;       // Finish() ran, or a batch-only method clustered
   std::unique_ptr<Clustering> last_clustering_;  // batch-only methods: the one clustering
   DedupSummary summary_;

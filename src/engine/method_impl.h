@@ -46,6 +46,11 @@ struct MethodCollection {
   // own columns never holds two copies).
   std::vector<uint64_t> words;
   ChunkedVector<uint64_t> pending_words;
+  // Or, when the Deduper spilled them (DeduperImpl::SpillSignatures), the
+  // words mapped from its spill file, page p's at the same place; then
+  // `words` and `pending_words` are empty. Only methods that read the
+  // mapping (MethodImpl::reads_mapped_words) are given one.
+  std::shared_ptr<const MappedFile> mapped_words;
   std::vector<uint8_t> eligible;      // the page has something to compare
   std::vector<uint32_t> exact_root;   // earliest page of p's exact identity set
   // Batch-only methods: the spill file of units, in document order, written
@@ -54,6 +59,7 @@ struct MethodCollection {
   std::string units_path;
   std::string temp_dir;
   uint64_t memory_budget = 0;         // bytes the stage's tables may take
+  bool temp_files = false;            // the run may write temporary files in temp_dir (a batch job)
   bool collect_pairs = false;         // list the pairs for pairs.tsv
   uint32_t max_bucket_pages = 1000;   // DedupOptions::broder.max_bucket_pages
   const uint64_t* word_at(uint32_t p, size_t w) const { return words.data() + size_t{p} * w; }
@@ -213,6 +219,10 @@ class MethodImpl : public Method {
   // Thread-safe; `scratch` is the calling thread's.
   virtual void SignTokens(const Document& document, const TokenizedDocument& tokens, SignScratch* scratch,
                           uint64_t* words, bool* eligible, std::string* units) const = 0;
+  // Whether the method's run reads MethodCollection::mapped_words where it
+  // is given them, so that the batch job may keep the signature words in a
+  // spill file instead of in memory.
+  virtual bool reads_mapped_words() const { return false; }
   // Batch-only methods: appends page `page`'s units (as SignTokens made
   // them) to the spill buffer, in the stage's record format.
   virtual void AppendUnitRecord(uint32_t page, std::string_view units, std::string* spill) const {

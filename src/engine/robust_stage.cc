@@ -11,6 +11,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "base/path.h"
 #include "sketch/difference_digest.h"
 #include "text/url.h"
 
@@ -23,6 +24,164 @@ namespace {
 // on it, its memory stays bounded on a host of millions of pages).
 constexpr size_t kCopySamples = 3;
 constexpr size_t kCopyCacheEntries = size_t{1} << 20;
+
+// Bytes of mapped pages read between two RobustPages::ReleaseResident
+// calls. A page read in a pass in page order costs its record; one read out
+// of order costs what the system maps around a fault (64 KiB by default:
+// its neighbours, in the page cache already, come along).
+constexpr size_t kResidentBytesBetweenReleases = size_t{16} << 20;
+constexpr size_t kFaultAroundBytes = size_t{64} << 10;
+
+// The bytes of a site's column buffer (SiteTemplates): its values at as
+// many positions as fit, read in one pass over the site's pages.
+constexpr size_t kSiteColumnBytes = size_t{16} << 20;
+
+// Counts the mapped bytes a stage reads and lets them go from resident
+// memory every kResidentBytesBetweenReleases.
+class ResidentPages {
+ public:
+  explicit ResidentPages(const RobustPages& pages) : pages_(pages), record_bytes_(pages.mins_stride * 4) {}
+  void Read(uint32_t count = 1) { Add(count * record_bytes_); }            // in page order
+  void ReadRandom(uint32_t count = 1) { Add(count * kFaultAroundBytes); }  // out of order
+
+ private:
+  void Add(size_t bytes) {
+    if (pages_.file == nullptr) return;
+    read_ += bytes;
+    if (read_ >= kResidentBytesBetweenReleases) {
+      pages_.ReleaseResident();
+      read_ = 0;
+    }
+  }
+  const RobustPages& pages_;
+  size_t record_bytes_;
+  size_t read_ = 0;
+};
+
+RobustPages ContiguousPages(std::span<const uint32_t> mins, std::span<const uint64_t> site,
+                            std::span<const uint64_t> digests, uint32_t m) {
+  RobustPages p;
+  p.n = static_cast<uint32_t>(site.size());
+  p.m = m;
+  p.mins = mins.data();
+  p.mins_stride = m;
+  p.digests = digests.empty() ? nullptr : digests.data();
+  p.digest_stride = kRobustDigestCells;
+  p.site = site;
+  return p;
+}
+
+// The (key, page) entries of each candidate table, filed in one pass over
+// the pages and handed back one table at a time: in memory, or in one
+// temporary file per table (RobustStageFiles), removed when read back or
+// when the object goes.
+class CandidateTables {
+ public:
+  using Entry = std::pair<uint64_t, uint32_t>;
+  static constexpr size_t kEntryBytes = 12;
+  static constexpr size_t kBufferBytes = size_t{64} << 10;
+
+  CandidateTables(size_t tables, const RobustStageFiles& files) : files_(files) {
+    if (files_.env == nullptr) {
+      memory_.resize(tables);
+    } else {
+      paths_.resize(tables);
+      out_.resize(tables);
+      buffers_.resize(tables);
+    }
+  }
+  ~CandidateTables() {
+    for (size_t k = 0; k < paths_.size(); ++k) {
+      if (!paths_[k].empty()) {
+        out_[k].reset();
+        (void)files_.env->RemoveFile(paths_[k]);
+      }
+    }
+  }
+  Status Open() {
+    for (size_t k = 0; k < paths_.size(); ++k) {
+      paths_[k] = JoinPath(files_.dir, ".robust.table." + std::to_string(k));
+      auto f = files_.env->NewWritableFile(paths_[k]);
+      if (!f.ok()) {
+        paths_[k].clear();
+        return Status::IOError("cannot write a candidate table: " + f.status().message());
+      }
+      out_[k] = std::move(f).value();
+    }
+    return Status::OK();
+  }
+  Status Add(size_t table, uint64_t key, uint32_t page) {
+    if (files_.env == nullptr) {
+      memory_[table].emplace_back(key, page);
+      return Status::OK();
+    }
+    std::string& b = buffers_[table];
+    b.append(reinterpret_cast<const char*>(&key), sizeof key);
+    b.append(reinterpret_cast<const char*>(&page), sizeof page);
+    if (b.size() >= kBufferBytes) return Flush(table);
+    return Status::OK();
+  }
+  // After the last Add.
+  Status Close() {
+    for (size_t k = 0; k < out_.size(); ++k) {
+      NEARDUP_RETURN_IF_ERROR(Flush(k));
+      if (Status s = out_[k]->Close(); !s.ok()) return Status::IOError("cannot write a candidate table: " + s.message());
+      out_[k].reset();
+      std::string().swap(buffers_[k]);
+    }
+    return Status::OK();
+  }
+  // Table `table`'s entries, sorted.
+  Status Take(size_t table, std::vector<Entry>* entries) {
+    entries->clear();
+    if (files_.env == nullptr) {
+      entries->swap(memory_[table]);
+    } else {
+      auto f = files_.env->NewSequentialFile(paths_[table]);
+      if (!f.ok()) return Status::IOError("cannot read a candidate table: " + f.status().message());
+      std::vector<char> buf(kBufferBytes / kEntryBytes * kEntryBytes);
+      size_t have = 0;
+      for (;;) {
+        size_t got = 0;
+        if (Status s = (*f)->Read(buf.size() - have, buf.data() + have, &got); !s.ok()) {
+          return Status::IOError("cannot read a candidate table: " + s.message());
+        }
+        have += got;
+        const size_t whole = have / kEntryBytes * kEntryBytes;
+        for (size_t at = 0; at < whole; at += kEntryBytes) {
+          Entry e;
+          std::memcpy(&e.first, buf.data() + at, sizeof e.first);
+          std::memcpy(&e.second, buf.data() + at + sizeof e.first, sizeof e.second);
+          entries->push_back(e);
+        }
+        std::memmove(buf.data(), buf.data() + whole, have - whole);
+        have -= whole;
+        if (got == 0) break;
+      }
+      if (have != 0) return Status::Corruption("a candidate table ends inside an entry: " + paths_[table]);
+      (void)files_.env->RemoveFile(paths_[table]);
+      paths_[table].clear();
+    }
+    std::sort(entries->begin(), entries->end());
+    return Status::OK();
+  }
+
+ private:
+  Status Flush(size_t table) {
+    std::string& b = buffers_[table];
+    if (b.empty()) return Status::OK();
+    if (Status s = out_[table]->Append(b.data(), b.size()); !s.ok()) {
+      return Status::IOError("cannot write a candidate table: " + s.message());
+    }
+    b.clear();
+    return Status::OK();
+  }
+  RobustStageFiles files_;
+  std::vector<std::vector<Entry>> memory_;
+  std::vector<std::string> paths_;
+  std::vector<std::unique_ptr<WritableFile>> out_;
+  std::vector<std::string> buffers_;
+};
 
 // Classes of a term's bytes (NormalizeVolatileTerms): a digit, a byte of
 // a lower-case hex word (0-9a-f), a slash.
@@ -294,34 +453,62 @@ RobustSignature ComputeRobustSignature(const TokenizedDocument& doc, std::string
   return sig;
 }
 
+RobustPageView RobustPages::View(uint32_t p) const {
+  RobustPageView v;
+  v.mins = Mins(p);
+  v.site = site[p];
+  v.digest = Digest(p);
+  return v;
+}
+
 SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,
-                             std::span<const uint8_t> candidate, const RobustMethodOptions& options) {
+                             std::span<const uint8_t> candidate, const RobustMethodOptions& options)
+    : SiteTemplates(ContiguousPages(mins, site, {}, options.num_minhashes), candidate, options) {}
+
+SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> candidate,
+                             const RobustMethodOptions& options) {
   const uint32_t m = options.num_minhashes;
+  ResidentPages resident(pages);
   std::vector<std::pair<uint64_t, uint32_t>> by_site;  // (site, page)
   for (uint32_t i = 0; i < candidate.size(); ++i) {
-    if (candidate[i]) by_site.emplace_back(site[i], i);
+    if (candidate[i]) by_site.emplace_back(pages.site[i], i);
   }
   std::sort(by_site.begin(), by_site.end());
   std::vector<std::pair<uint32_t, uint32_t>> column;  // (value, page)
+  std::vector<uint32_t> block;  // the site's values at positions [block_first, block_end), position-major
   std::unordered_map<uint64_t, bool> copies;  // (first << 32 | page) -> page is a copy of first
   std::unordered_set<uint64_t> common;        // the site's values held by TemplateHolders pages
   for (size_t s = 0; s < by_site.size();) {
     size_t e = s;
     while (e < by_site.size() && by_site[e].first == by_site[s].first) ++e;
-    const uint32_t pages = static_cast<uint32_t>(e - s);
-    if (pages >= options.template_min_pages) {
+    const uint32_t pages_of_site = static_cast<uint32_t>(e - s);
+    if (pages_of_site >= options.template_min_pages) {
       known_sites_.insert(by_site[s].first);
-      const uint32_t need = TemplateHolders(pages, options);
+      const uint32_t need = TemplateHolders(pages_of_site, options);
       copies.clear();
       common.clear();
+      // Positions per block: as many as kSiteColumnBytes holds, one at least.
+      const uint32_t per_block = static_cast<uint32_t>(
+          std::clamp<size_t>(kSiteColumnBytes / (sizeof(uint32_t) * pages_of_site), 1, m));
+      uint32_t block_first = 0, block_end = 0;
+      auto load = [&](uint32_t j) {
+        if (j >= block_first && j < block_end) return;
+        block_first = j / per_block * per_block;
+        block_end = std::min(m, block_first + per_block);
+        block.resize(size_t{block_end - block_first} * pages_of_site);
+        for (size_t q = 0; q < pages_of_site; ++q) {
+          const uint32_t* v = pages.Mins(by_site[s + q].second);
+          for (uint32_t t = block_first; t < block_end; ++t) block[size_t{t - block_first} * pages_of_site + q] = v[t];
+          resident.ReadRandom();  // a site's pages lie apart in the collection
+        }
+      };
       // The site's pages' values at position j, sorted; fn(value, first,
       // end) for each run of equal values [first, end) in `column`.
       auto runs_at = [&](uint32_t j, const auto& fn) {
+        load(j);
+        const uint32_t* values = block.data() + size_t{j - block_first} * pages_of_site;
         column.clear();
-        for (size_t p = s; p < e; ++p) {
-          const uint32_t page = by_site[p].second;
-          column.emplace_back(mins[static_cast<size_t>(page) * m + j], page);
-        }
+        for (size_t q = 0; q < pages_of_site; ++q) column.emplace_back(values[q], by_site[s + q].second);
         std::sort(column.begin(), column.end());
         for (size_t a = 0; a < column.size();) {
           size_t b = a;
@@ -342,10 +529,11 @@ SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uin
       // positions not shared as the site's common boilerplate. Only the
       // site's own values count, so a site's template does not depend on
       // the other sites. A second pass over the positions keeps memory to
-      // one column.
+      // one block of columns.
       auto copy_of = [&](uint32_t first, uint32_t page) {
-        const uint32_t* x = mins.data() + static_cast<size_t>(first) * m;
-        const uint32_t* y = mins.data() + static_cast<size_t>(page) * m;
+        const uint32_t* x = pages.Mins(first);
+        const uint32_t* y = pages.Mins(page);
+        resident.ReadRandom(2);
         uint32_t agreeing = 0, positions = 0;
         for (uint32_t j = 0; j < m; ++j) {
           if (x[j] == y[j]) {
@@ -382,6 +570,7 @@ SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uin
     }
     s = e;
   }
+  pages.ReleaseResident();
 }
 
 uint32_t SiteTemplates::TemplateHolders(uint32_t site_pages, const RobustMethodOptions& options) {
@@ -492,23 +681,34 @@ bool RobustSimilar(const SiteTemplates& templates, std::span<const uint32_t> min
   return RobustDecide(templates, view(a), view(b), options, match).duplicate;
 }
 
-RobustStageResult RunRobustStage(std::span<const uint32_t> mins, std::span<const uint64_t> site,
-                                 std::span<const uint64_t> digests, std::span<const uint8_t> candidate,
-                                 const RobustMethodOptions& options, uint32_t max_bucket_pages,
-                                 bool collect_pairs, SiteTemplates* templates, UnionFind* uf) {
+Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<const uint8_t> candidate,
+                                         const RobustMethodOptions& options, uint32_t max_bucket_pages,
+                                         bool collect_pairs, const RobustStageFiles& files, SiteTemplates* templates,
+                                         UnionFind* uf) {
   RobustStageResult result;
   const uint32_t m = options.num_minhashes;
   const uint32_t r = options.band_rows;
   const uint32_t bands = m / r;
-  *templates = SiteTemplates(mins, site, candidate, options);
+  *templates = SiteTemplates(pages, candidate, options);
   result.template_values = templates->size();
 
-  // (band key, page) for every band holding a non-boilerplate value.
-  std::vector<std::pair<uint64_t, uint32_t>> entries;
+  // Tables 0 .. bands - 1: (band key, page) for every band holding a
+  // non-boilerplate value. Then the whole-page bands: pages almost equal
+  // everywhere (an inserted line, a word changed) share one of
+  // m / kRobustWholeBandRows bands of consecutive values even where every
+  // value is boilerplate (as happens when a few near copies of a page are
+  // all a site holds of it). Big buckets of those (a template-heavy site
+  // whose items are tiny) are checked against their first page only.
+  const bool whole_bands = options.max_edit_shingles > 0 || options.max_same_site_edit_shingles > 0;
+  const uint32_t whole_count = whole_bands ? m / kRobustWholeBandRows : 0;
+  CandidateTables tables(bands + whole_count, files);
+  if (files.env != nullptr) NEARDUP_RETURN_IF_ERROR(tables.Open());
+  ResidentPages resident(pages);
   for (uint32_t i = 0; i < candidate.size(); ++i) {
     if (!candidate[i]) continue;
     ++result.candidates;
-    const uint32_t* v = mins.data() + static_cast<size_t>(i) * m;
+    const uint32_t* v = pages.Mins(i);
+    resident.Read();
     for (uint32_t band = 0; band < bands; ++band) {
       bool all_template = true;
       for (uint32_t k = 0; k < r && all_template; ++k) {
@@ -519,31 +719,24 @@ RobustStageResult RunRobustStage(std::span<const uint32_t> mins, std::span<const
         continue;
       }
       const uint64_t key = XXH3_64bits_withSeed(v + band * r, r * sizeof(uint32_t), band + 1);
-      entries.emplace_back(key, i);
+      NEARDUP_RETURN_IF_ERROR(tables.Add(band, key, i));
+    }
+    for (uint32_t w = 0; w < whole_count; ++w) {
+      const uint32_t first = w * kRobustWholeBandRows;
+      const uint64_t key = XXH3_64bits_withSeed(v + first, kRobustWholeBandRows * sizeof(uint32_t), 1000 + first);
+      NEARDUP_RETURN_IF_ERROR(tables.Add(bands + w, key, i));
     }
   }
-  // Whole-page bands: pages almost equal everywhere (an inserted line, a
-  // word changed) share one of m / kRobustWholeBandRows bands of consecutive
-  // values even where every value is boilerplate (as happens when a few
-  // near copies of a page are all a site holds of it). Big buckets (a
-  // template-heavy site whose items are tiny) are checked against their
-  // first page only.
-  std::vector<std::pair<uint64_t, uint32_t>> whole;
-  if (options.max_edit_shingles > 0 || options.max_same_site_edit_shingles > 0) {
-    for (uint32_t i = 0; i < candidate.size(); ++i) {
-      if (!candidate[i]) continue;
-      const uint32_t* v = mins.data() + static_cast<size_t>(i) * m;
-      for (uint32_t band = 0; band + kRobustWholeBandRows <= m; band += kRobustWholeBandRows) {
-        whole.emplace_back(XXH3_64bits_withSeed(v + band, kRobustWholeBandRows * sizeof(uint32_t), 1000 + band), i);
-      }
-    }
-  }
-  std::sort(entries.begin(), entries.end());
-  std::sort(whole.begin(), whole.end());
+  pages.ReleaseResident();
+  if (files.env != nullptr) NEARDUP_RETURN_IF_ERROR(tables.Close());
   std::vector<uint64_t> pairs;  // (a << 32) | b, a < b
   // Pages sharing a key are paired: all pairs in a bucket of at most `cap`
   // pages; in a larger one, every page with the bucket's first page.
-  auto pair_buckets = [&pairs](const std::vector<std::pair<uint64_t, uint32_t>>& keyed, size_t cap) {
+  std::vector<CandidateTables::Entry> keyed;
+  for (uint32_t t = 0; t < bands + whole_count; ++t) {
+    NEARDUP_RETURN_IF_ERROR(tables.Take(t, &keyed));
+    const size_t distinct = pairs.size();
+    const size_t cap = t < bands ? max_bucket_pages : kRobustWholeBandBucket;
     for (size_t s = 0; s < keyed.size();) {
       size_t e = s;
       while (e < keyed.size() && keyed[e].first == keyed[s].first) ++e;
@@ -552,26 +745,40 @@ RobustStageResult RunRobustStage(std::span<const uint32_t> mins, std::span<const
       }
       s = e;
     }
-  };
-  pair_buckets(whole, kRobustWholeBandBucket);
-  whole = {};
-  pair_buckets(entries, max_bucket_pages);
-  entries = {};
-  std::sort(pairs.begin(), pairs.end());
-  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+    // Pairs found twice go at once, so that they never hold more than one
+    // table's worth beside the distinct ones: the table's pairs sorted and
+    // merged into the sorted distinct pairs so far.
+    const auto middle = pairs.begin() + static_cast<std::ptrdiff_t>(distinct);
+    std::sort(middle, pairs.end());
+    std::inplace_merge(pairs.begin(), middle, pairs.end());
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  }
+  std::vector<CandidateTables::Entry>().swap(keyed);
   result.candidate_pairs = pairs.size();
   std::vector<uint8_t> has_pair(candidate.size(), 0);
   for (uint64_t p : pairs) {
     const uint32_t a = static_cast<uint32_t>(p >> 32), b = static_cast<uint32_t>(p);
     SiteTemplates::Match match;
-    if (!RobustSimilar(*templates, mins, site, digests, a, b, options, &match)) continue;
+    resident.ReadRandom(2);
+    if (!RobustDecide(*templates, pages.View(a), pages.View(b), options, &match).duplicate) continue;
     uf->Union(a, b);
     ++result.pairs;
     has_pair[a] = has_pair[b] = 1;
     if (collect_pairs) result.pairs_found.push_back(RobustPair{a, b, match});
   }
+  pages.ReleaseResident();
   for (uint8_t h : has_pair) result.pages_with_pair += h;
   return result;
+}
+
+RobustStageResult RunRobustStage(std::span<const uint32_t> mins, std::span<const uint64_t> site,
+                                 std::span<const uint64_t> digests, std::span<const uint8_t> candidate,
+                                 const RobustMethodOptions& options, uint32_t max_bucket_pages,
+                                 bool collect_pairs, SiteTemplates* templates, UnionFind* uf) {
+  Result<RobustStageResult> r =
+      RunRobustStage(ContiguousPages(mins, site, digests, options.num_minhashes), candidate, options,
+                     max_bucket_pages, collect_pairs, RobustStageFiles(), templates, uf);
+  return std::move(r).value();  // tables in memory: no error
 }
 
 }  // namespace neardup

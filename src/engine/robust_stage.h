@@ -50,6 +50,7 @@
 
 #include "cluster/union_find.h"
 #include "neardup/engine.h"
+#include "neardup/env.h"
 #include "neardup/method.h"
 #include "sketch/broder.h"
 #include "text/tokenizer.h"
@@ -111,6 +112,39 @@ RobustSignature ComputeRobustSignature(const TokenizedDocument& doc, std::string
                                        std::vector<uint64_t>* normalized, uint32_t* mins_out,
                                        uint64_t* digest_out);
 
+// One page as step 5's rule sees it: m min-hash values, its site key, and
+// its difference digest (kRobustDigestCells cells; nullptr when the method
+// keeps none).
+struct RobustPageView {
+  const uint32_t* mins = nullptr;
+  uint64_t site = 0;
+  const uint64_t* digest = nullptr;
+};
+
+// The pages a stage reads (steps 3-5): page p's m min-hash values, its site
+// key and its difference digest, each at a fixed stride from one base, so
+// that a run reads them where its signature words are (in memory, or mapped
+// from a spill file) without copying them into columns of their own.
+struct RobustPages {
+  uint32_t n = 0;                   // pages 0 .. n - 1
+  uint32_t m = 0;                   // min-hash values a page
+  const uint32_t* mins = nullptr;   // page p's at mins + p * mins_stride
+  size_t mins_stride = 0;
+  const uint64_t* digests = nullptr;  // page p's kRobustDigestCells at digests + p * digest_stride; nullptr: none
+  size_t digest_stride = 0;
+  std::span<const uint64_t> site;   // n site keys
+  // Where the pages are mapped from a file: passes over many pages let its
+  // read pages go from resident memory every so often (MappedFile).
+  const MappedFile* file = nullptr;
+
+  const uint32_t* Mins(uint32_t p) const { return mins + p * mins_stride; }
+  const uint64_t* Digest(uint32_t p) const { return digests ? digests + p * digest_stride : nullptr; }
+  RobustPageView View(uint32_t p) const;
+  void ReleaseResident() const {
+    if (file) file->ReleaseResident();
+  }
+};
+
 // Step 3's result and step 5's rule.
 class SiteTemplates {
  public:
@@ -127,6 +161,9 @@ class SiteTemplates {
   // copies is not.
   SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,
                 std::span<const uint8_t> candidate, const RobustMethodOptions& options);
+  // The same over strided pages (RobustPages). A site's values are read in
+  // blocks of positions that keep its column buffer near 16 MiB.
+  SiteTemplates(const RobustPages& pages, std::span<const uint8_t> candidate, const RobustMethodOptions& options);
 
   // How many distinct pages of a site of `site_pages` must hold a value for
   // it to be boilerplate: template_min_pages, and template_site_fraction of
@@ -162,15 +199,6 @@ class SiteTemplates {
  private:
   std::unordered_set<uint64_t> values_;
   std::unordered_set<uint64_t> known_sites_;
-};
-
-// One page as step 5's rule sees it: m min-hash values, its site key, and
-// its difference digest (kRobustDigestCells cells; nullptr when the method
-// keeps none).
-struct RobustPageView {
-  const uint32_t* mins = nullptr;
-  uint64_t site = 0;
-  const uint64_t* digest = nullptr;
 };
 
 // Step 5's rule, the one the stage, verification and `neardup compare`
@@ -213,8 +241,24 @@ struct RobustStageResult {
   std::vector<RobustPair> pairs_found;  // when collect_pairs
 };
 
+// Where a stage keeps its candidate tables while it fills them: in memory
+// (no env), or one temporary file per table in `dir`, read back one table
+// at a time, so that the stage holds one table (16 bytes a candidate page)
+// however many bands there are.
+struct RobustStageFiles {
+  Env* env = nullptr;
+  std::string dir;
+};
+
 // Steps 3-5 over the pages with candidate[i] set; similar pairs are joined
-// in *uf. `templates` receives the learned boilerplate.
+// in *uf. `templates` receives the learned boilerplate. Errors: IOError when
+// a table's temporary file cannot be written or read.
+Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<const uint8_t> candidate,
+                                         const RobustMethodOptions& options, uint32_t max_bucket_pages,
+                                         bool collect_pairs, const RobustStageFiles& files, SiteTemplates* templates,
+                                         UnionFind* uf);
+
+// The same over contiguous columns, tables in memory.
 // digests: n * kRobustDigestCells cells, or empty.
 RobustStageResult RunRobustStage(std::span<const uint32_t> mins, std::span<const uint64_t> site,
                                  std::span<const uint64_t> digests, std::span<const uint8_t> candidate,

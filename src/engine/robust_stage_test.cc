@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "test_util.h"
+
 namespace neardup {
 namespace {
 
@@ -277,6 +279,55 @@ TEST(RobustTemplateTest, ASidebarOfAFewDistinctItemsIsBoilerplate) {
   }
   // Without the sidebar's values the three would look alike.
   EXPECT_GT(SiteTemplates().Compare(s.Of(0), s.Of(1), 84).similarity(), 0.5);
+}
+
+// The candidate tables kept in temporary files (one table held at a time)
+// find the same pairs as tables in memory, and leave no file behind.
+TEST(RobustStageTest, TablesInFilesFindThePairsOfTablesInMemory) {
+  std::mt19937_64 rng(19);
+  Sketches s;
+  const auto site_template = Terms(rng, 400);
+  const auto items = AddItemPages(rng, site_template, 30, 60, 200, /*site=*/1, &s);
+  for (int c = 0; c < 12; ++c) {  // copies of items on other sites, a term edited
+    auto copy = site_template;
+    auto edited = items[c];
+    edited[c] = rng();
+    copy.insert(copy.begin() + 200, edited.begin(), edited.end());
+    s.Add(copy, /*site=*/2 + c % 3);
+  }
+  const uint32_t n = static_cast<uint32_t>(s.sites.size());
+  std::vector<uint8_t> candidate(n, 1);
+  UnionFind in_memory(n), in_files(n);
+  SiteTemplates t1, t2;
+  const RobustStageResult a =
+      RunRobustStage(s.mins, s.sites, {}, candidate, s.options, 1000, true, &t1, &in_memory);
+  RobustPages pages;
+  pages.n = n;
+  pages.m = s.options.num_minhashes;
+  pages.mins = s.mins.data();
+  pages.mins_stride = pages.m;
+  pages.site = s.sites;
+  const std::string dir = testing::MakeTempDir("robust-tables");
+  auto b = RunRobustStage(pages, candidate, s.options, 1000, true, RobustStageFiles{Env::Default(), dir}, &t2,
+                          &in_files);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_GT(a.pairs, 10u);
+  EXPECT_EQ(a.candidate_pairs, b->candidate_pairs);
+  EXPECT_EQ(a.pairs, b->pairs);
+  EXPECT_EQ(a.template_values, b->template_values);
+  ASSERT_EQ(a.pairs_found.size(), b->pairs_found.size());
+  for (size_t i = 0; i < a.pairs_found.size(); ++i) {
+    EXPECT_EQ(a.pairs_found[i].a, b->pairs_found[i].a);
+    EXPECT_EQ(a.pairs_found[i].b, b->pairs_found[i].b);
+  }
+  for (uint32_t i = 0; i < n; ++i) EXPECT_EQ(in_memory.Find(i) == in_memory.Find(0), in_files.Find(i) == in_files.Find(0));
+  EXPECT_TRUE(Env::Default()->ListFilesRecursive(dir).value().empty());
+  // A folder that cannot be written is an error, not a wrong answer.
+  UnionFind uf(n);
+  SiteTemplates t3;
+  auto c = RunRobustStage(pages, candidate, s.options, 1000, false,
+                          RobustStageFiles{Env::Default(), dir + "/missing/folder"}, &t3, &uf);
+  EXPECT_FALSE(c.ok());
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,6 +30,53 @@ Status SequentialFile::Skip(uint64_t n) {
 }
 
 namespace {
+
+// A file read into memory: the default Env::MapFile.
+class ReadMappedFile final : public MappedFile {
+ public:
+  explicit ReadMappedFile(std::string bytes) : bytes_(std::move(bytes)) {}
+  std::string_view data() const override { return bytes_; }
+
+ private:
+  std::string bytes_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<MappedFile>> Env::MapFile(const std::string& path) {
+  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<SequentialFile> file, NewSequentialFile(path));
+  std::string bytes;
+  char buf[1 << 16];
+  for (;;) {
+    size_t got = 0;
+    NEARDUP_RETURN_IF_ERROR(file->Read(sizeof buf, buf, &got));
+    if (got == 0) break;
+    bytes.append(buf, got);
+  }
+  return std::unique_ptr<MappedFile>(new ReadMappedFile(std::move(bytes)));
+}
+
+namespace {
+
+// A file mapped read-only and shared: its pages are the page cache's, so
+// ReleaseResident (MADV_DONTNEED) drops them from this process only.
+class PosixMappedFile final : public MappedFile {
+ public:
+  PosixMappedFile(void* base, size_t size) : base_(base), size_(size) {}
+  ~PosixMappedFile() override {
+    if (base_ != nullptr) ::munmap(base_, size_);
+  }
+  std::string_view data() const override {
+    return base_ ? std::string_view(static_cast<const char*>(base_), size_) : std::string_view();
+  }
+  void ReleaseResident() const override {
+    if (base_ != nullptr) (void)::madvise(base_, size_, MADV_DONTNEED);
+  }
+
+ private:
+  void* base_;
+  size_t size_;
+};
 
 Status PosixError(const std::string& context, int err) {
   std::string msg = context + ": " + std::strerror(err);
@@ -181,6 +229,29 @@ class PosixEnv final : public Env {
   Status RenameFile(const std::string& from, const std::string& to) override {
     if (::rename(from.c_str(), to.c_str()) != 0) return PosixError(from, errno);
     return Status::OK();
+  }
+
+  Result<std::unique_ptr<MappedFile>> MapFile(const std::string& path) override {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return PosixError(path, errno);
+    struct stat st;
+    if (::fstat(fd, &st) != 0) {
+      const int err = errno;
+      ::close(fd);
+      return PosixError(path, err);
+    }
+    const size_t size = static_cast<size_t>(st.st_size);
+    void* base = nullptr;
+    if (size > 0) {
+      base = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+      if (base == MAP_FAILED) {
+        const int err = errno;
+        ::close(fd);
+        return PosixError(path, err);
+      }
+    }
+    ::close(fd);  // the mapping keeps the file
+    return std::unique_ptr<MappedFile>(new PosixMappedFile(base, size));
   }
 
  private:

@@ -85,6 +85,44 @@ TEST(PosixEnvTest, LargeAppendsAreWrittenInOrder) {
   std::filesystem::remove_all(dir);
 }
 
+// MapFile: the whole file, valid across ReleaseResident (the pages are read
+// again); the default (MemEnv) reads it into memory.
+TEST(PosixEnvTest, MappedFileSurvivesReleasingItsPages) {
+  Env* env = Env::Default();
+  const std::string path = testing::MakeTempDir("env-map") + "/words";
+  std::string bytes;
+  for (int i = 0; i < 300000; ++i) bytes += static_cast<char>('a' + i % 26);
+  {
+    auto f = env->NewWritableFile(path);
+    ASSERT_TRUE(f.ok());
+    ASSERT_TRUE((*f)->Append(bytes).ok());
+    ASSERT_TRUE((*f)->Close().ok());
+  }
+  auto m = env->MapFile(path);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  ASSERT_EQ((*m)->data(), bytes);
+  (*m)->ReleaseResident();
+  EXPECT_EQ((*m)->data().substr(123457, 5), bytes.substr(123457, 5));
+  EXPECT_EQ((*m)->data(), bytes);
+  EXPECT_TRUE(env->MapFile(path + ".missing").status().IsNotFound());
+  // An empty file maps to no bytes.
+  ASSERT_TRUE(env->NewWritableFile(path + ".empty").value()->Close().ok());
+  auto empty = env->MapFile(path + ".empty");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE((*empty)->data().empty());
+}
+
+TEST(MemEnvTest, MapFileReadsTheWholeFile) {
+  MemEnv env;
+  env.AddFile("f", std::string(100000, 'x') + "end");
+  auto m = env.MapFile("f");
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ((*m)->data().size(), 100003u);
+  EXPECT_EQ((*m)->data().substr(100000), "end");
+  env.FailReadsAfter("f", 10);
+  EXPECT_FALSE(env.MapFile("f").ok());
+}
+
 TEST(MemEnvTest, FilesFoldersAndListing) {
   MemEnv env;
   env.AddFile("root/b/2.html", "two");

@@ -5,6 +5,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <unordered_map>
 
@@ -114,21 +115,23 @@ class RobustScratch final : public SignScratch {
 
 class RobustRun final : public ListedPairsRun<RobustPair> {
  public:
+  // Reads the pages' signature words where the collection holds them:
+  // mapped from the Deduper's spill file (MethodCollection::mapped_words),
+  // or in memory. Only the site keys get a column of their own.
   RobustRun(MethodCollection c, const RobustMethodOptions& o, RobustLayout l) : c_(std::move(c)), o_(o), l_(l) {
     const uint32_t n = c_.n;
-    mins_.resize(size_t{n} * l_.m);
+    if (c_.mapped_words) {
+      base_ = reinterpret_cast<const uint64_t*>(c_.mapped_words->data().data());
+    } else {
+      c_.Materialize();
+      base_ = c_.words.data();
+    }
     sites_.resize(n);
-    identity_.resize(n);
-    if (l_.digests) digests_.resize(size_t{n} * kRobustDigestCells);
-    c_.DrainPages(l_.words(), [&](uint32_t p, const uint64_t* w) {
-      sites_[p] = w[0];
-      identity_[p] = w[1];
-      std::memcpy(mins_.data() + size_t{p} * l_.m, w + 2, l_.m * sizeof(uint32_t));
-      if (l_.digests) {
-        std::copy(w + l_.digest_at(), w + l_.digest_at() + kRobustDigestCells,
-                  digests_.begin() + size_t{p} * kRobustDigestCells);
-      }
-    });
+    for (uint32_t p = 0; p < n; ++p) {
+      sites_[p] = Words(p)[0];
+      if ((p + 1) % 4096 == 0) ReleaseResident();
+    }
+    ReleaseResident();
   }
 
   Status FindPairs(UnionFind* uf, DedupSummary* summary) override {
@@ -136,33 +139,49 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
     std::vector<uint8_t> candidate(n);
     for (uint32_t i = 0; i < n; ++i) candidate[i] = c_.exact_root[i] == i && c_.eligible[i];
     // Pages equal after normalization are correct near duplicates by
-    // Henzinger's definition: joined directly; one page per such set goes on.
-    std::unordered_map<uint64_t, uint32_t> first_with_identity;
+    // Henzinger's definition: joined directly; one page per such set goes
+    // on. Each set is walked in input order (its pages sorted by identity,
+    // then page), which is what a walk over all pages does to it.
     // Sites holding pages equal after normalization become one site.
     std::unordered_map<uint64_t, uint32_t> site_index;
     for (uint32_t i = 0; i < n; ++i) site_index.try_emplace(sites_[i], static_cast<uint32_t>(site_index.size()));
     UnionFind site_groups(static_cast<uint32_t>(site_index.size()));
     normalized_root_.resize(n);
+    std::vector<std::pair<uint64_t, uint32_t>> by_identity;  // (identity, page), eligible pages
     for (uint32_t i = 0; i < n; ++i) {
       normalized_root_[i] = c_.exact_root[i];
-      if (!c_.eligible[i]) continue;
-      auto [it, inserted] = first_with_identity.try_emplace(identity_[i], i);
-      normalized_root_[i] = it->second;
-      if (inserted) continue;
-      // Every page equal to another (exact copies too) links the sites.
-      site_groups.Union(site_index[sites_[it->second]], site_index[sites_[i]]);
-      if (!candidate[i]) continue;
-      if (!candidate[it->second]) {  // the first page was an exact copy: i goes on
-        it->second = i;
-        continue;
-      }
-      uf->Union(it->second, i);
-      candidate[i] = 0;
-      ++summary->normalized_identity_members;
+      if (c_.eligible[i]) by_identity.emplace_back(Identity(i), i);
+      if ((i + 1) % 4096 == 0) ReleaseResident();
     }
+    ReleaseResident();
+    std::sort(by_identity.begin(), by_identity.end());
+    for (size_t s = 0; s < by_identity.size();) {
+      size_t e = s;
+      while (e < by_identity.size() && by_identity[e].first == by_identity[s].first) ++e;
+      uint32_t first = by_identity[s].second;  // the set's page that goes on
+      normalized_root_[first] = first;
+      for (size_t k = s + 1; k < e; ++k) {
+        const uint32_t i = by_identity[k].second;
+        normalized_root_[i] = first;
+        // Every page equal to another (exact copies too) links the sites.
+        site_groups.Union(site_index[sites_[first]], site_index[sites_[i]]);
+        if (!candidate[i]) continue;
+        if (!candidate[first]) {  // the first page was an exact copy: i goes on
+          first = i;
+          continue;
+        }
+        uf->Union(first, i);
+        candidate[i] = 0;
+        ++summary->normalized_identity_members;
+      }
+      s = e;
+    }
+    std::vector<std::pair<uint64_t, uint32_t>>().swap(by_identity);
     for (uint32_t i = 0; i < n; ++i) sites_[i] = site_groups.Find(site_index[sites_[i]]);
-    RobustStageResult found = RunRobustStage(mins_, sites_, digests_, candidate, o_, c_.max_bucket_pages,
-                                             c_.collect_pairs, &templates_, uf);
+    RobustStageFiles files;
+    if (c_.temp_files) files = RobustStageFiles{c_.env, c_.temp_dir};
+    NEARDUP_ASSIGN_OR_RETURN(RobustStageResult found, RunRobustStage(Pages(), candidate, o_, c_.max_bucket_pages,
+                                                                     c_.collect_pairs, files, &templates_, uf));
     summary->near_candidates = found.candidates;
     summary->near_candidate_pairs = found.candidate_pairs;
     summary->near_pairs = found.pairs;
@@ -174,18 +193,20 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
   uint32_t SplitRoot(uint32_t p) const override { return normalized_root_[p]; }
   RobustPageView View(uint32_t p) const {
     RobustPageView v;
-    v.mins = mins_.data() + size_t{p} * l_.m;
+    v.mins = Mins(p);
     v.site = sites_[p];
-    v.digest = l_.digests ? digests_.data() + size_t{p} * kRobustDigestCells : nullptr;
+    v.digest = l_.digests ? Words(p) + l_.digest_at() : nullptr;
     return v;
   }
   PairDecision Decide(uint32_t a, uint32_t b) const override {
-    if (identity_[a] != 0 && identity_[a] == identity_[b]) return PairDecision{true, 1.0, kEqualAfterNormalization};
+    CountReads();
+    if (Identity(a) != 0 && Identity(a) == Identity(b)) return PairDecision{true, 1.0, kEqualAfterNormalization};
     return RobustDecide(templates_, View(a), View(b), o_);
   }
   double Similarity(uint32_t page, uint32_t kept) const override {
-    if (identity_[page] == identity_[kept]) return 1.0;
-    return templates_.Compare(View(page).mins, View(kept).mins, l_.m).similarity();
+    CountReads();
+    if (Identity(page) == Identity(kept)) return 1.0;
+    return templates_.Compare(Mins(page), Mins(kept), l_.m).similarity();
   }
   std::vector<PairColumn> PairColumns() const override {
     return {{"content_similarity", 4}, {"content_positions", 0}};
@@ -202,13 +223,39 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
   }
 
  private:
+  const uint64_t* Words(uint32_t p) const { return base_ + size_t{p} * l_.words(); }
+  const uint32_t* Mins(uint32_t p) const { return reinterpret_cast<const uint32_t*>(Words(p) + 2); }
+  uint64_t Identity(uint32_t p) const { return Words(p)[1]; }
+  void ReleaseResident() const {
+    if (c_.mapped_words) c_.mapped_words->ReleaseResident();
+  }
+  // Decide and Similarity read two pages each, out of order: every 128
+  // calls the pages read go from resident memory (a mapped spill; each read
+  // maps up to 64 KiB around it).
+  void CountReads() const {
+    if (c_.mapped_words && reads_.fetch_add(1, std::memory_order_relaxed) % 128 == 127) ReleaseResident();
+  }
+  RobustPages Pages() const {
+    RobustPages p;
+    p.n = c_.n;
+    p.m = l_.m;
+    p.mins = reinterpret_cast<const uint32_t*>(base_ + 2);
+    p.mins_stride = l_.words() * 2;
+    p.digests = l_.digests ? base_ + l_.digest_at() : nullptr;
+    p.digest_stride = l_.words();
+    p.site = sites_;
+    p.file = c_.mapped_words.get();
+    return p;
+  }
+
   MethodCollection c_;
   RobustMethodOptions o_;
   RobustLayout l_;
-  std::vector<uint32_t> mins_;
-  std::vector<uint64_t> sites_, identity_, digests_;
+  const uint64_t* base_ = nullptr;  // page p's words at base_ + p * l_.words()
+  std::vector<uint64_t> sites_;     // site keys, then (FindPairs) site groups
   std::vector<uint32_t> normalized_root_;
   SiteTemplates templates_;
+  mutable std::atomic<uint64_t> reads_{0};  // CountReads
 };
 
 // Pages per round of the exchanges whose records grow with m per page
@@ -634,6 +681,7 @@ class RobustMethod final : public MethodImpl {
   bool learns_from_collection() const override { return true; }
   bool finds_pairs_together() const override { return true; }
   bool needs_term_text() const override { return true; }
+  bool reads_mapped_words() const override { return true; }
   std::unique_ptr<SignScratch> NewScratch() const override { return std::make_unique<RobustScratch>(); }
   void SignTokens(const Document& doc, const TokenizedDocument& tokens, SignScratch* scratch, uint64_t* words,
                   bool* eligible, std::string*) const override {
