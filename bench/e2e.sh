@@ -3,7 +3,7 @@
 #
 #   bench/e2e.sh [--method exact|broder] [--pages N] [--scales 1,4]
 #                [--max-page-bytes B] [--html-dir DIR] [--all-cores]
-#                [--baseline BIN]
+#                [--baseline BIN] [--reference PIPELINE]
 #
 # For each scale s, builds (once, cached in build/bench-data/) a per-record
 # gzip .warc.gz crawl of s*N pages with bench/crawlgen from the real pages in
@@ -17,11 +17,16 @@
 # pages, seconds, pages/s, MB/s of uncompressed HTML, peak RSS, RSS per page;
 # then the growth of time and memory between scales. --baseline runs another
 # neardup binary (say, one built from an earlier commit) on the same crawls
-# right after each run, in the same sitting, and labels its rows. Paste the rows into
+# right after each run, in the same sitting, and labels its rows. --reference
+# runs the fused reference pipeline of the speed-limit benchmarks
+# (`pipeline` built from shared/limits beside the repository) on each crawl
+# right after neardup's one-thread run and prints its one-thread MB/s of HTML
+# and neardup's ratio to it, on the first scale only (its candidate table is
+# fixed at 4M slots, which about 140,000 pages fill). Paste the rows into
 # bench/RESULTS.md with the machine line after a change to a hot path.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-method=exact pages=20000 scales=1,4 max_page_bytes=0 html_dir=../shared/data/html all_cores=0 baseline=
+method=exact pages=20000 scales=1,4 max_page_bytes=0 html_dir=../shared/data/html all_cores=0 baseline= reference=
 while [ $# -gt 0 ]; do
   case $1 in
     --method) method=$2; shift 2 ;;
@@ -31,6 +36,7 @@ while [ $# -gt 0 ]; do
     --html-dir) html_dir=$2; shift 2 ;;
     --all-cores) all_cores=1; shift ;;
     --baseline) baseline=$(realpath "$2"); shift 2 ;;
+    --reference) reference=$(realpath "$2"); shift 2 ;;
     *) echo "e2e: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -77,6 +83,17 @@ for s in "${scale_list[@]}"; do
   [ -f "$crawl" ] || ./build/bench/crawlgen --html-dir "$html_dir" --pages "$n" --seed 1 \
       --max-page-bytes "$max_page_bytes" --out "$crawl" 2>/dev/null
   run "$crawl" 1
+  if [ -n "$reference" ] && [ "$s" = "${scale_list[0]}" ]; then
+    ref=$("$reference" "$crawl" | awk '/^phase 1, 1T/{for (i = 1; i <= NF; i++) if ($(i+1) == "MB/s" && $(i+3) == "HTML") print $i}')
+    python3 - "$crawl" "$ref" "$results" <<'PY'
+import json, sys
+crawl, ref = sys.argv[1], float(sys.argv[2])
+s = json.load(open("build/bench-out/summary.json"))
+ours = s["payload_bytes"] / 1e6 / s["seconds"]
+print(f"| reference pipeline | {crawl.split('/')[-1]} | | 1 | | | {ref:.0f} | {ref:.0f} | | |")
+print(f"| ratio | neardup / reference, one thread: {ours / ref:.2f} | | | | | | | | |")
+PY
+  fi
   [ -n "$baseline" ] && run "$crawl" 1 "$baseline"
   if [ $all_cores = 1 ]; then
     run "$crawl" 0
