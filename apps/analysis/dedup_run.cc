@@ -208,19 +208,6 @@ void ReadMirrors(const std::string& path, Env* env, DedupRun* run) {
 
 }  // namespace
 
-Result<std::string> ReadWholeFile(const std::string& path, Env* env) {
-  NEARDUP_ASSIGN_OR_RETURN(auto file, env->NewSequentialFile(path));
-  std::string out;
-  char buf[1 << 16];
-  for (;;) {
-    size_t got = 0;
-    NEARDUP_RETURN_IF_ERROR(file->Read(sizeof buf, buf, &got));
-    if (got == 0) break;
-    out.append(buf, got);
-  }
-  return out;
-}
-
 Status WriteWholeFile(const std::string& path, const std::string& content, Env* env) {
   auto file = env->NewWritableFile(path);
   if (!file.ok()) return Status::IOError("cannot write " + path + ": " + file.status().message());

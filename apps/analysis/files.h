@@ -13,8 +13,6 @@
 
 namespace neardup {
 
-// The whole content of `path`.
-Result<std::string> ReadWholeFile(const std::string& path, Env* env);
 // Creates or truncates `path` and writes `content` to it; IOError "cannot
 // write PATH: reason" on failure.
 Status WriteWholeFile(const std::string& path, const std::string& content, Env* env);

@@ -77,6 +77,10 @@ class Env {
   virtual Result<std::unique_ptr<MappedFile>> MapFile(const std::string& path);
 };
 
+// The whole content of `path`, read through env->NewSequentialFile (leveldb's
+// ReadFileToString). Errors as the file's: NotFound when it is missing.
+Result<std::string> ReadFileToString(Env* env, const std::string& path);
+
 // ---------------------------------------------------------------------------
 // MemEnv: an Env whose files live in memory, for tests, fuzzers and
 // benchmarks, with fault injection (leveldb's fault-injecting test Env).

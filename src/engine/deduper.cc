@@ -265,15 +265,19 @@ DeduperImpl::~DeduperImpl() {
 Status DeduperImpl::SpillSignatures() {
   if (count_ != 0) return Status::FailedPrecondition("SpillSignatures: pages were added already");
   if (!method_->reads_mapped_words() || words_per_doc_ == 0 || signatures_spilled()) return Status::OK();
+  return OpenSpill(".signatures", &words_path_, &words_spill_);
+}
+
+Status DeduperImpl::OpenSpill(const std::string& suffix, std::string* path, std::unique_ptr<BufferedWriter>* out) {
   const std::string dir = options_.temp_dir.empty() ? "." : options_.temp_dir;
-  words_path_ = JoinPath(dir, "." + method_->name() + ".signatures");
-  auto f = env_->NewWritableFile(words_path_);
+  *path = JoinPath(dir, "." + method_->name() + suffix);
+  auto f = env_->NewWritableFile(*path);
   if (!f.ok()) {
-    const std::string path = words_path_;
-    words_path_.clear();
-    return Status::IOError("cannot write " + path + ": " + f.status().message());
+    const std::string failed = *path;
+    path->clear();
+    return Status::IOError("cannot write " + failed + ": " + f.status().message());
   }
-  words_spill_ = std::make_unique<BufferedWriter>(std::move(f).value());
+  *out = std::make_unique<BufferedWriter>(std::move(f).value());
   return Status::OK();
 }
 
@@ -292,16 +296,7 @@ Status DeduperImpl::CheckOpen() const {
 
 Status DeduperImpl::StartUnitsSpill() {
   if (!method_->batch_only() || units_spill_) return Status::OK();
-  const std::string dir = options_.temp_dir.empty() ? "." : options_.temp_dir;
-  units_path_ = JoinPath(dir, "." + method_->name() + ".spill");
-  auto f = env_->NewWritableFile(units_path_);
-  if (!f.ok()) {
-    const std::string path = units_path_;
-    units_path_.clear();
-    return Status::IOError("cannot write " + path + ": " + f.status().message());
-  }
-  units_spill_ = std::make_unique<BufferedWriter>(std::move(f).value());
-  return Status::OK();
+  return OpenSpill(".spill", &units_path_, &units_spill_);
 }
 
 Status DeduperImpl::CommitBatch(SignBatch* b, const DocumentCallback& on_document) {

@@ -134,6 +134,9 @@ class DeduperImpl final : public Deduper {
     ChunkedVector<uint32_t> lengths;         // SetLengthDimensions: dims per page
   };
   Status StartUnitsSpill();
+  // Creates the temporary file "." + method name + suffix in temp_dir (the
+  // current folder when none): its path into *path, its writer into *out.
+  Status OpenSpill(const std::string& suffix, std::string* path, std::unique_ptr<BufferedWriter>* out);
   Status CommitBatch(SignBatch* batch, const DocumentCallback& on_document);
   Status CheckOpen() const;
   // Clears summary() for a new clustering, keeping what signing set (the

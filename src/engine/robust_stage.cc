@@ -98,6 +98,7 @@ class CandidateTables {
       }
     }
   }
+  // Creates the tables' files (none in memory).
   Status Open() {
     for (size_t k = 0; k < paths_.size(); ++k) {
       paths_[k] = JoinPath(files_.dir, ".robust.table." + std::to_string(k));
@@ -121,7 +122,7 @@ class CandidateTables {
     if (b.size() >= kBufferBytes) return Flush(table);
     return Status::OK();
   }
-  // After the last Add.
+  // After the last Add: closes the files (none in memory).
   Status Close() {
     for (size_t k = 0; k < out_.size(); ++k) {
       NEARDUP_RETURN_IF_ERROR(Flush(k));
@@ -667,20 +668,6 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   return d;
 }
 
-bool RobustSimilar(const SiteTemplates& templates, std::span<const uint32_t> mins,
-                   std::span<const uint64_t> site, std::span<const uint64_t> digests, uint32_t a,
-                   uint32_t b, const RobustMethodOptions& options, SiteTemplates::Match* match) {
-  const uint32_t m = options.num_minhashes;
-  auto view = [&](uint32_t p) {
-    RobustPageView v;
-    v.mins = mins.data() + static_cast<size_t>(p) * m;
-    v.site = site[p];
-    v.digest = digests.empty() ? nullptr : digests.data() + static_cast<size_t>(p) * kRobustDigestCells;
-    return v;
-  };
-  return RobustDecide(templates, view(a), view(b), options, match).duplicate;
-}
-
 Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<const uint8_t> candidate,
                                          const RobustMethodOptions& options, uint32_t max_bucket_pages,
                                          bool collect_pairs, const RobustStageFiles& files, SiteTemplates* templates,
@@ -702,7 +689,7 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   const bool whole_bands = options.max_edit_shingles > 0 || options.max_same_site_edit_shingles > 0;
   const uint32_t whole_count = whole_bands ? m / kRobustWholeBandRows : 0;
   CandidateTables tables(bands + whole_count, files);
-  if (files.env != nullptr) NEARDUP_RETURN_IF_ERROR(tables.Open());
+  NEARDUP_RETURN_IF_ERROR(tables.Open());
   ResidentPages resident(pages);
   for (uint32_t i = 0; i < candidate.size(); ++i) {
     if (!candidate[i]) continue;
@@ -728,7 +715,7 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
     }
   }
   pages.ReleaseResident();
-  if (files.env != nullptr) NEARDUP_RETURN_IF_ERROR(tables.Close());
+  NEARDUP_RETURN_IF_ERROR(tables.Close());
   std::vector<uint64_t> pairs;  // (a << 32) | b, a < b
   // Pages sharing a key are paired: all pairs in a bucket of at most `cap`
   // pages; in a larger one, every page with the bucket's first page.

@@ -218,14 +218,6 @@ PairDecision RobustDecide(const SiteTemplates& templates, const RobustPageView& 
 PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPageView& a, const RobustPageView& b,
                                  bool site_template_known, const RobustMethodOptions& options);
 
-// Step 5's rule for pages a and b, not equal after normalization, of a
-// collection: mins (m per page), site keys, and difference digests
-// (kRobustDigestCells per page, or empty). *match (if not null) receives the
-// min-hash comparison.
-bool RobustSimilar(const SiteTemplates& templates, std::span<const uint32_t> mins,
-                   std::span<const uint64_t> site, std::span<const uint64_t> digests, uint32_t a,
-                   uint32_t b, const RobustMethodOptions& options, SiteTemplates::Match* match = nullptr);
-
 struct RobustPair {
   uint32_t a = 0, b = 0;  // a < b
   SiteTemplates::Match match;

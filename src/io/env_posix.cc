@@ -43,8 +43,8 @@ class ReadMappedFile final : public MappedFile {
 
 }  // namespace
 
-Result<std::unique_ptr<MappedFile>> Env::MapFile(const std::string& path) {
-  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<SequentialFile> file, NewSequentialFile(path));
+Result<std::string> ReadFileToString(Env* env, const std::string& path) {
+  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<SequentialFile> file, env->NewSequentialFile(path));
   std::string bytes;
   char buf[1 << 16];
   for (;;) {
@@ -53,6 +53,11 @@ Result<std::unique_ptr<MappedFile>> Env::MapFile(const std::string& path) {
     if (got == 0) break;
     bytes.append(buf, got);
   }
+  return bytes;
+}
+
+Result<std::unique_ptr<MappedFile>> Env::MapFile(const std::string& path) {
+  NEARDUP_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(this, path));
   return std::unique_ptr<MappedFile>(new ReadMappedFile(std::move(bytes)));
 }
 

@@ -22,25 +22,15 @@ Status WriteSummaryJson(Env* env, const std::string& path, const nlohmann::order
 
 Result<nlohmann::json> ReadSummaryJson(Env* env, const std::string& path) {
   NEARDUP_CHECK(env != nullptr);
-  auto file = env->NewSequentialFile(path);
-  if (!file.ok()) {
-    const Status& s = file.status();
+  auto text = ReadFileToString(env, path);
+  if (!text.ok()) {
+    const Status& s = text.status();
     const std::string msg = "cannot read " + path + ": " + s.message();
     return s.IsNotFound() ? Status::NotFound(msg) : Status::IOError(msg);
   }
-  std::string text;
-  char buf[1 << 16];
-  for (;;) {
-    size_t got = 0;
-    if (Status s = file.value()->Read(sizeof buf, buf, &got); !s.ok()) {
-      return Status::IOError("cannot read " + path + ": " + s.message());
-    }
-    if (got == 0) break;
-    text.append(buf, got);
-  }
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
+    j = nlohmann::json::parse(*text);
   } catch (const nlohmann::json::exception& e) {
     return Status::Corruption(path + ": not valid JSON: " + e.what());
   }
