@@ -52,6 +52,11 @@ class MappedFile {
   // memory it may take calls this every few megabytes. The default does
   // nothing (a file read into memory stays there).
   virtual void ReleaseResident() const {}
+  // Copies the n bytes at `offset` into scratch without mapping them (the
+  // POSIX file reads them with pread), so that reads out of order do not
+  // make their neighbourhood resident. The default copies from data().
+  // InvalidArgument when the range passes the end.
+  virtual Status ReadAt(uint64_t offset, size_t n, char* scratch) const;
 };
 
 class Env {

@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
-#include <unordered_map>
 
 #include "base/path.h"
 #include "sketch/difference_digest.h"
@@ -25,12 +24,10 @@ namespace {
 constexpr size_t kCopySamples = 3;
 constexpr size_t kCopyCacheEntries = size_t{1} << 20;
 
-// Bytes of mapped pages read between two RobustPages::ReleaseResident
-// calls. A page read in a pass in page order costs its record; one read out
-// of order costs what the system maps around a fault (64 KiB by default:
-// its neighbours, in the page cache already, come along).
+// Bytes of mapped pages read in page order between two
+// RobustPages::ReleaseResident calls; reads out of order go through
+// RobustPages::Fetch and make nothing resident.
 constexpr size_t kResidentBytesBetweenReleases = size_t{16} << 20;
-constexpr size_t kFaultAroundBytes = size_t{64} << 10;
 
 // The bytes of a site's column buffer (SiteTemplates): its values at as
 // many positions as fit, read in one pass over the site's pages.
@@ -41,18 +38,16 @@ constexpr size_t kSiteColumnBytes = size_t{16} << 20;
 class ResidentPages {
  public:
   explicit ResidentPages(const RobustPages& pages) : pages_(pages), record_bytes_(pages.mins_stride * 4) {}
-  void Read(uint32_t count = 1) { Add(count * record_bytes_); }            // in page order
-  void ReadRandom(uint32_t count = 1) { Add(count * kFaultAroundBytes); }  // out of order
-
- private:
-  void Add(size_t bytes) {
+  void Read(uint32_t count = 1) {  // in page order
     if (pages_.file == nullptr) return;
-    read_ += bytes;
+    read_ += count * record_bytes_;
     if (read_ >= kResidentBytesBetweenReleases) {
       pages_.ReleaseResident();
       read_ = 0;
     }
   }
+
+ private:
   const RobustPages& pages_;
   size_t record_bytes_;
   size_t read_ = 0;
@@ -462,6 +457,20 @@ RobustPageView RobustPages::View(uint32_t p) const {
   return v;
 }
 
+RobustPageView RobustPages::Fetch(uint32_t p, uint64_t* scratch) const {
+  if (file == nullptr ||
+      !file->ReadAt(uint64_t{p} * record_words * sizeof(uint64_t), record_words * sizeof(uint64_t),
+                    reinterpret_cast<char*>(scratch))
+           .ok()) {
+    return View(p);  // the mapping holds the same bytes
+  }
+  RobustPageView v;
+  v.mins = reinterpret_cast<const uint32_t*>(scratch + mins_word);
+  v.site = site[p];
+  v.digest = digests ? scratch + digest_word : nullptr;
+  return v;
+}
+
 SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,
                              std::span<const uint8_t> candidate, const RobustMethodOptions& options)
     : SiteTemplates(ContiguousPages(mins, site, {}, options.num_minhashes), candidate, options) {}
@@ -477,30 +486,38 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
   std::sort(by_site.begin(), by_site.end());
   std::vector<std::pair<uint32_t, uint32_t>> column;  // (value, page)
   std::vector<uint32_t> block;  // the site's values at positions [block_first, block_end), position-major
-  std::unordered_map<uint64_t, bool> copies;  // (first << 32 | page) -> page is a copy of first
-  std::unordered_set<uint64_t> common;        // the site's values held by TemplateHolders pages
+  std::vector<uint64_t> scratch_a(pages.record_words), scratch_b(pages.record_words);  // Fetch
+  FlatU64Set copies, not_copies;  // (first << 32 | page): page is, or is not, a copy of first
+  FlatU64Set common;  // the site's values held by TemplateHolders pages
   for (size_t s = 0; s < by_site.size();) {
     size_t e = s;
     while (e < by_site.size() && by_site[e].first == by_site[s].first) ++e;
     const uint32_t pages_of_site = static_cast<uint32_t>(e - s);
     if (pages_of_site >= options.template_min_pages) {
-      known_sites_.insert(by_site[s].first);
+      known_sites_.Insert(by_site[s].first);
       const uint32_t need = TemplateHolders(pages_of_site, options);
-      copies.clear();
-      common.clear();
+      copies = FlatU64Set();
+      not_copies = FlatU64Set();
+      common = FlatU64Set();
       // Positions per block: as many as kSiteColumnBytes holds, one at least.
       const uint32_t per_block = static_cast<uint32_t>(
           std::clamp<size_t>(kSiteColumnBytes / (sizeof(uint32_t) * pages_of_site), 1, m));
       uint32_t block_first = 0, block_end = 0;
+      // A site holding at least a quarter of the pages its own span covers
+      // is read through the mapping in page order; a sparser one page by
+      // page out of it (Fetch), so that reading it makes nothing resident.
+      const uint64_t span = uint64_t{by_site[e - 1].second} - by_site[s].second + 1;
+      const bool dense = uint64_t{pages_of_site} * 4 >= span;
       auto load = [&](uint32_t j) {
         if (j >= block_first && j < block_end) return;
         block_first = j / per_block * per_block;
         block_end = std::min(m, block_first + per_block);
         block.resize(size_t{block_end - block_first} * pages_of_site);
         for (size_t q = 0; q < pages_of_site; ++q) {
-          const uint32_t* v = pages.Mins(by_site[s + q].second);
+          const uint32_t page = by_site[s + q].second;
+          const uint32_t* v = dense ? pages.Mins(page) : pages.FetchMins(page, scratch_a.data());
           for (uint32_t t = block_first; t < block_end; ++t) block[size_t{t - block_first} * pages_of_site + q] = v[t];
-          resident.ReadRandom();  // a site's pages lie apart in the collection
+          if (dense) resident.Read();
         }
       };
       // The site's pages' values at position j, sorted; fn(value, first,
@@ -520,10 +537,10 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       };
       for (uint32_t j = 0; j < m; ++j) {
         runs_at(j, [&](uint32_t value, size_t a, size_t b) {
-          if (b - a >= need) common.insert((uint64_t{j} << 32) | value);
+          if (b - a >= need) common.Insert((uint64_t{j} << 32) | value);
         });
       }
-      values_.insert(common.begin(), common.end());
+      common.ForEach([&](uint64_t v) { values_.Insert(v); });
       // A value fewer pages hold is boilerplate too (a sidebar, a section's
       // template), unless its holders are copies of one item: the holders
       // sampled agree with the first on kCopyContentSimilarity of the
@@ -532,13 +549,12 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       // the other sites. A second pass over the positions keeps memory to
       // one block of columns.
       auto copy_of = [&](uint32_t first, uint32_t page) {
-        const uint32_t* x = pages.Mins(first);
-        const uint32_t* y = pages.Mins(page);
-        resident.ReadRandom(2);
+        const uint32_t* x = pages.FetchMins(first, scratch_a.data());
+        const uint32_t* y = pages.FetchMins(page, scratch_b.data());
         uint32_t agreeing = 0, positions = 0;
         for (uint32_t j = 0; j < m; ++j) {
           if (x[j] == y[j]) {
-            if (common.count((uint64_t{j} << 32) | x[j])) continue;
+            if (common.Contains((uint64_t{j} << 32) | x[j])) continue;
             ++agreeing;
           }
           ++positions;
@@ -557,11 +573,18 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
             for (size_t t = 0; t < kCopySamples; ++t) {
               const size_t k = samples[t];
               if (k <= a || (t > 0 && k == samples[t - 1])) continue;
-              if (copies.size() >= kCopyCacheEntries) copies.clear();
-              auto [it, inserted] = copies.try_emplace((uint64_t{first} << 32) | column[k].second, false);
-              if (inserted) it->second = copy_of(first, column[k].second);
-              if (!it->second) {
-                values_.insert((uint64_t{j} << 32) | value);
+              if (copies.size() + not_copies.size() >= kCopyCacheEntries) {
+                copies = FlatU64Set();
+                not_copies = FlatU64Set();
+              }
+              const uint64_t pair = (uint64_t{first} << 32) | column[k].second;
+              bool copy = copies.Contains(pair);
+              if (!copy && !not_copies.Contains(pair)) {
+                copy = copy_of(first, column[k].second);
+                (copy ? copies : not_copies).Insert(pair);
+              }
+              if (!copy) {
+                values_.Insert((uint64_t{j} << 32) | value);
                 return;
               }
             }
@@ -743,11 +766,14 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   std::vector<CandidateTables::Entry>().swap(keyed);
   result.candidate_pairs = pairs.size();
   std::vector<uint8_t> has_pair(candidate.size(), 0);
+  std::vector<uint64_t> scratch_a(pages.record_words), scratch_b(pages.record_words);  // Fetch
   for (uint64_t p : pairs) {
     const uint32_t a = static_cast<uint32_t>(p >> 32), b = static_cast<uint32_t>(p);
     SiteTemplates::Match match;
-    resident.ReadRandom(2);
-    if (!RobustDecide(*templates, pages.View(a), pages.View(b), options, &match).duplicate) continue;
+    if (!RobustDecide(*templates, pages.Fetch(a, scratch_a.data()), pages.Fetch(b, scratch_b.data()), options, &match)
+             .duplicate) {
+      continue;
+    }
     uf->Union(a, b);
     ++result.pairs;
     has_pair[a] = has_pair[b] = 1;

@@ -45,9 +45,9 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <vector>
 
+#include "base/flat_set.h"
 #include "cluster/union_find.h"
 #include "neardup/engine.h"
 #include "neardup/env.h"
@@ -134,12 +134,20 @@ struct RobustPages {
   size_t digest_stride = 0;
   std::span<const uint64_t> site;   // n site keys
   // Where the pages are mapped from a file: passes over many pages let its
-  // read pages go from resident memory every so often (MappedFile).
+  // read pages go from resident memory every so often (MappedFile), and
+  // reads out of order copy a page's record of record_words words (at byte
+  // p * record_words * 8; its min-hash values from word mins_word, its
+  // digest from word digest_word) instead of touching the mapping (Fetch).
   const MappedFile* file = nullptr;
+  size_t record_words = 0, mins_word = 0, digest_word = 0;
 
   const uint32_t* Mins(uint32_t p) const { return mins + p * mins_stride; }
   const uint64_t* Digest(uint32_t p) const { return digests ? digests + p * digest_stride : nullptr; }
   RobustPageView View(uint32_t p) const;
+  // View(p) for a read out of order: with a file, page p's record copied
+  // into scratch (record_words words), which the view then points into.
+  RobustPageView Fetch(uint32_t p, uint64_t* scratch) const;
+  const uint32_t* FetchMins(uint32_t p, uint64_t* scratch) const { return Fetch(p, scratch).mins; }
   void ReleaseResident() const {
     if (file) file->ReleaseResident();
   }
@@ -173,14 +181,14 @@ class SiteTemplates {
   static uint32_t TemplateHolders(uint32_t site_pages, const RobustMethodOptions& options);
 
   // Whether the site has at least template_min_pages distinct candidate pages.
-  bool KnowsTemplateOf(uint64_t site) const { return known_sites_.count(site) != 0; }
+  bool KnowsTemplateOf(uint64_t site) const { return known_sites_.Contains(site); }
 
   bool IsTemplate(uint32_t position, uint32_t value) const {
-    return values_.count((uint64_t{position} << 32) | value) != 0;
+    return values_.Contains((uint64_t{position} << 32) | value);
   }
   size_t size() const { return values_.size(); }
   // The boilerplate values, as (position << 32 | value).
-  const std::unordered_set<uint64_t>& values() const { return values_; }
+  const FlatU64Set& values() const { return values_; }
 
   struct Match {
     uint32_t agreeing = 0;   // content positions where the pages agree
@@ -197,8 +205,8 @@ class SiteTemplates {
   static Match CompareMasked(const uint32_t* a, const uint32_t* b, const uint64_t* a_mask, uint32_t m);
 
  private:
-  std::unordered_set<uint64_t> values_;
-  std::unordered_set<uint64_t> known_sites_;
+  FlatU64Set values_;
+  FlatU64Set known_sites_;
 };
 
 // Step 5's rule, the one the stage, verification and `neardup compare`

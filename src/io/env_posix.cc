@@ -56,6 +56,13 @@ Result<std::string> ReadFileToString(Env* env, const std::string& path) {
   return bytes;
 }
 
+Status MappedFile::ReadAt(uint64_t offset, size_t n, char* scratch) const {
+  const std::string_view bytes = data();
+  if (offset > bytes.size() || n > bytes.size() - offset) return Status::InvalidArgument("read past the end of a file");
+  std::memcpy(scratch, bytes.data() + offset, n);
+  return Status::OK();
+}
+
 Result<std::unique_ptr<MappedFile>> Env::MapFile(const std::string& path) {
   NEARDUP_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(this, path));
   return std::unique_ptr<MappedFile>(new ReadMappedFile(std::move(bytes)));
@@ -64,12 +71,15 @@ Result<std::unique_ptr<MappedFile>> Env::MapFile(const std::string& path) {
 namespace {
 
 // A file mapped read-only and shared: its pages are the page cache's, so
-// ReleaseResident (MADV_DONTNEED) drops them from this process only.
+// ReleaseResident (MADV_DONTNEED) drops them from this process only. The
+// descriptor stays open for ReadAt (pread).
 class PosixMappedFile final : public MappedFile {
  public:
-  PosixMappedFile(void* base, size_t size) : base_(base), size_(size) {}
+  PosixMappedFile(std::string path, int fd, void* base, size_t size)
+      : path_(std::move(path)), fd_(fd), base_(base), size_(size) {}
   ~PosixMappedFile() override {
     if (base_ != nullptr) ::munmap(base_, size_);
+    ::close(fd_);
   }
   std::string_view data() const override {
     return base_ ? std::string_view(static_cast<const char*>(base_), size_) : std::string_view();
@@ -77,8 +87,11 @@ class PosixMappedFile final : public MappedFile {
   void ReleaseResident() const override {
     if (base_ != nullptr) (void)::madvise(base_, size_, MADV_DONTNEED);
   }
+  Status ReadAt(uint64_t offset, size_t n, char* scratch) const override;
 
  private:
+  std::string path_;
+  int fd_;
   void* base_;
   size_t size_;
 };
@@ -171,6 +184,22 @@ class PosixWritableFile final : public WritableFile {
   std::string buf_;
 };
 
+Status PosixMappedFile::ReadAt(uint64_t offset, size_t n, char* scratch) const {
+  if (offset > size_ || n > size_ - offset) return Status::InvalidArgument(path_ + ": read past the end");
+  while (n > 0) {
+    const ssize_t got = ::pread(fd_, scratch, n, static_cast<off_t>(offset));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return PosixError(path_, errno);
+    }
+    if (got == 0) return Status::IOError(path_ + ": the file ended early");
+    scratch += got;
+    offset += static_cast<uint64_t>(got);
+    n -= static_cast<size_t>(got);
+  }
+  return Status::OK();
+}
+
 class PosixEnv final : public Env {
  public:
   Result<std::unique_ptr<SequentialFile>> NewSequentialFile(const std::string& path) override {
@@ -255,8 +284,7 @@ class PosixEnv final : public Env {
         return PosixError(path, err);
       }
     }
-    ::close(fd);  // the mapping keeps the file
-    return std::unique_ptr<MappedFile>(new PosixMappedFile(base, size));
+    return std::unique_ptr<MappedFile>(new PosixMappedFile(path, fd, base, size));
   }
 
  private:

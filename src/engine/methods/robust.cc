@@ -5,7 +5,6 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <unordered_map>
 
@@ -191,22 +190,22 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
     return Status::OK();
   }
   uint32_t SplitRoot(uint32_t p) const override { return normalized_root_[p]; }
-  RobustPageView View(uint32_t p) const {
-    RobustPageView v;
-    v.mins = Mins(p);
-    v.site = sites_[p];
-    v.digest = l_.digests ? Words(p) + l_.digest_at() : nullptr;
-    return v;
-  }
+  // Decide and Similarity read two pages out of order: from a mapped spill
+  // each record is copied with one read (Record), so that the pages stay out
+  // of resident memory.
   PairDecision Decide(uint32_t a, uint32_t b) const override {
-    CountReads();
-    if (Identity(a) != 0 && Identity(a) == Identity(b)) return PairDecision{true, 1.0, kEqualAfterNormalization};
-    return RobustDecide(templates_, View(a), View(b), o_);
+    uint64_t* scratch = Scratch();
+    const uint64_t* ra = Record(a, scratch);
+    const uint64_t* rb = Record(b, scratch + l_.words());
+    if (ra[1] != 0 && ra[1] == rb[1]) return PairDecision{true, 1.0, kEqualAfterNormalization};
+    return RobustDecide(templates_, ViewOf(a, ra), ViewOf(b, rb), o_);
   }
   double Similarity(uint32_t page, uint32_t kept) const override {
-    CountReads();
-    if (Identity(page) == Identity(kept)) return 1.0;
-    return templates_.Compare(Mins(page), Mins(kept), l_.m).similarity();
+    uint64_t* scratch = Scratch();
+    const uint64_t* ra = Record(page, scratch);
+    const uint64_t* rb = Record(kept, scratch + l_.words());
+    if (ra[1] == rb[1]) return 1.0;
+    return templates_.Compare(ViewOf(page, ra).mins, ViewOf(kept, rb).mins, l_.m).similarity();
   }
   std::vector<PairColumn> PairColumns() const override {
     return {{"content_similarity", 4}, {"content_positions", 0}};
@@ -224,16 +223,31 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
 
  private:
   const uint64_t* Words(uint32_t p) const { return base_ + size_t{p} * l_.words(); }
-  const uint32_t* Mins(uint32_t p) const { return reinterpret_cast<const uint32_t*>(Words(p) + 2); }
   uint64_t Identity(uint32_t p) const { return Words(p)[1]; }
   void ReleaseResident() const {
     if (c_.mapped_words) c_.mapped_words->ReleaseResident();
   }
-  // Decide and Similarity read two pages each, out of order: every 128
-  // calls the pages read go from resident memory (a mapped spill; each read
-  // maps up to 64 KiB around it).
-  void CountReads() const {
-    if (c_.mapped_words && reads_.fetch_add(1, std::memory_order_relaxed) % 128 == 127) ReleaseResident();
+  // Page p's words: in place, or, from a mapped spill, copied into scratch
+  // (l_.words() words) with one read that makes nothing resident.
+  const uint64_t* Record(uint32_t p, uint64_t* scratch) const {
+    const size_t bytes = l_.words() * sizeof(uint64_t);
+    if (!c_.mapped_words || !c_.mapped_words->ReadAt(uint64_t{p} * bytes, bytes, reinterpret_cast<char*>(scratch)).ok()) {
+      return Words(p);  // the mapping holds the same bytes
+    }
+    return scratch;
+  }
+  RobustPageView ViewOf(uint32_t p, const uint64_t* record) const {
+    RobustPageView v;
+    v.mins = reinterpret_cast<const uint32_t*>(record + 2);
+    v.site = sites_[p];
+    v.digest = l_.digests ? record + l_.digest_at() : nullptr;
+    return v;
+  }
+  // Two records' room, the calling thread's.
+  uint64_t* Scratch() const {
+    thread_local std::vector<uint64_t> scratch;
+    if (scratch.size() < 2 * l_.words()) scratch.resize(2 * l_.words());
+    return scratch.data();
   }
   RobustPages Pages() const {
     RobustPages p;
@@ -245,6 +259,9 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
     p.digest_stride = l_.words();
     p.site = sites_;
     p.file = c_.mapped_words.get();
+    p.record_words = l_.words();
+    p.mins_word = 2;
+    p.digest_word = l_.digest_at();
     return p;
   }
 
@@ -255,7 +272,6 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
   std::vector<uint64_t> sites_;     // site keys, then (FindPairs) site groups
   std::vector<uint32_t> normalized_root_;
   SiteTemplates templates_;
-  mutable std::atomic<uint64_t> reads_{0};  // CountReads
 };
 
 // Pages per round of the exchanges whose records grow with m per page
@@ -517,7 +533,7 @@ class RobustDividedRun final : public DividedRun {
       std::vector<uint64_t>().swap(in);
       const SiteTemplates here(mins, sites, std::vector<uint8_t>(pages_here, 1), o_);
       std::vector<std::vector<uint64_t>> found(processes);
-      for (uint64_t key : here.values()) found[x->OwnerOfKey(key)].push_back(key);
+      here.values().ForEach([&](uint64_t key) { found[x->OwnerOfKey(key)].push_back(key); });
       NEARDUP_ASSIGN_OR_RETURN(owned_values, x->ExchangeFlat(found));
     }
     KeySlots template_values(owned_values.size());
