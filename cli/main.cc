@@ -4,6 +4,9 @@
 // Exit codes: 0 done (even when records were skipped), 1 nothing usable
 // could be read or an output could not be written, 2 bad usage.
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -212,6 +215,13 @@ int RunSynthCommand(const neardup::SynthOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef __GLIBC__
+  // Blocks of 1 MiB and more always come from their own mappings, returned to
+  // the system when freed: glibc's default raises that threshold as large
+  // blocks are freed, after which the stages' big temporary tables stay in
+  // the heap and in the resident set for the rest of the run.
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
   // NEARDUP_SIMD=portable|avx2|avx512 caps the SIMD kernels (benchmarks,
   // checks on a lesser CPU); the library itself reads no environment.
   if (const char* simd = std::getenv("NEARDUP_SIMD"); simd != nullptr && *simd != '\0') {

@@ -22,7 +22,7 @@ namespace {
 // verdicts remembered (a cache of a pure function: results do not depend
 // on it, its memory stays bounded on a host of millions of pages).
 constexpr size_t kCopySamples = 3;
-constexpr size_t kCopyCacheEntries = size_t{1} << 20;
+constexpr size_t kCopyCacheEntries = size_t{1} << 18;
 
 // Bytes of mapped pages read in page order between two
 // RobustPages::ReleaseResident calls; reads out of order go through
@@ -30,8 +30,9 @@ constexpr size_t kCopyCacheEntries = size_t{1} << 20;
 constexpr size_t kResidentBytesBetweenReleases = size_t{16} << 20;
 
 // The bytes of a site's column buffer (SiteTemplates): its values at as
-// many positions as fit, read in one pass over the site's pages.
-constexpr size_t kSiteColumnBytes = size_t{16} << 20;
+// many positions as fit, read in one pass over the site's pages. A site
+// with more goes to column files when the stage has a folder for them.
+constexpr size_t kSiteColumnBytes = size_t{4} << 20;
 
 // Counts the mapped bytes a stage reads and lets them go from resident
 // memory every kResidentBytesBetweenReleases.
@@ -53,6 +54,30 @@ class ResidentPages {
   size_t read_ = 0;
 };
 
+// Sorts (value, page) pairs by value, stably (LSD radix, 8 bits a pass;
+// passes where every value has the same digit are skipped): pairs in page
+// order come out in (value, page) order, as std::sort would leave them.
+void SortByValue(std::vector<std::pair<uint32_t, uint32_t>>* v, std::vector<std::pair<uint32_t, uint32_t>>* scratch) {
+  if (v->size() < 64) {
+    std::sort(v->begin(), v->end());
+    return;
+  }
+  scratch->resize(v->size());
+  for (int shift = 0; shift < 32; shift += 8) {
+    size_t count[256] = {};
+    for (const auto& p : *v) ++count[(p.first >> shift) & 0xff];
+    if (count[((*v)[0].first >> shift) & 0xff] == v->size()) continue;
+    size_t at = 0;
+    for (size_t& c : count) {
+      const size_t here = c;
+      c = at;
+      at += here;
+    }
+    for (const auto& p : *v) (*scratch)[count[(p.first >> shift) & 0xff]++] = p;
+    v->swap(*scratch);
+  }
+}
+
 RobustPages ContiguousPages(std::span<const uint32_t> mins, std::span<const uint64_t> site,
                             std::span<const uint64_t> digests, uint32_t m) {
   RobustPages p;
@@ -66,17 +91,18 @@ RobustPages ContiguousPages(std::span<const uint32_t> mins, std::span<const uint
   return p;
 }
 
-// The (key, page) entries of each candidate table, filed in one pass over
-// the pages and handed back one table at a time: in memory, or in one
-// temporary file per table (RobustStageFiles), removed when read back or
-// when the object goes.
-class CandidateTables {
+// Tables of fixed-size records (T, trivially copyable), filled in one pass
+// and handed back one table at a time: in memory, or in one temporary file
+// per table named `prefix`N in RobustStageFiles::dir, removed when read back
+// or when the object goes. The robust stage's candidate tables and a large
+// site's columns of min-hash values.
+template <typename T>
+class TempTables {
  public:
-  using Entry = std::pair<uint64_t, uint32_t>;
-  static constexpr size_t kEntryBytes = 12;
   static constexpr size_t kBufferBytes = size_t{64} << 10;
 
-  CandidateTables(size_t tables, const RobustStageFiles& files) : files_(files) {
+  TempTables(size_t tables, const RobustStageFiles& files, std::string prefix)
+      : files_(files), prefix_(std::move(prefix)) {
     if (files_.env == nullptr) {
       memory_.resize(tables);
     } else {
@@ -85,7 +111,7 @@ class CandidateTables {
       buffers_.resize(tables);
     }
   }
-  ~CandidateTables() {
+  ~TempTables() {
     for (size_t k = 0; k < paths_.size(); ++k) {
       if (!paths_[k].empty()) {
         out_[k].reset();
@@ -96,24 +122,23 @@ class CandidateTables {
   // Creates the tables' files (none in memory).
   Status Open() {
     for (size_t k = 0; k < paths_.size(); ++k) {
-      paths_[k] = JoinPath(files_.dir, ".robust.table." + std::to_string(k));
+      paths_[k] = JoinPath(files_.dir, prefix_ + std::to_string(k));
       auto f = files_.env->NewWritableFile(paths_[k]);
       if (!f.ok()) {
         paths_[k].clear();
-        return Status::IOError("cannot write a candidate table: " + f.status().message());
+        return Status::IOError("cannot write a temporary table: " + f.status().message());
       }
       out_[k] = std::move(f).value();
     }
     return Status::OK();
   }
-  Status Add(size_t table, uint64_t key, uint32_t page) {
+  Status Add(size_t table, const T& record) {
     if (files_.env == nullptr) {
-      memory_[table].emplace_back(key, page);
+      memory_[table].push_back(record);
       return Status::OK();
     }
     std::string& b = buffers_[table];
-    b.append(reinterpret_cast<const char*>(&key), sizeof key);
-    b.append(reinterpret_cast<const char*>(&page), sizeof page);
+    b.append(reinterpret_cast<const char*>(&record), sizeof record);
     if (b.size() >= kBufferBytes) return Flush(table);
     return Status::OK();
   }
@@ -121,44 +146,47 @@ class CandidateTables {
   Status Close() {
     for (size_t k = 0; k < out_.size(); ++k) {
       NEARDUP_RETURN_IF_ERROR(Flush(k));
-      if (Status s = out_[k]->Close(); !s.ok()) return Status::IOError("cannot write a candidate table: " + s.message());
+      if (Status s = out_[k]->Close(); !s.ok()) return Status::IOError("cannot write a temporary table: " + s.message());
       out_[k].reset();
       std::string().swap(buffers_[k]);
     }
     return Status::OK();
   }
-  // Table `table`'s entries, sorted.
-  Status Take(size_t table, std::vector<Entry>* entries) {
-    entries->clear();
+  // Table `table`'s records, in the order they were added; with `keep`, the
+  // table stays to be read again.
+  Status Take(size_t table, std::vector<T>* records, bool keep = false) {
+    records->clear();
     if (files_.env == nullptr) {
-      entries->swap(memory_[table]);
-    } else {
-      auto f = files_.env->NewSequentialFile(paths_[table]);
-      if (!f.ok()) return Status::IOError("cannot read a candidate table: " + f.status().message());
-      std::vector<char> buf(kBufferBytes / kEntryBytes * kEntryBytes);
-      size_t have = 0;
-      for (;;) {
-        size_t got = 0;
-        if (Status s = (*f)->Read(buf.size() - have, buf.data() + have, &got); !s.ok()) {
-          return Status::IOError("cannot read a candidate table: " + s.message());
-        }
-        have += got;
-        const size_t whole = have / kEntryBytes * kEntryBytes;
-        for (size_t at = 0; at < whole; at += kEntryBytes) {
-          Entry e;
-          std::memcpy(&e.first, buf.data() + at, sizeof e.first);
-          std::memcpy(&e.second, buf.data() + at + sizeof e.first, sizeof e.second);
-          entries->push_back(e);
-        }
-        std::memmove(buf.data(), buf.data() + whole, have - whole);
-        have -= whole;
-        if (got == 0) break;
+      if (keep) {
+        *records = memory_[table];
+      } else {
+        records->swap(memory_[table]);
       }
-      if (have != 0) return Status::Corruption("a candidate table ends inside an entry: " + paths_[table]);
+      return Status::OK();
+    }
+    auto f = files_.env->NewSequentialFile(paths_[table]);
+    if (!f.ok()) return Status::IOError("cannot read a temporary table: " + f.status().message());
+    std::vector<char> buf(kBufferBytes / sizeof(T) * sizeof(T));
+    size_t have = 0;
+    for (;;) {
+      size_t got = 0;
+      if (Status s = (*f)->Read(buf.size() - have, buf.data() + have, &got); !s.ok()) {
+        return Status::IOError("cannot read a temporary table: " + s.message());
+      }
+      have += got;
+      const size_t whole = have / sizeof(T) * sizeof(T);
+      const size_t at = records->size();
+      records->resize(at + whole / sizeof(T));
+      std::memcpy(records->data() + at, buf.data(), whole);
+      std::memmove(buf.data(), buf.data() + whole, have - whole);
+      have -= whole;
+      if (got == 0) break;
+    }
+    if (have != 0) return Status::Corruption("a temporary table ends inside a record: " + paths_[table]);
+    if (!keep) {
       (void)files_.env->RemoveFile(paths_[table]);
       paths_[table].clear();
     }
-    std::sort(entries->begin(), entries->end());
     return Status::OK();
   }
 
@@ -167,17 +195,28 @@ class CandidateTables {
     std::string& b = buffers_[table];
     if (b.empty()) return Status::OK();
     if (Status s = out_[table]->Append(b.data(), b.size()); !s.ok()) {
-      return Status::IOError("cannot write a candidate table: " + s.message());
+      return Status::IOError("cannot write a temporary table: " + s.message());
     }
     b.clear();
     return Status::OK();
   }
   RobustStageFiles files_;
-  std::vector<std::vector<Entry>> memory_;
+  std::string prefix_;
+  std::vector<std::vector<T>> memory_;
   std::vector<std::string> paths_;
   std::vector<std::unique_ptr<WritableFile>> out_;
   std::vector<std::string> buffers_;
 };
+
+// A candidate table's entry: a band key and a page, 12 bytes.
+#pragma pack(push, 4)
+struct BandEntry {
+  uint64_t key;
+  uint32_t page;
+  bool operator<(const BandEntry& o) const { return key != o.key ? key < o.key : page < o.page; }
+};
+#pragma pack(pop)
+static_assert(sizeof(BandEntry) == 12);
 
 // Classes of a term's bytes (NormalizeVolatileTerms): a digit, a byte of
 // a lower-case hex word (0-9a-f), a slash.
@@ -476,25 +515,30 @@ SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uin
     : SiteTemplates(ContiguousPages(mins, site, {}, options.num_minhashes), candidate, options) {}
 
 SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> candidate,
-                             const RobustMethodOptions& options) {
+                             const RobustMethodOptions& options, const RobustStageFiles& files) {
   const uint32_t m = options.num_minhashes;
   ResidentPages resident(pages);
-  std::vector<std::pair<uint64_t, uint32_t>> by_site;  // (site, page)
+  // The candidates in (site, page) order: 4 bytes a page.
+  std::vector<uint32_t> by_site;
   for (uint32_t i = 0; i < candidate.size(); ++i) {
-    if (candidate[i]) by_site.emplace_back(pages.site[i], i);
+    if (candidate[i]) by_site.push_back(i);
   }
-  std::sort(by_site.begin(), by_site.end());
-  std::vector<std::pair<uint32_t, uint32_t>> column;  // (value, page)
+  std::sort(by_site.begin(), by_site.end(), [&](uint32_t a, uint32_t b) {
+    return pages.site[a] != pages.site[b] ? pages.site[a] < pages.site[b] : a < b;
+  });
+  std::vector<std::pair<uint32_t, uint32_t>> column, sort_scratch;  // (value, page)
   std::vector<uint32_t> block;  // the site's values at positions [block_first, block_end), position-major
-  std::vector<uint64_t> scratch_a(pages.record_words), scratch_b(pages.record_words);  // Fetch
+  std::vector<uint64_t> scratch_a(pages.record_words), scratch_b(pages.record_words),
+      scratch_first(pages.record_words);  // Fetch
   FlatU64Set copies, not_copies;  // (first << 32 | page): page is, or is not, a copy of first
   FlatU64Set common;  // the site's values held by TemplateHolders pages
   for (size_t s = 0; s < by_site.size();) {
     size_t e = s;
-    while (e < by_site.size() && by_site[e].first == by_site[s].first) ++e;
+    const uint64_t site = pages.site[by_site[s]];
+    while (e < by_site.size() && pages.site[by_site[e]] == site) ++e;
     const uint32_t pages_of_site = static_cast<uint32_t>(e - s);
     if (pages_of_site >= options.template_min_pages) {
-      known_sites_.Insert(by_site[s].first);
+      known_sites_.Insert(site);
       const uint32_t need = TemplateHolders(pages_of_site, options);
       copies = FlatU64Set();
       not_copies = FlatU64Set();
@@ -506,7 +550,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       // A site holding at least a quarter of the pages its own span covers
       // is read through the mapping in page order; a sparser one page by
       // page out of it (Fetch), so that reading it makes nothing resident.
-      const uint64_t span = uint64_t{by_site[e - 1].second} - by_site[s].second + 1;
+      const uint64_t span = uint64_t{by_site[e - 1]} - by_site[s] + 1;
       const bool dense = uint64_t{pages_of_site} * 4 >= span;
       auto load = [&](uint32_t j) {
         if (j >= block_first && j < block_end) return;
@@ -514,7 +558,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
         block_end = std::min(m, block_first + per_block);
         block.resize(size_t{block_end - block_first} * pages_of_site);
         for (size_t q = 0; q < pages_of_site; ++q) {
-          const uint32_t page = by_site[s + q].second;
+          const uint32_t page = by_site[s + q];
           const uint32_t* v = dense ? pages.Mins(page) : pages.FetchMins(page, scratch_a.data());
           for (uint32_t t = block_first; t < block_end; ++t) block[size_t{t - block_first} * pages_of_site + q] = v[t];
           if (dense) resident.Read();
@@ -522,12 +566,34 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       };
       // The site's pages' values at position j, sorted; fn(value, first,
       // end) for each run of equal values [first, end) in `column`.
+      // A site larger than one block: its values, position by position, in
+      // column files written in one pass over its pages (an I/O error falls
+      // back to blocks: the same values, read again).
+      std::unique_ptr<TempTables<uint32_t>> columns;
+      if (per_block < m && files.env != nullptr) {
+        columns = std::make_unique<TempTables<uint32_t>>(m, files, ".robust.site.");
+        Status st = columns->Open();
+        for (size_t q = 0; st.ok() && q < pages_of_site; ++q) {
+          const uint32_t page = by_site[s + q];
+          const uint32_t* v = dense ? pages.Mins(page) : pages.FetchMins(page, scratch_a.data());
+          for (uint32_t t = 0; t < m && st.ok(); ++t) st = columns->Add(t, v[t]);
+          if (dense) resident.Read();
+        }
+        if (st.ok()) st = columns->Close();
+        if (!st.ok()) columns.reset();
+      }
+      std::vector<uint32_t> column_values;
       auto runs_at = [&](uint32_t j, const auto& fn) {
-        load(j);
-        const uint32_t* values = block.data() + size_t{j - block_first} * pages_of_site;
+        const uint32_t* values = nullptr;
+        if (columns && columns->Take(j, &column_values, /*keep=*/true).ok() && column_values.size() == pages_of_site) {
+          values = column_values.data();
+        } else {
+          load(j);
+          values = block.data() + size_t{j - block_first} * pages_of_site;
+        }
         column.clear();
-        for (size_t q = 0; q < pages_of_site; ++q) column.emplace_back(values[q], by_site[s + q].second);
-        std::sort(column.begin(), column.end());
+        for (size_t q = 0; q < pages_of_site; ++q) column.emplace_back(values[q], by_site[s + q]);
+        SortByValue(&column, &sort_scratch);  // pages ascending already: (value, page) order
         for (size_t a = 0; a < column.size();) {
           size_t b = a;
           while (b < column.size() && column[b].first == column[a].first) ++b;
@@ -548,8 +614,15 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       // site's own values count, so a site's template does not depend on
       // the other sites. A second pass over the positions keeps memory to
       // one block of columns.
+      // The first holder's values are read once for its samples.
+      uint32_t fetched_first = UINT32_MAX;
+      const uint32_t* first_mins = nullptr;
       auto copy_of = [&](uint32_t first, uint32_t page) {
-        const uint32_t* x = pages.FetchMins(first, scratch_a.data());
+        if (first != fetched_first) {
+          first_mins = pages.FetchMins(first, scratch_first.data());
+          fetched_first = first;
+        }
+        const uint32_t* x = first_mins;
         const uint32_t* y = pages.FetchMins(page, scratch_b.data());
         uint32_t agreeing = 0, positions = 0;
         for (uint32_t j = 0; j < m; ++j) {
@@ -699,7 +772,7 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   const uint32_t m = options.num_minhashes;
   const uint32_t r = options.band_rows;
   const uint32_t bands = m / r;
-  *templates = SiteTemplates(pages, candidate, options);
+  *templates = SiteTemplates(pages, candidate, options, files);
   result.template_values = templates->size();
 
   // Tables 0 .. bands - 1: (band key, page) for every band holding a
@@ -711,7 +784,7 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   // whose items are tiny) are checked against their first page only.
   const bool whole_bands = options.max_edit_shingles > 0 || options.max_same_site_edit_shingles > 0;
   const uint32_t whole_count = whole_bands ? m / kRobustWholeBandRows : 0;
-  CandidateTables tables(bands + whole_count, files);
+  TempTables<BandEntry> tables(bands + whole_count, files, ".robust.table.");
   NEARDUP_RETURN_IF_ERROR(tables.Open());
   ResidentPages resident(pages);
   for (uint32_t i = 0; i < candidate.size(); ++i) {
@@ -729,12 +802,12 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
         continue;
       }
       const uint64_t key = XXH3_64bits_withSeed(v + band * r, r * sizeof(uint32_t), band + 1);
-      NEARDUP_RETURN_IF_ERROR(tables.Add(band, key, i));
+      NEARDUP_RETURN_IF_ERROR(tables.Add(band, BandEntry{key, i}));
     }
     for (uint32_t w = 0; w < whole_count; ++w) {
       const uint32_t first = w * kRobustWholeBandRows;
       const uint64_t key = XXH3_64bits_withSeed(v + first, kRobustWholeBandRows * sizeof(uint32_t), 1000 + first);
-      NEARDUP_RETURN_IF_ERROR(tables.Add(bands + w, key, i));
+      NEARDUP_RETURN_IF_ERROR(tables.Add(bands + w, BandEntry{key, i}));
     }
   }
   pages.ReleaseResident();
@@ -742,16 +815,17 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   std::vector<uint64_t> pairs;  // (a << 32) | b, a < b
   // Pages sharing a key are paired: all pairs in a bucket of at most `cap`
   // pages; in a larger one, every page with the bucket's first page.
-  std::vector<CandidateTables::Entry> keyed;
+  std::vector<BandEntry> keyed;
   for (uint32_t t = 0; t < bands + whole_count; ++t) {
     NEARDUP_RETURN_IF_ERROR(tables.Take(t, &keyed));
+    std::sort(keyed.begin(), keyed.end());
     const size_t distinct = pairs.size();
     const size_t cap = t < bands ? max_bucket_pages : kRobustWholeBandBucket;
     for (size_t s = 0; s < keyed.size();) {
       size_t e = s;
-      while (e < keyed.size() && keyed[e].first == keyed[s].first) ++e;
+      while (e < keyed.size() && keyed[e].key == keyed[s].key) ++e;
       for (size_t x = s; x < (e - s <= cap ? e : s + 1); ++x) {
-        for (size_t y = x + 1; y < e; ++y) pairs.push_back((uint64_t{keyed[x].second} << 32) | keyed[y].second);
+        for (size_t y = x + 1; y < e; ++y) pairs.push_back((uint64_t{keyed[x].page} << 32) | keyed[y].page);
       }
       s = e;
     }
@@ -763,7 +837,7 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
     std::inplace_merge(pairs.begin(), middle, pairs.end());
     pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
   }
-  std::vector<CandidateTables::Entry>().swap(keyed);
+  std::vector<BandEntry>().swap(keyed);
   result.candidate_pairs = pairs.size();
   std::vector<uint8_t> has_pair(candidate.size(), 0);
   std::vector<uint64_t> scratch_a(pages.record_words), scratch_b(pages.record_words);  // Fetch

@@ -153,6 +153,15 @@ struct RobustPages {
   }
 };
 
+// Where a stage keeps its large temporary tables (the candidate tables, a
+// large site's columns of values): in memory (no env), or in temporary
+// files in `dir`, read back one table at a time, so that the stage holds one
+// table (16 bytes a candidate page; 4 bytes a page of the site) at a time.
+struct RobustStageFiles {
+  Env* env = nullptr;
+  std::string dir;
+};
+
 // Step 3's result and step 5's rule.
 class SiteTemplates {
  public:
@@ -169,9 +178,12 @@ class SiteTemplates {
   // copies is not.
   SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,
                 std::span<const uint8_t> candidate, const RobustMethodOptions& options);
-  // The same over strided pages (RobustPages). A site's values are read in
-  // blocks of positions that keep its column buffer near 16 MiB.
-  SiteTemplates(const RobustPages& pages, std::span<const uint8_t> candidate, const RobustMethodOptions& options);
+  // The same over strided pages (RobustPages). A small site's values are
+  // read in one pass; a site whose values pass 4 MiB goes to one temporary
+  // file per position (`files`; without an env, in blocks of positions that
+  // keep its buffer near 4 MiB, a pass over the site's pages each).
+  SiteTemplates(const RobustPages& pages, std::span<const uint8_t> candidate, const RobustMethodOptions& options,
+                const RobustStageFiles& files = RobustStageFiles());
 
   // How many distinct pages of a site of `site_pages` must hold a value for
   // it to be boilerplate: template_min_pages, and template_site_fraction of
@@ -241,14 +253,6 @@ struct RobustStageResult {
   std::vector<RobustPair> pairs_found;  // when collect_pairs
 };
 
-// Where a stage keeps its candidate tables while it fills them: in memory
-// (no env), or one temporary file per table in `dir`, read back one table
-// at a time, so that the stage holds one table (16 bytes a candidate page)
-// however many bands there are.
-struct RobustStageFiles {
-  Env* env = nullptr;
-  std::string dir;
-};
 
 // Steps 3-5 over the pages with candidate[i] set; similar pairs are joined
 // in *uf. `templates` receives the learned boilerplate. Errors: IOError when

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -328,6 +329,47 @@ TEST(RobustStageTest, TablesInFilesFindThePairsOfTablesInMemory) {
   auto c = RunRobustStage(pages, candidate, s.options, 1000, false,
                           RobustStageFiles{Env::Default(), dir + "/missing/folder"}, &t3, &uf);
   EXPECT_FALSE(c.ok());
+}
+
+// A site too large for one block of columns (over 4 MiB of values) learns
+// the same boilerplate from column files as from blocks re-read from its
+// pages, and leaves no file behind.
+TEST(RobustStageTest, ALargeSitesColumnFilesGiveTheTemplateOfBlocks) {
+  std::mt19937_64 rng(23);
+  const uint32_t m = 84, n = 16000;
+  std::vector<uint32_t> mins(size_t{n} * m);
+  std::vector<uint64_t> sites(n);
+  std::vector<uint32_t> pool(400);
+  for (uint32_t& v : pool) v = static_cast<uint32_t>(rng());
+  for (uint32_t p = 0; p < n; ++p) {
+    sites[p] = p % 5 == 4 ? 2 : 1;  // site 1: 12,800 pages in page order; site 2 sparse
+    for (uint32_t j = 0; j < m; ++j) {
+      const uint64_t r = rng() % 100;
+      uint32_t v = static_cast<uint32_t>(rng());
+      if (r < 30) v = 1000 + j;                          // the template
+      else if (r < 40) v = pool[rng() % pool.size()];    // values a few pages share
+      mins[size_t{p} * m + j] = v;
+    }
+  }
+  RobustMethodOptions o;
+  RobustPages pages;
+  pages.n = n;
+  pages.m = m;
+  pages.mins = mins.data();
+  pages.mins_stride = m;
+  pages.site = sites;
+  const std::vector<uint8_t> candidate(n, 1);
+  const std::string dir = testing::MakeTempDir("robust-columns");
+  const SiteTemplates in_blocks(pages, candidate, o);
+  const SiteTemplates in_files(pages, candidate, o, RobustStageFiles{Env::Default(), dir});
+  std::set<uint64_t> a, b;
+  in_blocks.values().ForEach([&](uint64_t v) { a.insert(v); });
+  in_files.values().ForEach([&](uint64_t v) { b.insert(v); });
+  EXPECT_GT(a.size(), static_cast<size_t>(m));  // the template, and some rare values
+  EXPECT_EQ(a, b);
+  EXPECT_TRUE(in_files.KnowsTemplateOf(1));
+  EXPECT_TRUE(in_files.KnowsTemplateOf(2));
+  EXPECT_TRUE(Env::Default()->ListFilesRecursive(dir).value().empty());
 }
 
 }  // namespace
