@@ -175,9 +175,11 @@ class TempTables {
       }
       have += got;
       const size_t whole = have / sizeof(T) * sizeof(T);
-      const size_t at = records->size();
-      records->resize(at + whole / sizeof(T));
-      std::memcpy(records->data() + at, buf.data(), whole);
+      if (whole > 0) {
+        const size_t at = records->size();
+        records->resize(at + whole / sizeof(T));
+        std::memcpy(records->data() + at, buf.data(), whole);
+      }
       std::memmove(buf.data(), buf.data() + whole, have - whole);
       have -= whole;
       if (got == 0) break;

@@ -59,7 +59,7 @@ Result<std::string> ReadFileToString(Env* env, const std::string& path) {
 Status MappedFile::ReadAt(uint64_t offset, size_t n, char* scratch) const {
   const std::string_view bytes = data();
   if (offset > bytes.size() || n > bytes.size() - offset) return Status::InvalidArgument("read past the end of a file");
-  std::memcpy(scratch, bytes.data() + offset, n);
+  if (n > 0) std::memcpy(scratch, bytes.data() + offset, n);
   return Status::OK();
 }
 
