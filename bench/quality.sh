@@ -3,9 +3,12 @@
 # benchmark `neardup synth` builds from real pages, and on the labeled pairs of
 # real pages in shared/data/labeled/stia-near-duplicates, read as files (no
 # URLs) and under their real URLs (bench/labeled_crawl.py: labelled-pair
-# precision and recall, and recall per kind of change).
+# precision and recall, and recall per kind of change); and on the real page
+# pairs this project judged (bench/real_pairs.py, bench/labels/real-pairs.tsv:
+# real copies and real template-sharing pages of shared/data/html under their
+# real URLs).
 #
-#   bench/quality.sh [--pool DIR] [--sites N] [--seed S] [--labeled DIR]
+#   bench/quality.sh [--pool DIR] [--sites N] [--seed S] [--labeled DIR] [--real-pages DIR]
 #
 # --pool: real HTML pages for synth (default: shared/data/html beside the
 # repository; the repository's sample crawl when that is absent). Prints a
@@ -15,12 +18,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pool=../shared/data/html sites=300 seed=2 labeled=../shared/data/labeled/stia-near-duplicates
+real_pages=../shared/data/html
 while [ $# -gt 0 ]; do
   case $1 in
     --pool) pool=$2; shift 2 ;;
     --sites) sites=$2; shift 2 ;;
     --seed) seed=$2; shift 2 ;;
     --labeled) labeled=$2; shift 2 ;;
+    --real-pages) real_pages=$2; shift 2 ;;
     *) echo "quality: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -90,4 +95,26 @@ print(f"| {method} | {l['precision']:.4f} | {l['recall']:.4f} | {l['f1']:.4f} | 
       f"{frac('url_difference_only')} | {frac('full_content_swap')} | {ev['pairs']['precision']:.4f} | {ev['pairs']['recall']:.4f} |")
 PY
   done
+fi
+if [ -d "$real_pages/l3s-gn1" ]; then
+  # Real copies and real hard negatives, judged by reading (bench/labels/README.md).
+  python3 bench/real_pairs.py pack "$real_pages" "$work/real.warc"
+  echo
+  echo "| real pairs (judged) | precision | recall | F1 | copies found | wrong merges (judged) | merged pairs nobody judged | grade-1 pairs together | MB/s (1 thread) |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  for method in exact broder simhash combined robust; do
+    ./build/neardup dedup "$work/real.warc" --out "$work/real-$method" --method "$method" --threads 1 -q
+    python3 bench/real_pairs.py score "$real_pages" "$work/real-$method" --json >"$work/real-$method.json"
+    python3 - "$method" "$work/real-$method.json" "$work/real-$method/summary.json" <<'PY'
+import json, sys
+method, r, summ = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+j = r["judged_pairs"]
+mbs = summ["payload_bytes"] / 1e6 / summ["seconds"]
+print(f"| {method} | {j['precision']:.4f} | {j['recall']:.4f} | {j['f1']:.4f} | {j['true_positives']}/{j['positives']} | "
+      f"{j['false_positives']} | {r['unjudged_merged_pairs']} | {r['grade1']['together']}/{r['grade1']['pairs']} | {mbs:.0f} |")
+PY
+  done
+  echo
+  echo "robust on the real pairs, by kind:"
+  python3 bench/real_pairs.py score "$real_pages" "$work/real-robust" | sed 's/^/  /'
 fi

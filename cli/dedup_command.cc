@@ -86,8 +86,8 @@ void DedupFlags::Register(CLI::App* dedup) {
                     "shared as site boilerplate agree")
       ->check(CLI::Range(0.0, 1.0));
   dedup->add_option("--template-pages", template_pages,
-                    "robust: a min-hash value held by this many distinct pages of one site at the "
-                    "same position is the site's boilerplate")
+                    "robust: a min-hash value held by this many distinct pages of one site (the hosts "
+                    "of one registrable domain) at the same position is the site's boilerplate")
       ->check(CLI::Range(2, 1000000));
   dedup->add_option("--template-fraction", template_fraction,
                     "robust: ... and by at least this fraction of the site's distinct pages (a page "

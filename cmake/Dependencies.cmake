@@ -11,6 +11,7 @@ pkg_check_modules(DEFLATE REQUIRED IMPORTED_TARGET libdeflate)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 pkg_check_modules(BROTLIDEC REQUIRED IMPORTED_TARGET libbrotlidec)
+pkg_check_modules(PSL REQUIRED IMPORTED_TARGET libpsl)
 find_package(hwy REQUIRED)
 if(NEARDUP_BUILD_SERVICE)
   # The service's store and HTTP (Debian: librocksdb-dev, libcpp-httplib-dev).

@@ -23,6 +23,7 @@ PACKAGES=(
   clang libclang-rt-14-dev           # libFuzzer and sanitizer runtimes
   zlib1g-dev libdeflate-dev libzstd-dev libbrotli-dev   # gzip, zstd, brotli
   libxxhash-dev libicu-dev                               # hashing, charsets
+  libpsl-dev                                             # registrable domains (the public suffix list)
   libsimdjson-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libhwy-dev                                             # runtime SIMD dispatch
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -60,10 +60,11 @@ struct Comparison {
     uint32_t own_url_terms_a = 0, own_url_terms_b = 0;    // replaced as the page's own URL
     bool equal_after_normalization = false;
     uint64_t shingles_differing = 0;  // distinct normalized shingles in one page only
-    bool same_host = false;
+    bool same_host = false;           // one robust site: the hosts' registrable domains are equal
     uint32_t edit_limit = 0;          // max_edit_shingles or max_same_site_edit_shingles
-    // Site templates learned from the pages of the two hosts in the inputs
-    // (none without inputs): pages read and whether a template is known.
+    // Site templates learned from the pages of the two sites (registrable
+    // domains) in the inputs (none without inputs): pages read and whether a
+    // template is known.
     uint64_t host_pages = 0;
     bool template_known = false;
     uint32_t content_agreeing = 0, content_positions = 0, template_shared = 0;

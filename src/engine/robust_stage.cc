@@ -12,6 +12,7 @@
 
 #include "base/path.h"
 #include "sketch/difference_digest.h"
+#include "text/site.h"
 #include "text/url.h"
 
 namespace neardup {
@@ -421,7 +422,7 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
 
 std::string RobustSiteOf(std::string_view url) {
   std::string host = UrlHost(url);
-  if (!host.empty()) return host;
+  if (!host.empty()) return RegistrableDomainOfHost(host);
   std::string own(1, '\x01');
   own.append(url);
   return own;

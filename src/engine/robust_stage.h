@@ -84,10 +84,12 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
                             const RobustMethodOptions& options, std::vector<uint64_t>* out,
                             uint32_t* volatile_terms = nullptr, uint32_t* own_url_terms = nullptr);
 
-// A page's site as the method sees it: its host, or the page itself when
-// it has none (a file, a JSON Lines record without a URL): files do not
-// share a template. Sites that hold pages equal after normalization are
-// joined later, by the stage.
+// A page's site as the method sees it: its host's registrable domain
+// (RegistrableDomainOfHost: the hosts of one organisation, such as a
+// newspaper group's local editions, share a template; owners under one
+// public suffix do not), or the page itself when it has no host (a file, a
+// JSON Lines record without a URL): files do not share a template. Sites
+// that hold pages equal after normalization are joined later, by the stage.
 std::string RobustSiteOf(std::string_view url);
 
 // The min-hash sketcher of the method (k, wrap, m; supershingles unused).

@@ -1,6 +1,8 @@
 // Copyright neardup authors. Licensed under Apache-2.0.
 #include "text/site.h"
 
+#include <libpsl.h>
+
 #include "text/url.h"
 
 namespace neardup {
@@ -31,5 +33,23 @@ std::string SiteOfHost(std::string_view host) {
 }
 
 std::string SiteOfUrl(std::string_view url) { return SiteOfHost(UrlHost(url)); }
+
+std::string RegistrableDomainOfHost(std::string_view host) {
+  if (!host.empty() && host.back() == '.') host.remove_suffix(1);
+  std::string h(host);
+  for (char& c : h) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  if (h.empty() || IsIpAddress(h) || h.find('.') == std::string::npos) return h;
+  // The list compiled into libpsl: the same answer on every machine with the
+  // same library, whatever list file is installed. Read-only, thread-safe.
+  static const psl_ctx_t* const list = [] {
+    const psl_ctx_t* builtin = psl_builtin();
+    return builtin ? builtin : psl_latest(nullptr);
+  }();
+  if (list == nullptr) return h;
+  const char* domain = psl_registrable_domain(list, h.c_str());
+  return domain ? std::string(domain) : h;
+}
 
 }  // namespace neardup

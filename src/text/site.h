@@ -34,6 +34,15 @@ std::string SiteOfHost(std::string_view host);
 // e.g. a relative reference or "mailto:x@y".
 std::string SiteOfUrl(std::string_view url);
 
+// The registrable domain of `host` (lower-cased, one trailing dot dropped):
+// the public suffix it ends in plus one label, by the Public Suffix List
+// that libpsl carries (news.com.au, bbc.co.uk, example.blogspot.com), so
+// that the hosts of one organisation (blacktown.yourguide.com.au and
+// canberra.yourguide.com.au) are one domain while unrelated owners under a
+// shared suffix (smh.com.au, news.com.au) are not. The host itself when it
+// is an IP address, has no dot, or is a public suffix; "" for "".
+std::string RegistrableDomainOfHost(std::string_view host);
+
 }  // namespace neardup
 
 #endif  // NEARDUP_TEXT_SITE_H_

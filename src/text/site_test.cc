@@ -31,5 +31,24 @@ TEST(SiteTest, Exceptions) {
   EXPECT_EQ(SiteOfUrl(""), "");
 }
 
+// The public suffix list: one organisation's hosts share a domain, owners
+// under one public suffix (com.au, co.uk, blogspot.com) do not.
+TEST(SiteTest, RegistrableDomain) {
+  EXPECT_EQ(RegistrableDomainOfHost("blacktown.yourguide.com.au"), "yourguide.com.au");
+  EXPECT_EQ(RegistrableDomainOfHost("canberra.yourguide.com.au"), "yourguide.com.au");
+  EXPECT_EQ(RegistrableDomainOfHost("www.news.com.au"), "news.com.au");
+  EXPECT_EQ(RegistrableDomainOfHost("smh.com.au"), "smh.com.au");
+  EXPECT_EQ(RegistrableDomainOfHost("News.BBC.co.UK."), "bbc.co.uk");
+  EXPECT_EQ(RegistrableDomainOfHost("icscotland.icnetwork.co.uk"), "icnetwork.co.uk");
+  EXPECT_EQ(RegistrableDomainOfHost("someone.blogspot.com"), "someone.blogspot.com");
+  EXPECT_EQ(RegistrableDomainOfHost("www.cs.berkeley.edu"), "berkeley.edu");
+  // No registrable domain: the host itself.
+  EXPECT_EQ(RegistrableDomainOfHost("co.uk"), "co.uk");
+  EXPECT_EQ(RegistrableDomainOfHost("localhost"), "localhost");
+  EXPECT_EQ(RegistrableDomainOfHost("10.0.0.1"), "10.0.0.1");
+  EXPECT_EQ(RegistrableDomainOfHost("::1"), "::1");
+  EXPECT_EQ(RegistrableDomainOfHost(""), "");
+}
+
 }  // namespace
 }  // namespace neardup
