@@ -844,11 +844,17 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   result.candidate_pairs = pairs.size();
   std::vector<uint8_t> has_pair(candidate.size(), 0);
   std::vector<uint64_t> scratch_a(pages.record_words), scratch_b(pages.record_words);  // Fetch
+  // The pairs are in (a, b) order: page a is read once for its run of pairs.
+  uint32_t fetched_a = UINT32_MAX;
+  RobustPageView view_a;
   for (uint64_t p : pairs) {
     const uint32_t a = static_cast<uint32_t>(p >> 32), b = static_cast<uint32_t>(p);
+    if (a != fetched_a) {
+      view_a = pages.Fetch(a, scratch_a.data());
+      fetched_a = a;
+    }
     SiteTemplates::Match match;
-    if (!RobustDecide(*templates, pages.Fetch(a, scratch_a.data()), pages.Fetch(b, scratch_b.data()), options, &match)
-             .duplicate) {
+    if (!RobustDecide(*templates, view_a, pages.Fetch(b, scratch_b.data()), options, &match).duplicate) {
       continue;
     }
     uf->Union(a, b);
