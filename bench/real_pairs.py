@@ -54,6 +54,9 @@ import os
 import re
 import sys
 
+# One WARC record a page, and a run's clusters by URL, as for STIA.
+from labeled_crawl import read_clusters, write_record
+
 SOURCES = ("article-extraction-benchmark", "l3s-gn1",
            "trafilatura-eval", "wceb-2026-sample")
 LABELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "labels", "real-pairs.tsv")
@@ -171,17 +174,6 @@ def write_shown(f, a, b, blocks):
             f.write(f"   [{n}w @{s}] {' '.join(w[s:s + min(n, 35)])}{' ...' if n > 35 else ''}\n")
 
 
-def write_record(w, url, body, n):
-    http = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
-            + b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
-    head = (f"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {url}\r\n"
-            f"WARC-Date: 2026-01-01T00:00:00Z\r\n"
-            f"WARC-Record-ID: <urn:uuid:00000000-0000-0000-0001-{n:012d}>\r\n"
-            f"Content-Type: application/http; msgtype=response\r\n"
-            f"Content-Length: {len(http)}\r\n\r\n").encode()
-    w.write(head + http + b"\r\n\r\n")
-
-
 def pack(html_dir, out_warc):
     with open(out_warc, "wb") as w:
         for n, (_, url, path) in enumerate(pages(html_dir)):
@@ -195,13 +187,7 @@ def read_labels(path):
 
 def score(html_dir, run, labels_path, as_json):
     url_of = {key: url for key, url, _ in pages(html_dir)}
-    cluster = {}
-    with open(os.path.join(run, "clusters.tsv"), encoding="utf-8") as f:
-        header = f.readline().rstrip("\n").split("\t")
-        iu, ic = header.index("url"), header.index("cluster")
-        for line in f:
-            row = line.rstrip("\n").split("\t")
-            cluster.setdefault(row[iu], row[ic])
+    cluster = read_clusters(run)
     members = collections.Counter(cluster.values())
     merged_pairs = sum(n * (n - 1) // 2 for n in members.values())
     kinds = collections.defaultdict(lambda: {"pairs": 0, "together": 0})

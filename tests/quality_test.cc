@@ -276,6 +276,28 @@ TEST(QualityRegressionTest, MethodsScoreAsRecordedOnSynthSample) {
   fs::remove_all(dir);
 }
 
+// Runs the default and the textbook methods on `crawl` (packed by `script`
+// from `data`) into dir/METHOD, and reads `script score data dir/METHOD
+// --json` for each into (*scores)[METHOD], printing its `summary_key`.
+void ScoreLabeledRuns(const std::string& script, const std::string& data, const std::string& crawl,
+                      const std::string& dir, const char* label, const char* summary_key,
+                      std::map<std::string, nlohmann::json>* scores) {
+  std::string out;
+  for (const char* method : {"robust", "broder", "simhash", "combined"}) {
+    DedupOptions o;
+    o.method = method;
+    auto r = RunDedup({crawl}, dir + "/" + method, o, nullptr, nullptr, nullptr, nullptr);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_EQ(testing::RunCommand("python3 " + testing::Q(script) + " score " + testing::Q(data) + " " +
+                                      testing::Q(dir + "/" + method) + " --json",
+                                  &out),
+              0)
+        << out;
+    (*scores)[method] = nlohmann::json::parse(out);
+    std::printf("%s, %s: %s\n", label, method, (*scores)[method][summary_key].dump().c_str());
+  }
+}
+
 TEST(QualityRegressionTest, DefaultHoldsOnStiaUnderRealUrls) {
   const std::string shared = testing::SharedDataDir();
   if (shared.empty()) GTEST_SKIP() << testing::SharedDataSkipMessage();
@@ -290,19 +312,8 @@ TEST(QualityRegressionTest, DefaultHoldsOnStiaUnderRealUrls) {
             0)
       << out;
   std::map<std::string, nlohmann::json> scores;
-  for (const char* method : {"robust", "broder", "simhash", "combined"}) {
-    DedupOptions o;
-    o.method = method;
-    auto r = RunDedup({dir + "/stia.warc"}, dir + "/" + method, o, nullptr, nullptr, nullptr, nullptr);
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-    ASSERT_EQ(testing::RunCommand("python3 " + testing::Q(script) + " score " + testing::Q(labeled) + " " +
-                                      testing::Q(dir + "/" + method) + " --json",
-                                  &out),
-              0)
-        << out;
-    scores[method] = nlohmann::json::parse(out);
-    std::printf("stia under real URLs, %s: %s\n", method, scores[method]["labeled_pairs"].dump().c_str());
-  }
+  ScoreLabeledRuns(script, labeled, dir + "/stia.warc", dir, "stia under real URLs", "labeled_pairs", &scores);
+  if (HasFatalFailure()) return;
   const nlohmann::json& robust = scores["robust"]["labeled_pairs"];
   EXPECT_GE(robust["precision"].get<double>(), 0.99);
   EXPECT_GE(robust["recall"].get<double>(), 0.85);
@@ -327,19 +338,8 @@ TEST(QualityRegressionTest, DefaultHoldsOnJudgedRealPairs) {
             0)
       << out;
   std::map<std::string, nlohmann::json> scores;
-  for (const char* method : {"robust", "broder", "simhash", "combined"}) {
-    DedupOptions o;
-    o.method = method;
-    auto r = RunDedup({dir + "/real.warc"}, dir + "/" + method, o, nullptr, nullptr, nullptr, nullptr);
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-    ASSERT_EQ(testing::RunCommand("python3 " + testing::Q(script) + " score " + testing::Q(html) + " " +
-                                      testing::Q(dir + "/" + method) + " --json",
-                                  &out),
-              0)
-        << out;
-    scores[method] = nlohmann::json::parse(out);
-    std::printf("judged real pairs, %s: %s\n", method, scores[method]["judged_pairs"].dump().c_str());
-  }
+  ScoreLabeledRuns(script, html, dir + "/real.warc", dir, "judged real pairs", "judged_pairs", &scores);
+  if (HasFatalFailure()) return;
   const nlohmann::json& robust = scores["robust"];
   EXPECT_EQ(robust["kinds"]["different same-site-template"]["together"].get<int>(), 0);
   EXPECT_GE(robust["judged_pairs"]["true_positives"].get<int>(), 1);

@@ -17,14 +17,20 @@ bool IsIpAddress(std::string_view host) {
   return true;
 }
 
-}  // namespace
-
-std::string SiteOfHost(std::string_view host) {
+// ASCII-lower-cased, one trailing dot dropped (as UrlHost does).
+std::string LowerHost(std::string_view host) {
   if (!host.empty() && host.back() == '.') host.remove_suffix(1);
   std::string h(host);
   for (char& c : h) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   }
+  return h;
+}
+
+}  // namespace
+
+std::string SiteOfHost(std::string_view host) {
+  const std::string h = LowerHost(host);
   if (h.empty() || IsIpAddress(h)) return h;
   const size_t first_dot = h.find('.');
   // At most one dot: the host itself. Otherwise drop the first label and its dot.
@@ -35,11 +41,7 @@ std::string SiteOfHost(std::string_view host) {
 std::string SiteOfUrl(std::string_view url) { return SiteOfHost(UrlHost(url)); }
 
 std::string RegistrableDomainOfHost(std::string_view host) {
-  if (!host.empty() && host.back() == '.') host.remove_suffix(1);
-  std::string h(host);
-  for (char& c : h) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
+  const std::string h = LowerHost(host);
   if (h.empty() || IsIpAddress(h) || h.find('.') == std::string::npos) return h;
   // The list compiled into libpsl: the same answer on every machine with the
   // same library, whatever list file is installed. Read-only, thread-safe.
