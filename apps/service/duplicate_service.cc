@@ -19,7 +19,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <latch>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -32,6 +32,7 @@
 #include "neardup/env.h"
 #include "output/clusters_file.h"
 #include "output/summary_file.h"
+#include "service/posting_table.h"
 #include "service/service.h"
 #include "service/store.h"
 #include "text/url.h"
@@ -153,7 +154,10 @@ struct Ctx {
   // `briefs`: the service's briefs by page id, which the request changes in
   // place; what it has not committed when it ends is undone.
   Ctx(Txn* t, const Counters& c, std::vector<uint64_t>* b) : txn(t), counters(c), briefs(b) {}
-  ~Ctx() { UndoBriefs(); }
+  ~Ctx() {
+    UndoPostings();
+    UndoBriefs();
+  }
   Ctx(const Ctx&) = delete;
   Ctx& operator=(const Ctx&) = delete;
 
@@ -169,10 +173,30 @@ struct Ctx {
     brief_undo.clear();
   }
 
+  // A change the request made to the postings in memory, to undo when it
+  // is not committed.
+  struct PostingChange {
+    service::PostingTable* table;
+    uint64_t key, id;
+    enum Kind { kAdded, kRemoved, kBecameLarge } kind;
+    std::vector<uint64_t> dropped;  // kBecameLarge: the list it held
+  };
+  void UndoPostings() {
+    for (auto it = posting_undo.rbegin(); it != posting_undo.rend(); ++it) {
+      switch (it->kind) {
+        case PostingChange::kAdded: it->table->Remove(it->key, it->id); break;
+        case PostingChange::kRemoved: it->table->Add(it->key, it->id); break;
+        case PostingChange::kBecameLarge: it->table->Restore(it->key, it->dropped); break;
+      }
+    }
+    posting_undo.clear();
+  }
+
   Txn* txn;
   Counters counters;
   std::vector<uint64_t>* briefs;
   std::vector<std::pair<uint64_t, uint64_t>> brief_undo;  // (id, brief before), in order of change
+  std::vector<PostingChange> posting_undo;                // in order of change
   std::unordered_map<uint64_t, std::optional<Comparable>> comparables;
 };
 
@@ -188,6 +212,7 @@ class ServiceImpl final : public DuplicateService {
     NEARDUP_ASSIGN_OR_RETURN(db_, service::OpenStoreDb(dir_, so));
     // The header: format version, method spec, keeper rules, market rule.
     std::string header;
+    uint32_t format_version = service::kStoreFormatVersion;
     rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), service::kHeaderKey, &header);
     if (!s.ok() && !s.IsNotFound()) return service::FromRocks(s, "cannot read the store header");
     if (s.IsNotFound()) {
@@ -198,7 +223,8 @@ class ServiceImpl final : public DuplicateService {
       if (h.is_discarded() || !h.is_object() || !h.contains("format_version") || !h.contains("method_spec")) {
         return Status::Corruption("store " + dir_ + ": the header is not valid");
       }
-      if (h["format_version"].get<uint32_t>() != service::kStoreFormatVersion) {
+      format_version = h["format_version"].is_number_unsigned() ? h["format_version"].get<uint32_t>() : 0;
+      if (format_version != service::kStoreFormatVersion && format_version != 1) {
         return Status::NotSupported("store " + dir_ + " has format version " + h["format_version"].dump() +
                                     "; this neardup reads version " +
                                     std::to_string(service::kStoreFormatVersion));
@@ -224,13 +250,14 @@ class ServiceImpl final : public DuplicateService {
         return Status::Corruption("store " + dir_ + ": the counters record is missing or not valid");
       }
     }
-    NEARDUP_RETURN_IF_ERROR(LoadMemoryTables());
     NEARDUP_ASSIGN_OR_RETURN(method_, NewMethod(o_.method));
     if (method_->batch_only()) {
       return Status::InvalidArgument("method '" + method_->name() +
                                      "' is batch-only (it has no candidate index); the service needs "
                                      "exact, broder, simhash, combined or robust");
     }
+    if (!s.IsNotFound() && format_version == 1) NEARDUP_RETURN_IF_ERROR(UpgradeFromVersion1(header));
+    NEARDUP_RETURN_IF_ERROR(LoadMemoryTables());
     NEARDUP_ASSIGN_OR_RETURN(keeper_, KeeperOptions::Parse(o_.keeper));
     market_ = Lower(o_.prefer_host_suffix);
     if (s.IsNotFound()) {
@@ -253,13 +280,23 @@ class ServiceImpl final : public DuplicateService {
   // Reads every page's brief and every redirect target into memory, and
   // the signatures of the latest content pages into the signature cache.
   Status LoadMemoryTables() {
+    candidates_ = std::make_unique<service::PostingTable>(o_.max_bucket_pages, /*mark_large=*/true);
+    identical_ = std::make_unique<service::PostingTable>(o_.max_bucket_pages, /*mark_large=*/false);
+    rocksdb::ReadOptions scan;
+    scan.fill_cache = false;  // one pass over every record: keep the block cache for what tier 2 reads
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(scan));
+    // The large buckets first: a page filed under one adds nothing to it.
+    const std::string marks(1, service::kPostingPrefix);
+    for (it->Seek(marks); it->Valid() && it->key().starts_with(marks); it->Next()) {
+      if (it->key().size() != 9 || !service::IsLargeBucket(std::string_view(it->value().data(), it->value().size()))) {
+        return Status::Corruption("store " + dir_ + ": a large-bucket mark is not valid");
+      }
+      candidates_->SetLarge(service::GetBigEndian(std::string_view(it->key().data() + 1, 8)));
+    }
     signatures_ = SignatureCache(o_.signature_cache_pages);
     signatures_.Grow(counters_.next_page);
     // Ids below this share no cache slot with a later id.
     const uint64_t cached_from = counters_.next_page - std::min(counters_.next_page, signatures_.slots());
-    rocksdb::ReadOptions scan;
-    scan.fill_cache = false;  // one pass over every record: keep the block cache for what tier 2 reads
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(scan));
     const std::string pages(1, service::kPagePrefix);
     PageRecord record;
     for (it->Seek(pages); it->Valid() && it->key().starts_with(pages); it->Next()) {
@@ -271,10 +308,13 @@ class ServiceImpl final : public DuplicateService {
       }
       if (id >= briefs_.size()) briefs_.resize(id + 1, PackBrief(0, PageState::kRemoved));
       briefs_[id] = PackBrief(group, state);
-      if (state == PageState::kContent && id >= cached_from) {
-        if (!service::DecodePage(value, &record)) {
-          return Status::Corruption("store " + dir_ + ": page record " + std::to_string(id) + " is not valid");
-        }
+      if (state != PageState::kContent) continue;
+      if (!service::DecodePage(value, &record)) {
+        return Status::Corruption("store " + dir_ + ": page record " + std::to_string(id) + " is not valid");
+      }
+      // Page ids increase with the keys: each list is built in order.
+      File(nullptr, record, /*insert=*/true);
+      if (id >= cached_from) {
         signatures_.Put(id, Comparable{record.body_hash, record.similarity, std::move(record.signature)});
       }
     }
@@ -289,12 +329,39 @@ class ServiceImpl final : public DuplicateService {
 
   static uint64_t TargetHash(std::string_view url) { return XXH3_64bits(url.data(), url.size()); }
 
+  // A version-1 store kept every posting list in the store; version 2 keeps
+  // only the large-bucket marks (store.h). One synced batch drops the lists
+  // and writes the new header, so that a store is wholly one or the other.
+  Status UpgradeFromVersion1(const std::string& header) {
+    rocksdb::WriteBatch batch;
+    const std::string k(1, service::kPostingPrefix), x(1, service::kExactPrefix);
+    std::vector<std::string> marks;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+    for (it->Seek(k); it->Valid() && it->key().starts_with(k); it->Next()) {
+      if (service::IsLargeBucket(std::string_view(it->value().data(), it->value().size()))) {
+        marks.push_back(it->key().ToString());
+      }
+    }
+    NEARDUP_RETURN_IF_ERROR(service::FromRocks(it->status(), "cannot read the store"));
+    it.reset();
+    batch.DeleteRange(k, std::string(1, service::kPostingPrefix + 1));
+    batch.DeleteRange(x, std::string(1, service::kExactPrefix + 1));
+    for (const std::string& m : marks) batch.Put(m, service::LargeBucketMark());
+    nlohmann::ordered_json h = nlohmann::ordered_json::parse(header);
+    h["format_version"] = service::kStoreFormatVersion;
+    batch.Put(service::kHeaderKey, h.dump());
+    rocksdb::WriteOptions wo;
+    wo.sync = true;
+    return service::FromRocks(db_->Write(wo, &batch), "cannot bring the store to format version 2");
+  }
+
   // Commits the request's pending changes, its briefs and its signatures.
   Status CommitCtx(Ctx* ctx) {
     ctx->txn->Put(service::kCountersKey, service::EncodeCounters(ctx->counters));
     NEARDUP_RETURN_IF_ERROR(ctx->txn->Commit());
     counters_ = ctx->counters;
-    ctx->brief_undo.clear();  // the briefs changed in place are now committed
+    ctx->brief_undo.clear();  // the briefs and postings changed in place are now committed
+    ctx->posting_undo.clear();
     for (auto& [id, comparable] : ctx->comparables) {
       if (comparable) signatures_.Put(id, std::move(*comparable)); else signatures_.Erase(id);
     }
@@ -316,7 +383,7 @@ class ServiceImpl final : public DuplicateService {
   std::string method_spec() const override { return method_->Spec(); }
 
   Result<std::vector<PageAnswer>> Apply(std::vector<PageInput> pages, bool dry_run) override {
-    std::vector<Signed> signed_pages = SignAll(pages);
+    Signer signer(*method_, executor_, pages);
     std::lock_guard<std::mutex> lock(mu_);
     Txn txn(db_.get());
     Ctx ctx(&txn, counters_, &briefs_);
@@ -332,7 +399,7 @@ class ServiceImpl final : public DuplicateService {
         answers.push_back(std::move(a));
         continue;
       }
-      answers.push_back(ApplyOne(&ctx, page, &signed_pages[i]));
+      answers.push_back(ApplyOne(&ctx, page, signer.Wait(i)));
       if (!corruption_.ok()) return std::exchange(corruption_, Status::OK());
       if (!txn.status().ok()) return Prefixed(txn.status(), "page " + page.url + ": ");
       // Up to kPagesPerWrite pages' changes go to the store as one
@@ -676,43 +743,64 @@ class ServiceImpl final : public DuplicateService {
   }
 
   // ---- signing ----
-  std::vector<Signed> SignAll(const std::vector<PageInput>& pages) {
-    std::vector<Signed> out(pages.size());
-    std::vector<size_t> todo;
-    for (size_t i = 0; i < pages.size(); ++i) {
-      if (pages[i].error.empty() && !IsRedirect(pages[i]) && !IsRemovalStatus(pages[i].status) &&
-          !IsFailedFetch(pages[i].status)) {
-        todo.push_back(i);
+  // Signs a request's pages on the executor, in chunks taken in order, so
+  // that the serial apply of the first chunks overlaps the signing of the
+  // later ones. Wait(i) returns once page i is signed; the destructor waits
+  // for every task (they read the pages and write the signatures).
+  class Signer {
+   public:
+    Signer(const Method& method, Executor* executor, const std::vector<PageInput>& pages)
+        : method_(method), pages_(pages), out_(pages.size()), chunks_((pages.size() + kChunk - 1) / kChunk) {
+      const size_t threads = executor != nullptr ? static_cast<size_t>(executor->num_threads()) : 1;
+      if (threads <= 1 || pages.size() < 2 * kChunk) {
+        for (size_t c = 0; c < chunks_.size(); ++c) SignChunk(c);
+        return;
+      }
+      tasks_ = std::min(threads, chunks_.size());
+      for (size_t t = 0; t < tasks_; ++t) {
+        executor->Schedule([this] {
+          for (size_t c; (c = next_.fetch_add(1)) < chunks_.size();) SignChunk(c);
+          finished_.fetch_add(1);
+          finished_.notify_all();
+        });
       }
     }
-    auto sign = [&](size_t i) {
-      const PageInput& p = pages[i];
-      Document d;
-      d.url = p.url;
-      d.body = p.body;
-      d.kind = p.kind;
-      d.http_status = p.status;
-      d.fetch_date = p.fetched;
-      out[i].signature = method_->Sign(d);
-      out[i].body_hash = XXH3_64bits(p.body.data(), p.body.size());
-    };
-    const size_t threads = executor_ ? static_cast<size_t>(executor_->num_threads()) : 1;
-    if (threads <= 1 || todo.size() < 8) {
-      for (size_t i : todo) sign(i);
-      return out;
+    ~Signer() {
+      for (size_t f; (f = finished_.load()) < tasks_;) finished_.wait(f);
     }
-    const size_t tasks = std::min(threads * 4, todo.size());
-    std::latch done(static_cast<std::ptrdiff_t>(tasks));
-    for (size_t t = 0; t < tasks; ++t) {
-      executor_->Schedule([&, t] {
-        for (size_t j = t; j < todo.size(); j += tasks) sign(todo[j]);
-        done.count_down();
-      });
+    Signed* Wait(size_t i) {
+      std::atomic<uint8_t>& done = chunks_[i / kChunk];
+      done.wait(0);
+      return &out_[i];
     }
-    done.wait();
-    return out;
-  }
 
+   private:
+    static constexpr size_t kChunk = 32;
+    void SignChunk(size_t c) {
+      for (size_t i = c * kChunk; i < std::min(pages_.size(), (c + 1) * kChunk); ++i) {
+        const PageInput& p = pages_[i];
+        if (!p.error.empty() || IsRedirect(p) || IsRemovalStatus(p.status) || IsFailedFetch(p.status)) continue;
+        Document d;
+        d.url = p.url;
+        d.body = p.body;
+        d.kind = p.kind;
+        d.http_status = p.status;
+        d.fetch_date = p.fetched;
+        out_[i].signature = method_.Sign(d);
+        out_[i].body_hash = XXH3_64bits(p.body.data(), p.body.size());
+      }
+      chunks_[c].store(1);
+      chunks_[c].notify_all();
+    }
+
+    const Method& method_;
+    const std::vector<PageInput>& pages_;
+    std::vector<Signed> out_;
+    std::vector<std::atomic<uint8_t>> chunks_;  // 1: the chunk is signed
+    std::atomic<size_t> next_{0};
+    size_t tasks_ = 0;
+    std::atomic<size_t> finished_{0};
+  };
 
   // The method's rule between two stored content pages (byte-identical
   // bodies are duplicates with similarity 1, as dedup's identity sets).
@@ -889,59 +977,59 @@ class ServiceImpl final : public DuplicateService {
   }
 
   // ---- postings ----
-  // The store keys of the posting lists a page is filed under: the method's
-  // candidate keys, each once, and its body hash.
-  std::vector<std::string> PostingKeysOf(const PageRecord& p) const {
+  // The method's candidate keys of a page, each once.
+  std::vector<uint64_t> CandidateKeysOf(const PageRecord& p) const {
     std::vector<uint64_t> keys;
     if (p.signature.eligible) method_->CandidateKeys(p.signature, &keys);
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-    std::vector<std::string> posting_keys;
-    posting_keys.reserve(keys.size() + 1);
-    for (uint64_t k : keys) posting_keys.push_back(service::PostingKey(service::kPostingPrefix, k));
-    posting_keys.push_back(service::PostingKey(service::kExactPrefix, p.body_hash));
-    return posting_keys;
+    return keys;
   }
 
+  // Files content page p under its candidate keys and body hash (insert),
+  // or takes it off them. With a request (ctx, else nullptr), each change is logged to be
+  // undone unless committed, and a key that becomes a large bucket is marked
+  // in the store.
   void File(Ctx* ctx, const PageRecord& p, bool insert) {
-    const std::vector<std::string> posting_keys = PostingKeysOf(p);
-    ctx->txn->Prefetch(posting_keys);
-    for (const std::string& key : posting_keys) {
-      // A list left as it was (a large bucket, a full list of identical
-      // bodies, an id already filed or already gone) is not written again.
-      const bool method_key = key[0] == service::kPostingPrefix;
-      ctx->txn->Update(key, [&](std::string* list, bool) {
-        const bool changed = insert ? service::AddPosting(list, p.id, o_.max_bucket_pages, /*mark_large=*/method_key)
-                                    : service::RemovePosting(list, p.id);
-        if (!changed) return Txn::Change::kNone;
-        return list->empty() ? Txn::Change::kDelete : Txn::Change::kPut;
-      });
-    }
+    using Change = Ctx::PostingChange;
+    auto file = [&](service::PostingTable* table, uint64_t key) {
+      if (!insert) {
+        if (table->Remove(key, p.id) && ctx != nullptr) ctx->posting_undo.push_back({table, key, p.id, Change::kRemoved, {}});
+        return;
+      }
+      std::vector<uint64_t> dropped;
+      const service::PostingTable::Added added = table->Add(key, p.id, &dropped);
+      if (ctx == nullptr) return;
+      if (added == service::PostingTable::Added::kAdded) {
+        ctx->posting_undo.push_back({table, key, p.id, Change::kAdded, {}});
+      } else if (added == service::PostingTable::Added::kBecameLarge) {
+        ctx->posting_undo.push_back({table, key, p.id, Change::kBecameLarge, std::move(dropped)});
+        ctx->txn->Put(service::PostingKey(service::kPostingPrefix, key), service::LargeBucketMark());
+      }
+    };
+    for (uint64_t key : CandidateKeysOf(p)) file(candidates_.get(), key);
+    file(identical_.get(), p.body_hash);
   }
 
   // Ids filed under the signature's keys or its body hash (p excluded).
-  std::vector<uint64_t> Candidates(Ctx* ctx, const PageRecord& p) {
-    std::vector<uint64_t> ids;
-    const std::vector<std::string> posting_keys = PostingKeysOf(p);
-    ctx->txn->Prefetch(posting_keys);
+  std::vector<uint64_t> Candidates(Ctx*, const PageRecord& p) {
+    std::vector<uint64_t> listed;
+    if (p.signature.eligible) method_->CandidateKeys(p.signature, &keys_scratch_);
+    for (uint64_t key : keys_scratch_) candidates_->Append(key, &listed);
+    keys_scratch_.clear();
+    identical_->Append(p.body_hash, &listed);
     // The lists of similar pages hold mostly the same ids: each is kept
     // once (a mark per page id, by call) before the sort.
     if (++seen_epoch_ == 0) {
       std::fill(seen_.begin(), seen_.end(), 0);
       seen_epoch_ = 1;
     }
-    std::string list;
-    std::vector<uint64_t> listed;
-    for (const std::string& key : posting_keys) {
-      if (!ctx->txn->Get(key, &list)) continue;
-      listed.clear();
-      service::DecodePostings(list, &listed);
-      for (uint64_t id : listed) {
-        if (id >= seen_.size()) seen_.resize(std::max<size_t>(id + 1, seen_.size() * 3 / 2), 0);
-        if (seen_[id] == seen_epoch_ || id == p.id) continue;
-        seen_[id] = seen_epoch_;
-        ids.push_back(id);
-      }
+    std::vector<uint64_t> ids;
+    for (uint64_t id : listed) {
+      if (id >= seen_.size()) seen_.resize(std::max<size_t>(id + 1, seen_.size() * 3 / 2), 0);
+      if (seen_[id] == seen_epoch_ || id == p.id) continue;
+      seen_[id] = seen_epoch_;
+      ids.push_back(id);
     }
     std::sort(ids.begin(), ids.end());
     return ids;
@@ -1401,6 +1489,10 @@ class ServiceImpl final : public DuplicateService {
   Status corruption_;
   // Committed briefs (PackBrief) by page id: a page's group and state.
   std::vector<uint64_t> briefs_;
+  // The method's candidate postings and the lists of identical bodies
+  // (posting_table.h), rebuilt from the page records when the store opens.
+  std::unique_ptr<service::PostingTable> candidates_, identical_;
+  std::vector<uint64_t> keys_scratch_;
   // Candidates(): seen_[id] == seen_epoch_ when the call has listed id.
   std::vector<uint32_t> seen_;
   uint32_t seen_epoch_ = 0;

@@ -3,6 +3,7 @@
 // verification and repair, dry runs, durability across reopening, and the
 // partition against the batch job's on the same pages.
 #include "service/service.h"
+#include "service/store.h"
 
 #include <gtest/gtest.h>
 
@@ -466,6 +467,105 @@ TEST(ServiceLargeBuckets, AKeyPastTheLimitGivesNoCandidates) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->at(0).group, groups[0]);
   EXPECT_EQ(r->at(0).similarity, 1.0);
+  // Reopened, the postings are rebuilt from the page records and the large
+  // buckets from their marks: a sixth variant is still alone, and a copy of
+  // the first's bytes still finds its group.
+  const std::string dir = testing::MakeTempDir("service-large") + "/store";
+  service->reset();
+  service = DuplicateService::Open(dir, so);
+  ASSERT_TRUE(service.ok());
+  for (int v = 0; v < 6; ++v) ASSERT_TRUE((*service)->Apply({variant(v)}, false).ok());
+  service->reset();
+  service = DuplicateService::Open(dir, so);
+  ASSERT_TRUE(service.ok()) << service.status().ToString();
+  r = (*service)->Apply({variant(6)}, false);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->at(0).role, "keep");
+  EXPECT_EQ((*service)->Lookup(variant(6).url)->group, r->at(0).group);
+  r = (*service)->Apply({copy}, false);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->at(0).group, (*service)->Lookup(variant(0).url)->group);
+}
+
+// A dry run (POST /v1/check) that would make a bucket large leaves the
+// postings as they were: a page applied after it still finds its group
+// through them.
+TEST(ServiceLargeBuckets, ADryRunMarksNoBucketLarge) {
+  ServiceOptions so;
+  so.sync = false;
+  so.method = "simhash";
+  so.max_bucket_pages = 3;
+  auto service = DuplicateService::Open(testing::MakeTempDir("service-large-dry") + "/store", so);
+  ASSERT_TRUE(service.ok()) << service.status().ToString();
+  const std::string text = Article(12);
+  auto variant = [&](int v) {
+    PageInput p = Page("https://w" + std::to_string(v) + ".example/", text);
+    p.body.insert(p.body.find("<p>") + 2, " id=\"w" + std::to_string(v) + "\"");
+    return p;
+  };
+  std::vector<uint64_t> groups;
+  for (int v = 0; v < 3; ++v) {
+    auto r = (*service)->Apply({variant(v)}, false);
+    ASSERT_TRUE(r.ok());
+    groups.push_back(r->at(0).group);
+  }
+  ASSERT_EQ(groups[1], groups[0]);
+  auto dry = (*service)->Apply({variant(3)}, /*dry_run=*/true);
+  ASSERT_TRUE(dry.ok());
+  EXPECT_EQ(dry->at(0).role, "keep");  // the fourth makes the buckets large
+  ASSERT_TRUE((*service)->Remove(variant(2).url).ok());
+  auto r = (*service)->Apply({variant(3)}, false);  // lists of two: room for a third
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->at(0).group, groups[0]);
+  EXPECT_EQ(r->at(0).role, "duplicate");
+}
+
+// A store of format version 1 kept every posting list; opened, it is brought
+// to version 2: the lists are dropped (they are rebuilt from the page
+// records), the large-bucket marks kept, and its answers stay the same.
+TEST(ServiceStoreFormat, VersionOneIsUpgradedWhenOpened) {
+  const std::string dir = testing::MakeTempDir("service-v1") + "/store";
+  ServiceOptions so;
+  so.sync = false;
+  so.method = "simhash";
+  const std::string text = Article(13);
+  {
+    auto service = DuplicateService::Open(dir, so);
+    ASSERT_TRUE(service.ok());
+    ASSERT_TRUE((*service)->Apply({Page("https://a.example/", text)}, false).ok());
+  }
+  {
+    auto db = service::OpenStoreDb(dir, service::StoreOptions{});
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    std::string header;
+    ASSERT_TRUE((*db)->Get(rocksdb::ReadOptions(), service::kHeaderKey, &header).ok());
+    const size_t at = header.find("\"format_version\":2");
+    ASSERT_NE(at, std::string::npos) << header;
+    header.replace(at, 18, "\"format_version\":1");
+    rocksdb::WriteBatch b;
+    b.Put(service::kHeaderKey, header);
+    b.Put(service::PostingKey(service::kPostingPrefix, 42), std::string(16, '\1'));  // a list of two ids
+    b.Put(service::PostingKey(service::kPostingPrefix, 43), service::LargeBucketMark());
+    b.Put(service::PostingKey(service::kExactPrefix, 44), std::string(8, '\0'));
+    ASSERT_TRUE((*db)->Write(rocksdb::WriteOptions(), &b).ok());
+  }
+  {
+    auto service = DuplicateService::Open(dir, so);
+    ASSERT_TRUE(service.ok()) << service.status().ToString();
+    auto r = (*service)->Apply({Page("https://b.example/", Edited(text, 1))}, false);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->at(0).role, "duplicate");
+    EXPECT_EQ(r->at(0).winner, "https://a.example/");
+  }
+  auto db = service::OpenStoreDb(dir, service::StoreOptions{});
+  ASSERT_TRUE(db.ok());
+  std::string v;
+  ASSERT_TRUE((*db)->Get(rocksdb::ReadOptions(), service::kHeaderKey, &v).ok());
+  EXPECT_NE(v.find("\"format_version\":2"), std::string::npos) << v;
+  EXPECT_TRUE((*db)->Get(rocksdb::ReadOptions(), service::PostingKey(service::kPostingPrefix, 42), &v).IsNotFound());
+  EXPECT_TRUE((*db)->Get(rocksdb::ReadOptions(), service::PostingKey(service::kExactPrefix, 44), &v).IsNotFound());
+  ASSERT_TRUE((*db)->Get(rocksdb::ReadOptions(), service::PostingKey(service::kPostingPrefix, 43), &v).ok());
+  EXPECT_TRUE(service::IsLargeBucket(v));
 }
 
 TEST(ServiceVsBatch, PartitionsAgreeOnASynthCrawl) {

@@ -14,6 +14,9 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
+#include <latch>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -178,7 +181,13 @@ class ServerImpl final : public Server {
 
   void Pages(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader, bool dry_run) {
     if (req.is_multipart_form_data()) return SetError(res, 415, "send NDJSON (one page per line), not a multipart form");
-    std::string received;
+    // The body is read into a buffer the thread keeps between requests (its
+    // pages are not faulted in again for every batch), sized from
+    // Content-Length when the client sends it.
+    thread_local std::string received;
+    received.clear();
+    const uint64_t length = req.get_header_value<uint64_t>("Content-Length");
+    if (length > 0) received.reserve(std::min(length, o_.max_body_bytes));
     bool too_big = false;
     reader([&](const char* data, size_t n) {
       if (received.size() + n > o_.max_body_bytes) {
@@ -191,7 +200,7 @@ class ServerImpl final : public Server {
     if (too_big) {
       return SetError(res, 413, "request body larger than the limit of " + std::to_string(o_.max_body_bytes) + " bytes");
     }
-    std::vector<PageInput> pages;
+    std::vector<std::pair<std::string_view, uint64_t>> lines;  // (line, its number)
     std::string_view body = received;
     uint64_t line_number = 0;
     size_t start = 0;
@@ -203,13 +212,15 @@ class ServerImpl final : public Server {
       ++line_number;
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       if (line.find_first_not_of(" \t") == std::string_view::npos) continue;  // blank lines carry nothing
-      if (pages.size() >= o_.max_lines) {
+      if (lines.size() >= o_.max_lines) {
         return SetError(res, 413, "more than " + std::to_string(o_.max_lines) +
                                       " lines in one request; send them in smaller batches");
       }
-      pages.emplace_back();
-      ParsePageLine(line, line_number, o_.max_line_bytes, &pages.back());
+      lines.emplace_back(line, line_number);
     }
+    std::vector<PageInput> pages(lines.size());
+    ParallelFor(lines.size(), [&](size_t i) { ParsePageLine(lines[i].first, lines[i].second, o_.max_line_bytes, &pages[i]); });
+    if (received.capacity() > kKeptBodyBytes) std::string().swap(received);
     Result<std::vector<PageAnswer>> answers = service_->Apply(std::move(pages), dry_run);
     if (!answers.ok()) return SetError(res, 500, answers.status().message());
     std::string out;
@@ -218,6 +229,30 @@ class ServerImpl final : public Server {
       out.push_back('\n');
     }
     res.set_content(std::move(out), "application/x-ndjson");
+  }
+
+  // A read buffer larger than this is freed after its request.
+  static constexpr size_t kKeptBodyBytes = size_t{64} << 20;
+
+  // Calls fn(i) for i in [0, n) on the executor's threads; returns when all
+  // are done.
+  void ParallelFor(size_t n, const std::function<void(size_t)>& fn) {
+    const size_t tasks = std::min<size_t>(static_cast<size_t>(executor_->num_threads()), n / 16);
+    if (tasks <= 1) {
+      for (size_t i = 0; i < n; ++i) fn(i);
+      return;
+    }
+    std::atomic<size_t> next{0};
+    std::latch done(static_cast<std::ptrdiff_t>(tasks));
+    for (size_t t = 0; t < tasks; ++t) {
+      executor_->Schedule([&] {
+        for (size_t i; (i = next.fetch_add(16)) < n;) {
+          for (size_t j = i; j < std::min(n, i + 16); ++j) fn(j);
+        }
+        done.count_down();
+      });
+    }
+    done.wait();
   }
 
   ServerOptions o_;

@@ -242,51 +242,7 @@ bool IsLargeBucket(std::string_view list) {
   return id == kLargeBucket;
 }
 
-void DecodePostings(std::string_view list, std::vector<uint64_t>* ids) {
-  if (IsLargeBucket(list)) return;
-  for (size_t i = 0; i + 8 <= list.size(); i += 8) {
-    uint64_t id;
-    std::memcpy(&id, list.data() + i, 8);
-    ids->push_back(id);
-  }
-}
-
-namespace {
-// The byte offset of the first id >= `id` in the list.
-size_t LowerBound(const std::string& list, uint64_t id) {
-  size_t lo = 0, hi = list.size() / 8;
-  while (lo < hi) {
-    const size_t mid = (lo + hi) / 2;
-    uint64_t v;
-    std::memcpy(&v, list.data() + mid * 8, 8);
-    if (v < id) lo = mid + 1; else hi = mid;
-  }
-  return lo * 8;
-}
-}  // namespace
-
-bool AddPosting(std::string* list, uint64_t id, size_t max_ids, bool mark_large) {
-  if (IsLargeBucket(*list)) return false;
-  const size_t at = LowerBound(*list, id);
-  if (at + 8 <= list->size() && std::memcmp(list->data() + at, &id, 8) == 0) return false;
-  if (list->size() / 8 >= max_ids) {
-    if (!mark_large) return false;
-    list->assign(8, '\xff');
-    return true;
-  }
-  char b[8];
-  std::memcpy(b, &id, 8);
-  list->insert(at, b, 8);
-  return true;
-}
-
-bool RemovePosting(std::string* list, uint64_t id) {
-  if (IsLargeBucket(*list)) return false;
-  const size_t at = LowerBound(*list, id);
-  if (at + 8 > list->size() || std::memcmp(list->data() + at, &id, 8) != 0) return false;
-  list->erase(at, 8);
-  return true;
-}
+std::string LargeBucketMark() { return std::string(8, '\xff'); }
 
 std::string RedirectPrefix(std::string_view target) {
   std::string k(1, kRedirectPrefix);

@@ -26,7 +26,10 @@
 namespace neardup {
 namespace service {
 
-constexpr uint32_t kStoreFormatVersion = 1;
+// Version 2 keeps only the large-bucket marks of the method's postings
+// (posting_table.h); version 1 kept every list, and a version-1 store is
+// brought to version 2 when it opens.
+constexpr uint32_t kStoreFormatVersion = 2;
 
 // Key prefixes (one byte, then fixed-width big-endian numbers or text).
 constexpr char kHeaderKey[] = "H";
@@ -35,8 +38,8 @@ constexpr char kUrlPrefix = 'u';       // u URL                 -> page id (8 by
 constexpr char kPagePrefix = 'p';      // p id                  -> PageRecord
 constexpr char kGroupPrefix = 'g';     // g group               -> GroupRecord
 constexpr char kMemberPrefix = 'm';    // m group id            -> ""
-constexpr char kPostingPrefix = 'k';   // k key                 -> posting list (the method's candidate keys)
-constexpr char kExactPrefix = 'x';     // x body-hash           -> posting list (byte-identical bodies)
+constexpr char kPostingPrefix = 'k';   // k key                 -> kLargeBucket mark (the method's candidate keys)
+constexpr char kExactPrefix = 'x';     // x body-hash           -> (version 1 only) posting list
 constexpr char kRedirectPrefix = 'r';  // r target-URL \0 id    -> "" (pages redirecting to target)
 
 enum class PageState : uint8_t { kContent = 0, kRedirect = 1, kRemoved = 2 };
@@ -89,29 +92,18 @@ std::string UrlKey(std::string_view url);
 std::string PageKey(uint64_t id);
 std::string GroupKey(uint64_t id);
 std::string MemberKey(uint64_t group, uint64_t page);
-// A posting list: the ids filed under one key, increasing, 8 bytes each
-// (little-endian), at most ServiceOptions::max_bucket_pages of them. One key
-// per list, read with one Get: a page's candidates are a few dozen point
-// reads, not iterator seeks.
-//
-// A large bucket: dedup's candidate tables pair no pages of a bucket of more
-// than max_bucket_pages pages (boilerplate every page of a site shares, say).
-// A method's list that would grow past the limit becomes the one id
-// kLargeBucket and lists no candidates from then on (removals do not bring
-// it back: the pages past the limit were never listed). Lists of identical
-// bodies (kExactPrefix) stay at their first max_bucket_pages ids instead:
-// any one of them finds the group.
+// The method's candidate postings live in memory (posting_table.h), rebuilt
+// from the page records when a store opens. What the records cannot tell is
+// which keys became large buckets: dedup's candidate tables pair no pages of
+// a bucket of more than max_bucket_pages pages (boilerplate every page of a
+// site shares, say), and a key of the method that was filed under by more
+// pages than that gives no candidates from then on, whatever is removed.
+// Such a key is stored as `k` key -> the one 8-byte id kLargeBucket.
 constexpr uint64_t kLargeBucket = ~uint64_t{0};
 std::string PostingKey(char prefix, uint64_t key);
+// The value of a large bucket's mark.
+std::string LargeBucketMark();
 bool IsLargeBucket(std::string_view list);
-// Appends the list's ids to *ids (none for a large bucket).
-void DecodePostings(std::string_view list, std::vector<uint64_t>* ids);
-// Adds `id` to the list; a full list becomes a large bucket when
-// `mark_large`, and is left as it is otherwise. Returns whether the list
-// changed (not when `id` was there already, or the list is a large bucket).
-bool AddPosting(std::string* list, uint64_t id, size_t max_ids, bool mark_large);
-// Removes `id`; returns whether the list changed.
-bool RemovePosting(std::string* list, uint64_t id);
 std::string RedirectKey(std::string_view target, uint64_t page);
 std::string RedirectPrefix(std::string_view target);
 

@@ -254,27 +254,10 @@ TEST_F(TxnTest, AgreesWithAModelUnderRandomChanges) {
   }
 }
 
-TEST(PostingList, GrowsToTheLimitThenBecomesALargeBucket) {
-  std::string list;
-  for (uint64_t id : {5u, 1u, 3u}) EXPECT_TRUE(AddPosting(&list, id, 3, /*mark_large=*/true));
-  EXPECT_FALSE(AddPosting(&list, 3, 3, true));  // already there
-  std::vector<uint64_t> ids;
-  DecodePostings(list, &ids);
-  EXPECT_EQ(ids, (std::vector<uint64_t>{1, 3, 5}));
-  std::string exact = list;
-  EXPECT_FALSE(AddPosting(&exact, 7, 3, /*mark_large=*/false));  // full, kept as it is
-  EXPECT_EQ(exact, list);
-  EXPECT_TRUE(AddPosting(&list, 7, 3, true));
-  EXPECT_TRUE(IsLargeBucket(list));
-  ids.clear();
-  DecodePostings(list, &ids);
-  EXPECT_TRUE(ids.empty());
-  EXPECT_FALSE(RemovePosting(&list, 7));
-  EXPECT_FALSE(AddPosting(&list, 2, 3, true));
-  EXPECT_TRUE(IsLargeBucket(list));
-  EXPECT_TRUE(RemovePosting(&exact, 3));
-  EXPECT_FALSE(RemovePosting(&exact, 3));
-  EXPECT_FALSE(IsLargeBucket(exact));
+TEST(PostingList, TheLargeBucketMarkIsOneAllOnesId) {
+  EXPECT_TRUE(IsLargeBucket(LargeBucketMark()));
+  EXPECT_FALSE(IsLargeBucket(std::string(8, '\0')));
+  EXPECT_FALSE(IsLargeBucket(LargeBucketMark() + LargeBucketMark()));  // a version-1 list of two ids
 }
 
 }  // namespace
