@@ -9,8 +9,10 @@ bench/RESULTS.md:
      compared with `neardup dedup` on the last crawl: relative error in
      precision and in recall;
   2. tier 1's share (their Figure 8): recrawled pages decided without tier 2;
-  3. throughput: pages/s ingested in batches of 1,000 against `dedup
-     --threads 1` on the same pages, and the server's peak memory;
+  3. throughput: pages/s ingested in batches of 1,000 from several
+     concurrent clients (a bounded load: each chunk's pages once), against
+     `dedup --threads 1` on the same pages, and the server's peak memory;
+     and `neardup ingest` end to end from the first chunk's WARC;
   4. incremental vs from scratch (their Figure 7): time per added page as the
      store grows, against re-running `dedup` on everything so far;
   5. latency: p50/p99 of single-page checks and lookups from several
@@ -98,6 +100,45 @@ class Server:
 def ingest(cli, server, inputs, batch=1000):
     t0 = time.time()
     run([cli, "ingest", *inputs, "--server", server.url(), "--batch", str(batch), "-q"])
+    return time.time() - t0
+
+
+def load(server, ndjson, clients=2, batch=1000):
+    """Sends the NDJSON file's lines as POST /v1/pages requests of `batch`
+    lines from `clients` concurrent connections (a fixed number of requests;
+    stops by itself). Returns the seconds from the first request to the last
+    answer."""
+    import http.client
+    import queue
+    with open(ndjson, "rb") as f:
+        lines = [l for l in f.read().split(b"\n") if l]
+    batches = queue.Queue()
+    for i in range(0, len(lines), batch):
+        batches.put(b"\n".join(lines[i:i + batch]) + b"\n")
+    del lines
+    failures = []
+
+    def client():
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=600)
+        while not failures:
+            try:
+                body = batches.get_nowait()
+            except queue.Empty:
+                return
+            conn.request("POST", "/v1/pages", body=body, headers={"Content-Type": "application/x-ndjson"})
+            r = conn.getresponse()
+            answer = r.read()
+            if r.status != 200 or answer.count(b"\n") != body.count(b"\n"):
+                failures.append(f"status {r.status}: {answer[:200]!r}")
+
+    t0 = time.time()
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if failures:
+        raise SystemExit(f"service bench: a load request failed: {failures[0]}")
     return time.time() - t0
 
 
@@ -227,16 +268,32 @@ def scale(args, work):
                  "--max-page-bytes", str(args.max_page_bytes), "--host-tag", f"c{c + 1}-", "--out", path])
         chunks.append(path)
     store = os.path.join(work, "scale-store")
-    shutil.rmtree(store, ignore_errors=True)
     log = open(os.path.join(work, "serve-scale.log"), "w")
+    # End to end: `neardup ingest` reads the first chunk's WARC and sends it
+    # (one client on the same cores as the server), into an empty store.
+    shutil.rmtree(store, ignore_errors=True)
+    server = Server(args.cli, store, log, args.method)
+    e2e = ingest(args.cli, server, [chunks[0]])
+    server.stop()
+    first = dedup(args.cli, chunks[:1], os.path.join(work, "scale-dedup"), threads=1, method=args.method)
+    first_rate = first["documents_read"] / first["seconds"]
+    print(f"`neardup ingest` of the first chunk's WARC into an empty store (one client, batches of 1,000): "
+          f"{e2e:.1f} s, {per / e2e:,.0f} pages/s, {per / e2e / first_rate:.0%} of `dedup --threads 1` "
+          f"({first_rate:,.0f} pages/s).\n")
+    shutil.rmtree(store, ignore_errors=True)
     server = Server(args.cli, store, log, args.method)
     print(f"### Incremental vs from scratch (Zhu et al. Figure 7), throughput and memory: "
           f"{args.chunks} crawlgen chunks of {per:,} pages\n")
+    print(f"Each chunk is sent as NDJSON (`neardup ingest --ndjson-out`, made beforehand) by {args.clients} "
+          f"concurrent clients in requests of 1,000 pages.\n")
     print("| store pages after | ingest s (this chunk) | ms per added page | service pages/s | "
           "dedup from scratch s (all so far, 1 thread) | dedup pages/s | service / dedup |")
     print("|---|---|---|---|---|---|---|")
     for c in range(args.chunks):
-        secs = ingest(args.cli, server, [chunks[c]])
+        ndjson = os.path.join(work, "chunk.ndjson")
+        run([args.cli, "ingest", chunks[c], "--ndjson-out", ndjson, "-q"])
+        secs = load(server, ndjson, clients=args.clients)
+        os.remove(ndjson)
         s = dedup(args.cli, chunks[:c + 1], os.path.join(work, "scale-dedup"), threads=1, method=args.method)
         dedup_rate = s["documents_read"] / s["seconds"]
         rate = per / secs
@@ -277,6 +334,7 @@ def main():
     ap.add_argument("--web-hosts", type=int, default=64, help="www hosts of the synth-web crawls")
     ap.add_argument("--method", default="simhash", help="the method of the store and of dedup (the service's default)")
     ap.add_argument("--kills", type=int, default=20)
+    ap.add_argument("--clients", type=int, default=2, help="concurrent clients of the throughput load")
     ap.add_argument("--skip", default="", help="comma-separated: table1,scale,crash")
     args = ap.parse_args()
     if not os.path.isdir(args.html_dir):

@@ -154,6 +154,9 @@ Command AddIngestCommand(CLI::App* app) {
   c->add_option("--batch", args->options.batch_pages, "Pages per request")->check(CLI::Range(1, 100000))
       ->capture_default_str();
   c->add_option("--answers", args->answers, "Write every answer line (NDJSON) to this file");
+  c->add_option("--ndjson-out", args->options.ndjson_out,
+                "Write the request lines (NDJSON, one page a line, as POST /v1/pages takes them) to this "
+                "file ('-': stdout) instead of sending them; no server is contacted");
   c->add_flag("--quiet,-q", args->options.quiet, "No progress or warnings on stderr");
   return {c, [args] {
             FILE* out = nullptr;

@@ -91,6 +91,16 @@ uint64_t PackBrief(uint64_t group, PageState state) {
   return group | (static_cast<uint64_t>(state) << kBriefStateShift);
 }
 
+// A group record as the service holds every group in memory, by id
+// (GroupRecord without its id): groups are read at every placement, and
+// never from the store once it is open.
+struct GroupSlot {
+  static constexpr uint64_t kNone = ~uint64_t{0};
+  uint64_t winner = kNone;  // kNone: no such group
+  uint32_t members = 0;
+  uint32_t failed_verifications = 0;
+};
+
 // What comparing with a page needs (Decide): its body hash and signature;
 // and its similarity to its group's winner, so that a verification that
 // leaves it unchanged writes nothing.
@@ -147,16 +157,47 @@ class SignatureCache {
   std::vector<Slot> slots_;
 };
 
+// Committed page records by id, decoded, direct-mapped (slot id & (slots -
+// 1) holds the latest id read there): the records tier 2 reads again and
+// again (groups' winners) are not read from the store and decoded each
+// time. A committed change of a page erases its slot.
+class RecordCache {
+ public:
+  static constexpr size_t kSlots = size_t{1} << 16;
+  const PageRecord* Find(uint64_t id) const {
+    const Slot& s = slots_[id & (kSlots - 1)];
+    return s.id == id ? &s.record : nullptr;
+  }
+  void Put(const PageRecord& record) {
+    Slot& s = slots_[record.id & (kSlots - 1)];
+    s.id = record.id;
+    s.record = record;
+  }
+  void Erase(uint64_t id) {
+    Slot& s = slots_[id & (kSlots - 1)];
+    if (s.id == id) s = Slot();
+  }
+
+ private:
+  struct Slot {
+    uint64_t id = ~uint64_t{0};
+    PageRecord record;
+  };
+  std::vector<Slot> slots_ = std::vector<Slot>(kSlots);
+};
+
 // One request's view of the store: the open transaction, the counters as
 // they will be after it, and the briefs and Comparables of the pages it
 // saved (content pages only in `comparables`).
 struct Ctx {
   // `briefs`: the service's briefs by page id, which the request changes in
   // place; what it has not committed when it ends is undone.
-  Ctx(Txn* t, const Counters& c, std::vector<uint64_t>* b) : txn(t), counters(c), briefs(b) {}
+  Ctx(Txn* t, const Counters& c, std::vector<uint64_t>* b, std::vector<GroupSlot>* g)
+      : txn(t), counters(c), briefs(b), groups(g) {}
   ~Ctx() {
     UndoPostings();
     UndoBriefs();
+    UndoGroups();
   }
   Ctx(const Ctx&) = delete;
   Ctx& operator=(const Ctx&) = delete;
@@ -171,6 +212,16 @@ struct Ctx {
   void UndoBriefs() {
     for (auto it = brief_undo.rbegin(); it != brief_undo.rend(); ++it) (*briefs)[it->first] = it->second;
     brief_undo.clear();
+  }
+  // The service's groups by id, changed in place like the briefs.
+  void SetGroup(uint64_t id, const GroupSlot& slot) {
+    if (id >= groups->size()) groups->resize(std::max<size_t>(id + 1, groups->size() * 3 / 2));
+    group_undo.emplace_back(id, (*groups)[id]);
+    (*groups)[id] = slot;
+  }
+  void UndoGroups() {
+    for (auto it = group_undo.rbegin(); it != group_undo.rend(); ++it) (*groups)[it->first] = it->second;
+    group_undo.clear();
   }
 
   // A change the request made to the postings in memory, to undo when it
@@ -196,6 +247,8 @@ struct Ctx {
   Counters counters;
   std::vector<uint64_t>* briefs;
   std::vector<std::pair<uint64_t, uint64_t>> brief_undo;  // (id, brief before), in order of change
+  std::vector<GroupSlot>* groups;
+  std::vector<std::pair<uint64_t, GroupSlot>> group_undo;  // (id, slot before), in order of change
   std::vector<PostingChange> posting_undo;                // in order of change
   std::unordered_map<uint64_t, std::optional<Comparable>> comparables;
 };
@@ -318,6 +371,16 @@ class ServiceImpl final : public DuplicateService {
         signatures_.Put(id, Comparable{record.body_hash, record.similarity, std::move(record.signature)});
       }
     }
+    const std::string groups(1, service::kGroupPrefix);
+    groups_.assign(counters_.next_group, GroupSlot());
+    GroupRecord g;
+    for (it->Seek(groups); it->Valid() && it->key().starts_with(groups); it->Next()) {
+      if (!service::DecodeGroup(std::string_view(it->value().data(), it->value().size()), &g) ||
+          g.id >= counters_.next_group) {
+        return Status::Corruption("store " + dir_ + ": a group record is not valid");
+      }
+      groups_[g.id] = SlotOf(g);
+    }
     const std::string redirects(1, service::kRedirectPrefix);
     for (it->Seek(redirects); it->Valid() && it->key().starts_with(redirects); it->Next()) {
       const std::string_view k(it->key().data(), it->key().size());
@@ -360,9 +423,11 @@ class ServiceImpl final : public DuplicateService {
     ctx->txn->Put(service::kCountersKey, service::EncodeCounters(ctx->counters));
     NEARDUP_RETURN_IF_ERROR(ctx->txn->Commit());
     counters_ = ctx->counters;
-    ctx->brief_undo.clear();  // the briefs and postings changed in place are now committed
+    ctx->brief_undo.clear();  // the briefs, postings and groups changed in place are now committed
     ctx->posting_undo.clear();
+    ctx->group_undo.clear();
     for (auto& [id, comparable] : ctx->comparables) {
+      records_.Erase(id);
       if (comparable) signatures_.Put(id, std::move(*comparable)); else signatures_.Erase(id);
     }
     ctx->comparables.clear();
@@ -386,7 +451,7 @@ class ServiceImpl final : public DuplicateService {
     Signer signer(*method_, executor_, pages);
     std::lock_guard<std::mutex> lock(mu_);
     Txn txn(db_.get());
-    Ctx ctx(&txn, counters_, &briefs_);
+    Ctx ctx(&txn, counters_, &briefs_, &groups_);
     std::vector<PageAnswer> answers;
     answers.reserve(pages.size());
     for (size_t i = 0; i < pages.size(); ++i) {
@@ -420,7 +485,7 @@ class ServiceImpl final : public DuplicateService {
   Result<PageAnswer> Lookup(const std::string& url) override {
     std::lock_guard<std::mutex> lock(mu_);
     Txn txn(db_.get());
-    Ctx ctx(&txn, counters_, &briefs_);
+    Ctx ctx(&txn, counters_, &briefs_, &groups_);
     PageRecord p;
     if (!LoadByUrl(&ctx, url, &p)) {
       NEARDUP_RETURN_IF_ERROR(txn.status());
@@ -462,7 +527,7 @@ class ServiceImpl final : public DuplicateService {
   Result<PageAnswer> Remove(const std::string& url) override {
     std::lock_guard<std::mutex> lock(mu_);
     Txn txn(db_.get());
-    Ctx ctx(&txn, counters_, &briefs_);
+    Ctx ctx(&txn, counters_, &briefs_, &groups_);
     PageRecord p;
     if (!LoadByUrl(&ctx, url, &p)) {
       NEARDUP_RETURN_IF_ERROR(txn.status());
@@ -476,7 +541,7 @@ class ServiceImpl final : public DuplicateService {
   Result<GroupInfo> Group(uint64_t id) override {
     std::lock_guard<std::mutex> lock(mu_);
     Txn txn(db_.get());
-    Ctx ctx(&txn, counters_, &briefs_);
+    Ctx ctx(&txn, counters_, &briefs_, &groups_);
     GroupRecord g;
     if (!LoadGroup(&ctx, id, &g)) {
       NEARDUP_RETURN_IF_ERROR(txn.status());
@@ -660,12 +725,21 @@ class ServiceImpl final : public DuplicateService {
  private:
   // ---- reading and writing records ----
   bool LoadPage(Ctx* ctx, uint64_t id, PageRecord* p) {
+    const std::string key = service::PageKey(id);
+    const bool committed = !ctx->txn->IsPending(key);
+    if (committed) {
+      if (const PageRecord* cached = records_.Find(id)) {
+        *p = *cached;
+        return true;
+      }
+    }
     std::string v;
-    if (!ctx->txn->Get(service::PageKey(id), &v)) return false;
+    if (!ctx->txn->Get(key, &v)) return false;
     if (!service::DecodePage(v, p)) {
       Corrupt(ctx, "page record " + std::to_string(id));
       return false;
     }
+    if (committed) records_.Put(*p);
     return true;
   }
   bool LoadByUrl(Ctx* ctx, std::string_view url, PageRecord* p) {
@@ -704,16 +778,29 @@ class ServiceImpl final : public DuplicateService {
     signatures_.Put(id, *scratch);
     return scratch;
   }
-  bool LoadGroup(Ctx* ctx, uint64_t id, GroupRecord* g) {
-    std::string v;
-    if (!ctx->txn->Get(service::GroupKey(id), &v)) return false;
-    if (!service::DecodeGroup(v, g)) {
-      Corrupt(ctx, "group record " + std::to_string(id));
-      return false;
-    }
+  bool LoadGroup(Ctx* ctx, uint64_t id, GroupRecord* g) const {
+    if (id >= ctx->groups->size()) return false;
+    const GroupSlot& slot = (*ctx->groups)[id];
+    if (slot.winner == GroupSlot::kNone) return false;
+    g->id = id;
+    g->winner = slot.winner;
+    g->members = slot.members;
+    g->failed_verifications = slot.failed_verifications;
     return true;
   }
-  void SaveGroup(Ctx* ctx, const GroupRecord& g) { ctx->txn->Put(service::GroupKey(g.id), service::EncodeGroup(g)); }
+  void SaveGroup(Ctx* ctx, const GroupRecord& g) {
+    ctx->txn->Put(service::GroupKey(g.id), service::EncodeGroup(g));
+    ctx->SetGroup(g.id, SlotOf(g));
+  }
+  void DeleteGroup(Ctx* ctx, uint64_t id) {
+    ctx->txn->Delete(service::GroupKey(id));
+    ctx->SetGroup(id, GroupSlot());
+  }
+  static GroupSlot SlotOf(const GroupRecord& g) {
+    constexpr uint64_t kMax = ~uint32_t{0};
+    return GroupSlot{g.winner, static_cast<uint32_t>(std::min(g.members, kMax)),
+                     static_cast<uint32_t>(std::min(g.failed_verifications, kMax))};
+  }
   // A record that cannot be decoded: the request stops with Corruption
   // before anything of it is committed.
   void Corrupt(Ctx*, const std::string& what) {
@@ -891,7 +978,7 @@ class ServiceImpl final : public DuplicateService {
     if (!LoadGroup(ctx, gid, &g)) return;
     SetGroupSize(ctx, &g, -1);
     if (g.members == 0) {
-      ctx->txn->Delete(service::GroupKey(gid));
+      DeleteGroup(ctx, gid);
       --ctx->counters.groups;
       return;
     }
@@ -1031,11 +1118,28 @@ class ServiceImpl final : public DuplicateService {
       seen_[id] = seen_epoch_;
       ids.push_back(id);
     }
-    std::sort(ids.begin(), ids.end());
+    // In the order of the keys and of each list: the same store gives the
+    // same order.
     return ids;
   }
 
   // ---- tier 2 ----
+  // Marks of groups, cleared for each placement by NextGroupMark().
+  void NextGroupMark() {
+    if (++group_epoch_ == 0) {
+      std::fill(group_seen_.begin(), group_seen_.end(), 0);
+      group_epoch_ = 1;
+    }
+  }
+  bool GroupMarked(uint64_t gid) const { return gid < group_seen_.size() && group_seen_[gid] == group_epoch_; }
+  // Marks the group; false when it was marked already.
+  bool MarkGroup(uint64_t gid) {
+    if (gid >= group_seen_.size()) group_seen_.resize(std::max<size_t>(gid + 1, group_seen_.size() * 3 / 2), 0);
+    if (group_seen_[gid] == group_epoch_) return false;
+    group_seen_[gid] = group_epoch_;
+    return true;
+  }
+
   // Places content page *p (in no group, filed, saved) by many-to-all
   // comparison through the postings. With `merge`, every group holding a
   // duplicate of p becomes one group (transitive clustering, §5), whose
@@ -1043,50 +1147,62 @@ class ServiceImpl final : public DuplicateService {
   // group of its best duplicate whose winner p verifies against.
   void PlaceByTier2(Ctx* ctx, PageRecord* p, bool merge) {
     ++ctx->counters.tier2_decided;
-    // group -> the similarity of the first duplicate found in it
-    std::map<uint64_t, double> groups;
+    const std::vector<uint64_t> candidates = Candidates(ctx, *p);
+    NextGroupMark();
     Comparable scratch;
-    for (uint64_t c : Candidates(ctx, *p)) {
+    if (!merge) {
+      // p joins the group, among its candidates' groups, whose winner it
+      // verifies against with the highest similarity: one comparison a
+      // group, with its winner. (A winner p verifies against is a duplicate
+      // of p, so the group holds one; for methods whose candidate keys find
+      // every duplicate, as simhash's pieces do, the winner is itself a
+      // candidate.)
+      uint64_t chosen = 0;
+      double chosen_similarity = -1;
+      for (uint64_t c : candidates) {
+        uint64_t gid = 0;
+        PageState state;
+        if (!BriefOf(ctx, c, &gid, &state) || state != PageState::kContent || gid == 0 || !MarkGroup(gid)) continue;
+        GroupRecord g;
+        if (!LoadGroup(ctx, gid, &g)) continue;
+        const Comparable* w = ComparableOf(ctx, g.winner, &scratch);
+        if (w == nullptr) continue;  // a winner that is not a content page
+        PairDecision d = Decide(ctx, p->body_hash, p->signature, w->body_hash, w->signature);
+        if (d.duplicate && d.similarity > chosen_similarity) {
+          chosen = gid;
+          chosen_similarity = d.similarity;
+        }
+      }
+      if (chosen != 0) ++ctx->counters.verifications;
+      if (chosen == 0 || !AddMember(ctx, chosen, p, chosen_similarity)) NewGroup(ctx, p);
+      return;
+    }
+    // (group, the similarity of the first duplicate found in it), by group.
+    std::vector<std::pair<uint64_t, double>> found;
+    for (uint64_t c : candidates) {
       // The brief passes over pages that are not content, and over groups
-      // already in the set; the others are compared without reading their
+      // already found; the others are compared without reading their
       // records when their signatures are cached. One duplicate puts a
       // group in the set; its winner decides the rest.
       uint64_t group = 0;
       PageState state;
-      if (!BriefOf(ctx, c, &group, &state) || state != PageState::kContent || group == 0 || groups.count(group) != 0) {
+      if (!BriefOf(ctx, c, &group, &state) || state != PageState::kContent || group == 0 || GroupMarked(group)) {
         continue;
       }
       const Comparable* q = ComparableOf(ctx, c, &scratch);
       if (q == nullptr) continue;
       PairDecision d = Decide(ctx, p->body_hash, p->signature, q->body_hash, q->signature);
-      if (d.duplicate) groups.emplace(group, d.similarity);
+      if (d.duplicate) {
+        MarkGroup(group);
+        found.emplace_back(group, d.similarity);
+      }
     }
-    if (groups.empty()) {
+    if (found.empty()) {
       NewGroup(ctx, p);
       return;
     }
-    if (!merge) {
-      // The verified group with the most similar winner.
-      uint64_t chosen = 0;
-      double chosen_similarity = -1;
-      for (const auto& [gid, unused] : groups) {
-        GroupRecord g;
-        PageRecord w;
-        if (!LoadGroup(ctx, gid, &g) || !LoadPage(ctx, g.winner, &w)) continue;
-        PairDecision d = Decide(ctx, *p, w);
-        ++ctx->counters.verifications;
-        if (!d.duplicate) {
-          ++ctx->counters.verifications_failed;
-          continue;
-        }
-        if (d.similarity > chosen_similarity) {
-          chosen = gid;
-          chosen_similarity = d.similarity;
-        }
-      }
-      if (chosen == 0 || !AddMember(ctx, chosen, p, chosen_similarity)) NewGroup(ctx, p);
-      return;
-    }
+    std::sort(found.begin(), found.end());
+    const std::map<uint64_t, double> groups(found.begin(), found.end());
     // Merge into the largest group; the best of the winners and p wins.
     uint64_t target = 0, target_size = 0;
     for (const auto& [gid, unused] : groups) {
@@ -1122,7 +1238,7 @@ class ServiceImpl final : public DuplicateService {
       }
       SetGroupSize(ctx, &tg, static_cast<int64_t>(g.members));
       SetGroupSize(ctx, &g, -static_cast<int64_t>(g.members));
-      ctx->txn->Delete(service::GroupKey(gid));
+      DeleteGroup(ctx, gid);
       --ctx->counters.groups;
       if (CompareWinners(gw, tw) < 0) tg.winner = gw.id;
     }
@@ -1136,7 +1252,7 @@ class ServiceImpl final : public DuplicateService {
     }
     // p joins; AddMember elects p when it is better and then verifies every
     // member against it.
-    AddMember(ctx, target, p, groups[target]);
+    AddMember(ctx, target, p, groups.at(target));
     LoadGroup(ctx, target, &tg);
     if (tg.winner != p->id) {
       if (moved_any || tg.winner != old_winner) {
@@ -1489,10 +1605,18 @@ class ServiceImpl final : public DuplicateService {
   Status corruption_;
   // Committed briefs (PackBrief) by page id: a page's group and state.
   std::vector<uint64_t> briefs_;
+  // Committed page records read lately (LoadPage).
+  RecordCache records_;
+  // Committed groups by id (kNone where there is none).
+  std::vector<GroupSlot> groups_;
   // The method's candidate postings and the lists of identical bodies
   // (posting_table.h), rebuilt from the page records when the store opens.
   std::unique_ptr<service::PostingTable> candidates_, identical_;
   std::vector<uint64_t> keys_scratch_;
+  // PlaceByTier2(): group_seen_[id] == group_epoch_ when the call has
+  // marked group id.
+  std::vector<uint32_t> group_seen_;
+  uint32_t group_epoch_ = 0;
   // Candidates(): seen_[id] == seen_epoch_ when the call has listed id.
   std::vector<uint32_t> seen_;
   uint32_t seen_epoch_ = 0;

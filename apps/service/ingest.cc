@@ -111,7 +111,9 @@ Result<IngestSummary> RunIngest(const std::vector<std::string>& inputs, const In
     NEARDUP_ASSIGN_OR_RETURN(token, ReadTokenFile(o.token_file));
   }
   httplib::Client client(o.server);
-  if (!client.is_valid()) return Status::InvalidArgument("--server " + o.server + " is not an http://HOST:PORT address");
+  if (o.ndjson_out.empty() && !client.is_valid()) {
+    return Status::InvalidArgument("--server " + o.server + " is not an http://HOST:PORT address");
+  }
   client.set_read_timeout(600, 0);
   client.set_write_timeout(600, 0);
   client.set_keep_alive(true);
@@ -119,6 +121,20 @@ Result<IngestSummary> RunIngest(const std::vector<std::string>& inputs, const In
 
   WarningPrinter warnings(o.quiet);
   NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DocumentSource> source, OpenDocumentSource(inputs, o.source, nullptr, &warnings));
+  // Opened after the inputs: no return below leaves it open.
+  FILE* ndjson = nullptr;
+  if (!o.ndjson_out.empty()) {
+    ndjson = o.ndjson_out == "-" ? stdout : std::fopen(o.ndjson_out.c_str(), "wb");
+    if (ndjson == nullptr) return Status::IOError("cannot write " + o.ndjson_out);
+  }
+  // Closes the NDJSON file when it is not stdout; a failed close is a
+  // failed write.
+  auto close_ndjson = [&]() -> Status {
+    if (ndjson == nullptr) return Status::OK();
+    const bool ok = ndjson == stdout ? std::fflush(ndjson) == 0 : std::fclose(ndjson) == 0;
+    ndjson = nullptr;
+    return ok ? Status::OK() : Status::IOError("cannot write " + o.ndjson_out);
+  };
   IngestSummary summary;
   const auto t0 = std::chrono::steady_clock::now();
   auto last_progress = t0;
@@ -132,6 +148,14 @@ Result<IngestSummary> RunIngest(const std::vector<std::string>& inputs, const In
   };
   // Sends a batch and reads its answers (on the sender thread).
   auto send = [&](const Batch& batch) -> Status {
+    if (ndjson != nullptr) {
+      if (std::fwrite(batch.body.data(), 1, batch.body.size(), ndjson) != batch.body.size()) {
+        return Status::IOError("cannot write " + o.ndjson_out);
+      }
+      ++summary.batches;
+      summary.pages += batch.origin.size();
+      return Status::OK();
+    }
     httplib::Result r = client.Post("/v1/pages", batch.body, "application/x-ndjson");
     if (!r) {
       return Status::IOError("cannot reach the service at " + o.server + ": " + httplib::to_string(r.error()));
@@ -240,7 +264,9 @@ Result<IngestSummary> RunIngest(const std::vector<std::string>& inputs, const In
   }
   cv.notify_all();
   sender.join();
+  const Status closed_ndjson = close_ndjson();
   NEARDUP_RETURN_IF_ERROR(failed);
+  NEARDUP_RETURN_IF_ERROR(closed_ndjson);
   summary.warnings = warnings.count();
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!o.quiet && summary.pages >= o.batch_pages) std::fprintf(stderr, "\n");

@@ -229,6 +229,10 @@ struct IngestOptions {
   uint32_t batch_pages = 1000;
   SourceOptions source;
   bool quiet = false;
+  // When set, the request lines are written to this file ("-": stdout)
+  // instead of being sent, and no server is contacted: NDJSON for curl or a
+  // load test, one page a line, as POST /v1/pages takes it.
+  std::string ndjson_out;
 };
 struct IngestSummary {
   uint64_t pages = 0, errors = 0, duplicates = 0, redirects = 0, removed = 0, batches = 0, warnings = 0;

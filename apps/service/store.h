@@ -128,6 +128,9 @@ class Txn {
   explicit Txn(rocksdb::DB* db, std::string_view scanned_prefixes = "mr") : db_(db), scanned_(scanned_prefixes) {}
   // Found: true and *value set; not found: false. Errors abort via *status.
   bool Get(std::string_view key, std::string* value);
+  // Whether the transaction has written `key` (a Get would not read the
+  // committed value).
+  bool IsPending(std::string_view key) const { return pending_.find(key) != pending_.end(); }
   // Reads the keys not yet pending or read with one MultiGet, so that the
   // Get()s that follow find them here.
   void Prefetch(const std::vector<std::string>& keys);
