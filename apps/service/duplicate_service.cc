@@ -18,6 +18,8 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <deque>
 #include <filesystem>
 #include <atomic>
 #include <map>
@@ -186,14 +188,25 @@ class RecordCache {
   std::vector<Slot> slots_ = std::vector<Slot>(kSlots);
 };
 
+// A batch of changes sealed from a transaction, and its place in the order
+// in which batches are written to the store.
+struct Sealed {
+  uint64_t seq;
+  std::shared_ptr<const service::Overlay> overlay;
+};
+
 // One request's view of the store: the open transaction, the counters as
 // they will be after it, and the briefs and Comparables of the pages it
 // saved (content pages only in `comparables`).
 struct Ctx {
   // `briefs`: the service's briefs by page id, which the request changes in
   // place; what it has not committed when it ends is undone.
-  Ctx(Txn* t, const Counters& c, std::vector<uint64_t>* b, std::vector<GroupSlot>* g)
-      : txn(t), counters(c), briefs(b), groups(g) {}
+  // `sealed` (nullptr for a request that changes nothing) receives the
+  // batches CommitCtx seals, for the caller to write once it has let go of
+  // the service's mutex.
+  Ctx(Txn* t, const Counters& c, std::vector<uint64_t>* b, std::vector<GroupSlot>* g,
+      std::vector<Sealed>* s = nullptr)
+      : txn(t), counters(c), briefs(b), groups(g), sealed(s) {}
   ~Ctx() {
     UndoPostings();
     UndoBriefs();
@@ -250,7 +263,67 @@ struct Ctx {
   std::vector<GroupSlot>* groups;
   std::vector<std::pair<uint64_t, GroupSlot>> group_undo;  // (id, slot before), in order of change
   std::vector<PostingChange> posting_undo;                // in order of change
+  std::vector<Sealed>* sealed;
   std::unordered_map<uint64_t, std::optional<Comparable>> comparables;
+};
+
+// Signs a request's pages on the executor, in chunks taken in order, so
+// that the serial apply of the first chunks overlaps the signing of the
+// later ones. Wait(i) returns once page i is signed; the destructor waits
+// for every task (they read the pages and write the signatures).
+class Signer {
+ public:
+  Signer(const Method& method, Executor* executor, const std::vector<PageInput>& pages)
+      : method_(method), pages_(pages), out_(pages.size()), chunks_((pages.size() + kChunk - 1) / kChunk) {
+    const size_t threads = executor != nullptr ? static_cast<size_t>(executor->num_threads()) : 1;
+    if (threads <= 1 || pages.size() < 2 * kChunk) {
+      for (size_t c = 0; c < chunks_.size(); ++c) SignChunk(c);
+      return;
+    }
+    tasks_ = std::min(threads, chunks_.size());
+    for (size_t t = 0; t < tasks_; ++t) {
+      executor->Schedule([this] {
+        for (size_t c; (c = next_.fetch_add(1)) < chunks_.size();) SignChunk(c);
+        finished_.fetch_add(1);
+        finished_.notify_all();
+      });
+    }
+  }
+  ~Signer() {
+    for (size_t f; (f = finished_.load()) < tasks_;) finished_.wait(f);
+  }
+  Signed* Wait(size_t i) {
+    std::atomic<uint8_t>& done = chunks_[i / kChunk];
+    done.wait(0);
+    return &out_[i];
+  }
+
+ private:
+  static constexpr size_t kChunk = 32;
+  void SignChunk(size_t c) {
+    for (size_t i = c * kChunk; i < std::min(pages_.size(), (c + 1) * kChunk); ++i) {
+      const PageInput& p = pages_[i];
+      if (!p.error.empty() || IsRedirect(p) || IsRemovalStatus(p.status) || IsFailedFetch(p.status)) continue;
+      Document d;
+      d.url = p.url;
+      d.body = p.body;
+      d.kind = p.kind;
+      d.http_status = p.status;
+      d.fetch_date = p.fetched;
+      out_[i].signature = method_.Sign(d);
+      out_[i].body_hash = XXH3_64bits(p.body.data(), p.body.size());
+    }
+    chunks_[c].store(1);
+    chunks_[c].notify_all();
+  }
+
+  const Method& method_;
+  const std::vector<PageInput>& pages_;
+  std::vector<Signed> out_;
+  std::vector<std::atomic<uint8_t>> chunks_;  // 1: the chunk is signed
+  std::atomic<size_t> next_{0};
+  size_t tasks_ = 0;
+  std::atomic<size_t> finished_{0};
 };
 
 class ServiceImpl final : public DuplicateService {
@@ -418,10 +491,19 @@ class ServiceImpl final : public DuplicateService {
     return service::FromRocks(db_->Write(wo, &batch), "cannot bring the store to format version 2");
   }
 
-  // Commits the request's pending changes, its briefs and its signatures.
+  // Commits the request's pending changes, its briefs and its signatures:
+  // the changes are sealed (later requests read them) and handed to
+  // ctx->sealed, to be written by WriteSealed.
   Status CommitCtx(Ctx* ctx) {
     ctx->txn->Put(service::kCountersKey, service::EncodeCounters(ctx->counters));
-    NEARDUP_RETURN_IF_ERROR(ctx->txn->Commit());
+    std::shared_ptr<const service::Overlay> overlay = ctx->txn->Seal();
+    NEARDUP_RETURN_IF_ERROR(ctx->txn->status());
+    if (overlay != nullptr) {
+      std::lock_guard<std::mutex> lock(flight_mu_);
+      NEARDUP_RETURN_IF_ERROR(write_error_);
+      inflight_.push_back(overlay);
+      ctx->sealed->push_back(Sealed{++sealed_seq_, std::move(overlay)});
+    }
     counters_ = ctx->counters;
     ctx->brief_undo.clear();  // the briefs, postings and groups changed in place are now committed
     ctx->posting_undo.clear();
@@ -447,11 +529,74 @@ class ServiceImpl final : public DuplicateService {
 
   std::string method_spec() const override { return method_->Spec(); }
 
+  // ---- writing ----
+  // A request applies its pages under mu_ and seals its changes there
+  // (CommitCtx); it writes them after letting go of mu_, so that the next
+  // request is applied while this one's batches go to RocksDB and its log
+  // is synced. Batches are written in the order sealed; until written, the
+  // transactions opened after read them from their overlays.
+  service::Overlays InflightOverlays() {
+    std::lock_guard<std::mutex> lock(flight_mu_);
+    return service::Overlays(inflight_.begin(), inflight_.end());
+  }
+  Status WriteError() {
+    std::lock_guard<std::mutex> lock(flight_mu_);
+    return write_error_;
+  }
+  // Writes the batches (sealed by one request, in order) after those sealed
+  // before them, then syncs the log when `sync`. A failed write stops every
+  // later one: the service's memory is then ahead of its store, and it
+  // answers every request with the error until it is restarted.
+  Status WriteSealed(const std::vector<Sealed>& sealed, bool sync) {
+    for (const Sealed& batch : sealed) {
+      {
+        std::unique_lock<std::mutex> lock(flight_mu_);
+        flight_cv_.wait(lock, [&] { return written_seq_ + 1 == batch.seq || !write_error_.ok(); });
+        NEARDUP_RETURN_IF_ERROR(write_error_);
+      }
+      const Status s = service::WriteOverlay(db_.get(), *batch.overlay);
+      {
+        std::lock_guard<std::mutex> lock(flight_mu_);
+        if (s.ok()) {
+          written_seq_ = batch.seq;
+          inflight_.pop_front();  // the oldest: batches are written in the order sealed
+        } else {
+          write_error_ = Status::IOError("the store could not be written (" + s.message() +
+                                         "); restart the server: what was answered before is in the store");
+        }
+      }
+      flight_cv_.notify_all();
+      NEARDUP_RETURN_IF_ERROR(s);
+    }
+    if (sync && !sealed.empty()) return service::FromRocks(db_->SyncWAL(), "cannot sync the store's log");
+    return Status::OK();
+  }
+  // Waits until every sealed batch is written. REQUIRES: mu_ held (nothing
+  // is sealed meanwhile).
+  Status WaitForWrites() {
+    std::unique_lock<std::mutex> lock(flight_mu_);
+    flight_cv_.wait(lock, [&] { return written_seq_ == sealed_seq_ || !write_error_.ok(); });
+    return write_error_;
+  }
+
   Result<std::vector<PageAnswer>> Apply(std::vector<PageInput> pages, bool dry_run) override {
     Signer signer(*method_, executor_, pages);
+    std::vector<Sealed> sealed;
+    Result<std::vector<PageAnswer>> answers = ApplyLocked(pages, dry_run, &signer, &sealed);
+    // What was sealed is written even when the request failed later on: the
+    // service's memory already holds it.
+    const Status written = WriteSealed(sealed, o_.sync && !dry_run && !pages.empty());
+    if (!answers.ok()) return answers;
+    NEARDUP_RETURN_IF_ERROR(written);
+    return answers;
+  }
+
+  Result<std::vector<PageAnswer>> ApplyLocked(std::vector<PageInput>& pages, bool dry_run, Signer* signer,
+                                              std::vector<Sealed>* sealed) {
     std::lock_guard<std::mutex> lock(mu_);
-    Txn txn(db_.get());
-    Ctx ctx(&txn, counters_, &briefs_, &groups_);
+    NEARDUP_RETURN_IF_ERROR(WriteError());
+    Txn txn(db_.get(), InflightOverlays());
+    Ctx ctx(&txn, counters_, &briefs_, &groups_, sealed);
     std::vector<PageAnswer> answers;
     answers.reserve(pages.size());
     for (size_t i = 0; i < pages.size(); ++i) {
@@ -464,7 +609,7 @@ class ServiceImpl final : public DuplicateService {
         answers.push_back(std::move(a));
         continue;
       }
-      answers.push_back(ApplyOne(&ctx, page, signer.Wait(i)));
+      answers.push_back(ApplyOne(&ctx, page, signer->Wait(i)));
       if (!corruption_.ok()) return std::exchange(corruption_, Status::OK());
       if (!txn.status().ok()) return Prefixed(txn.status(), "page " + page.url + ": ");
       // Up to kPagesPerWrite pages' changes go to the store as one
@@ -476,16 +621,20 @@ class ServiceImpl final : public DuplicateService {
       }
     }
     if (!dry_run && !txn.empty()) NEARDUP_RETURN_IF_ERROR(CommitCtx(&ctx));
-    if (!dry_run && o_.sync && !pages.empty()) {
-      NEARDUP_RETURN_IF_ERROR(service::FromRocks(db_->SyncWAL(), "cannot sync the store's log"));
-    }
     return answers;
   }
 
   Result<PageAnswer> Lookup(const std::string& url) override {
+    std::vector<Sealed> sealed;
+    Result<PageAnswer> a = LookupLocked(url, &sealed);
+    NEARDUP_RETURN_IF_ERROR(WriteSealed(sealed, o_.sync));
+    return a;
+  }
+  Result<PageAnswer> LookupLocked(const std::string& url, std::vector<Sealed>* sealed) {
     std::lock_guard<std::mutex> lock(mu_);
-    Txn txn(db_.get());
-    Ctx ctx(&txn, counters_, &briefs_, &groups_);
+    NEARDUP_RETURN_IF_ERROR(WriteError());
+    Txn txn(db_.get(), InflightOverlays());
+    Ctx ctx(&txn, counters_, &briefs_, &groups_, sealed);
     PageRecord p;
     if (!LoadByUrl(&ctx, url, &p)) {
       NEARDUP_RETURN_IF_ERROR(txn.status());
@@ -525,9 +674,16 @@ class ServiceImpl final : public DuplicateService {
   }
 
   Result<PageAnswer> Remove(const std::string& url) override {
+    std::vector<Sealed> sealed;
+    Result<PageAnswer> a = RemoveLocked(url, &sealed);
+    NEARDUP_RETURN_IF_ERROR(WriteSealed(sealed, o_.sync));
+    return a;
+  }
+  Result<PageAnswer> RemoveLocked(const std::string& url, std::vector<Sealed>* sealed) {
     std::lock_guard<std::mutex> lock(mu_);
-    Txn txn(db_.get());
-    Ctx ctx(&txn, counters_, &briefs_, &groups_);
+    NEARDUP_RETURN_IF_ERROR(WriteError());
+    Txn txn(db_.get(), InflightOverlays());
+    Ctx ctx(&txn, counters_, &briefs_, &groups_, sealed);
     PageRecord p;
     if (!LoadByUrl(&ctx, url, &p)) {
       NEARDUP_RETURN_IF_ERROR(txn.status());
@@ -540,7 +696,7 @@ class ServiceImpl final : public DuplicateService {
 
   Result<GroupInfo> Group(uint64_t id) override {
     std::lock_guard<std::mutex> lock(mu_);
-    Txn txn(db_.get());
+    Txn txn(db_.get(), InflightOverlays());
     Ctx ctx(&txn, counters_, &briefs_, &groups_);
     GroupRecord g;
     if (!LoadGroup(&ctx, id, &g)) {
@@ -594,6 +750,7 @@ class ServiceImpl final : public DuplicateService {
 
   Status Export(const std::string& out_dir) override {
     std::lock_guard<std::mutex> lock(mu_);
+    NEARDUP_RETURN_IF_ERROR(WaitForWrites());
     const auto t0 = std::chrono::steady_clock::now();
     std::error_code ec;
     std::filesystem::create_directories(out_dir, ec);
@@ -824,71 +981,11 @@ class ServiceImpl final : public DuplicateService {
       counters_ = ctx->counters;
       return Status::OK();
     }
-    NEARDUP_RETURN_IF_ERROR(CommitCtx(ctx));
-    if (o_.sync) return service::FromRocks(db_->SyncWAL(), "cannot sync the store's log");
-    return Status::OK();
+    // Written, and the log synced, by the caller (WriteSealed).
+    return CommitCtx(ctx);
   }
 
-  // ---- signing ----
-  // Signs a request's pages on the executor, in chunks taken in order, so
-  // that the serial apply of the first chunks overlaps the signing of the
-  // later ones. Wait(i) returns once page i is signed; the destructor waits
-  // for every task (they read the pages and write the signatures).
-  class Signer {
-   public:
-    Signer(const Method& method, Executor* executor, const std::vector<PageInput>& pages)
-        : method_(method), pages_(pages), out_(pages.size()), chunks_((pages.size() + kChunk - 1) / kChunk) {
-      const size_t threads = executor != nullptr ? static_cast<size_t>(executor->num_threads()) : 1;
-      if (threads <= 1 || pages.size() < 2 * kChunk) {
-        for (size_t c = 0; c < chunks_.size(); ++c) SignChunk(c);
-        return;
-      }
-      tasks_ = std::min(threads, chunks_.size());
-      for (size_t t = 0; t < tasks_; ++t) {
-        executor->Schedule([this] {
-          for (size_t c; (c = next_.fetch_add(1)) < chunks_.size();) SignChunk(c);
-          finished_.fetch_add(1);
-          finished_.notify_all();
-        });
-      }
-    }
-    ~Signer() {
-      for (size_t f; (f = finished_.load()) < tasks_;) finished_.wait(f);
-    }
-    Signed* Wait(size_t i) {
-      std::atomic<uint8_t>& done = chunks_[i / kChunk];
-      done.wait(0);
-      return &out_[i];
-    }
-
-   private:
-    static constexpr size_t kChunk = 32;
-    void SignChunk(size_t c) {
-      for (size_t i = c * kChunk; i < std::min(pages_.size(), (c + 1) * kChunk); ++i) {
-        const PageInput& p = pages_[i];
-        if (!p.error.empty() || IsRedirect(p) || IsRemovalStatus(p.status) || IsFailedFetch(p.status)) continue;
-        Document d;
-        d.url = p.url;
-        d.body = p.body;
-        d.kind = p.kind;
-        d.http_status = p.status;
-        d.fetch_date = p.fetched;
-        out_[i].signature = method_.Sign(d);
-        out_[i].body_hash = XXH3_64bits(p.body.data(), p.body.size());
-      }
-      chunks_[c].store(1);
-      chunks_[c].notify_all();
-    }
-
-    const Method& method_;
-    const std::vector<PageInput>& pages_;
-    std::vector<Signed> out_;
-    std::vector<std::atomic<uint8_t>> chunks_;  // 1: the chunk is signed
-    std::atomic<size_t> next_{0};
-    size_t tasks_ = 0;
-    std::atomic<size_t> finished_{0};
-  };
-
+  // ---- deciding ----
   // The method's rule between two stored content pages (byte-identical
   // bodies are duplicates with similarity 1, as dedup's identity sets).
   PairDecision Decide(Ctx* ctx, const PageRecord& a, const PageRecord& b) {
@@ -1601,6 +1698,14 @@ class ServiceImpl final : public DuplicateService {
   KeeperOptions keeper_;
   std::string market_;
   std::mutex mu_;
+  // Batches sealed and not yet written, oldest first, and the order of
+  // writes (WriteSealed); guarded by flight_mu_, which is taken after mu_
+  // when both are.
+  std::mutex flight_mu_;
+  std::condition_variable flight_cv_;
+  std::deque<std::shared_ptr<const service::Overlay>> inflight_;
+  uint64_t sealed_seq_ = 0, written_seq_ = 0;
+  Status write_error_;
   Counters counters_;
   Status corruption_;
   // Committed briefs (PackBrief) by page id: a page's group and state.

@@ -7,11 +7,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <map>
 #include <random>
 #include <set>
+#include <thread>
 
 #include "neardup/deduper.h"
+#include "neardup/executor.h"
 #include "neardup/source.h"
 #include "test_util.h"
 
@@ -653,6 +657,61 @@ TEST(ServiceVsBatch, PartitionsAgreeOnASynthCrawl) {
   ASSERT_EQ(rows.size(), docs.size() + 1);
   EXPECT_EQ(rows[0][0], "url");
   EXPECT_EQ(rows[1][0], docs[0].url);
+}
+
+}  // namespace
+}  // namespace neardup
+
+namespace neardup {
+namespace {
+
+// Requests from several threads at once: each is applied while others'
+// batches are still being written (and read from their overlays); every
+// page is then in the store, reopened, in a group that lists it.
+TEST(ServiceConcurrency, ConcurrentRequestsAreAllApplied) {
+  const std::string dir = testing::MakeTempDir("service-concurrent") + "/store";
+  ServiceOptions so;
+  so.method = "simhash";
+  auto executor = NewThreadPoolExecutor(2);
+  const int kThreads = 4, kRequests = 6, kPages = 20;
+  {
+    auto service = DuplicateService::Open(dir, so, executor.get());
+    ASSERT_TRUE(service.ok()) << service.status().ToString();
+    std::vector<std::thread> threads;
+    std::atomic<int> failures{0};
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        for (int r = 0; r < kRequests; ++r) {
+          std::vector<PageInput> pages;
+          for (int p = 0; p < kPages; ++p) {
+            // Ten articles, each copied across threads and requests.
+            const uint32_t article = static_cast<uint32_t>((t * 7 + r * 3 + p) % 10);
+            pages.push_back(Page("https://t" + std::to_string(t) + ".example/" + std::to_string(r) + "/" +
+                                     std::to_string(p),
+                                 Edited(Article(100 + article), p % 3)));
+          }
+          auto answers = (*service)->Apply(std::move(pages), false);
+          if (!answers.ok() || answers->size() != kPages) ++failures;
+        }
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    EXPECT_EQ(failures.load(), 0);
+  }
+  auto service = DuplicateService::Open(dir, so);
+  ASSERT_TRUE(service.ok()) << service.status().ToString();
+  auto stats = (*service)->Stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->content_pages, static_cast<uint64_t>(kThreads * kRequests * kPages));
+  EXPECT_LE(stats->groups, 30u);  // ten articles, a few edits each
+  for (int t = 0; t < kThreads; ++t) {
+    const std::string url = "https://t" + std::to_string(t) + ".example/0/0";
+    auto a = (*service)->Lookup(url);
+    ASSERT_TRUE(a.ok()) << url;
+    auto g = (*service)->Group(a->group);
+    ASSERT_TRUE(g.ok());
+    EXPECT_NE(std::find(g->members.begin(), g->members.end(), url), g->members.end());
+  }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 namespace neardup {
 namespace service {
@@ -312,6 +313,33 @@ std::optional<std::string>* Txn::Pending(std::string_view key) {
   return it == pending_.end() ? nullptr : &it->second;
 }
 
+const std::optional<std::string>* Overlay::Find(std::string_view key) const {
+  auto it = std::lower_bound(entries.begin(), entries.end(), key,
+                             [](const auto& entry, std::string_view k) { return entry.first < k; });
+  return it != entries.end() && it->first == key ? &it->second : nullptr;
+}
+
+Status WriteOverlay(rocksdb::DB* db, const Overlay& overlay) {
+  size_t bytes = 0;
+  for (const auto& [key, value] : overlay.entries) bytes += key.size() + (value ? value->size() : 0) + 16;
+  // In key order: the memtable's skip list inserts a sorted run of keys
+  // from where the previous one went instead of from its top.
+  rocksdb::WriteBatch batch(bytes);
+  for (const auto& [key, value] : overlay.entries) {
+    if (value.has_value()) batch.Put(key, *value); else batch.Delete(key);
+  }
+  rocksdb::WriteOptions wo;
+  wo.disableWAL = false;
+  return FromRocks(db->Write(wo, &batch), "store write");
+}
+
+const std::optional<std::string>* Txn::InOverlays(std::string_view key) const {
+  for (auto it = overlays_.rbegin(); it != overlays_.rend(); ++it) {
+    if (const std::optional<std::string>* v = (*it)->Find(key)) return v;
+  }
+  return nullptr;
+}
+
 bool Txn::Get(std::string_view key, std::string* value) {
   const std::optional<std::string>* known = Pending(key);
   if (known == nullptr) {
@@ -321,6 +349,12 @@ bool Txn::Get(std::string_view key, std::string* value) {
   if (known != nullptr) {
     if (!known->has_value()) return false;
     *value = **known;
+    return true;
+  }
+  if (const std::optional<std::string>* sealed = InOverlays(key)) {
+    read_.emplace(std::string(key), *sealed);
+    if (!sealed->has_value()) return false;
+    *value = **sealed;
     return true;
   }
   rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), rocksdb::Slice(key.data(), key.size()), value);
@@ -340,7 +374,7 @@ void Txn::Prefetch(const std::vector<std::string>& keys) {
   std::vector<rocksdb::Slice> todo;
   todo.reserve(keys.size());
   for (const std::string& k : keys) {
-    if (Pending(k) == nullptr && read_.find(k) == read_.end()) todo.emplace_back(k);
+    if (Pending(k) == nullptr && read_.find(k) == read_.end() && InOverlays(k) == nullptr) todo.emplace_back(k);
   }
   if (todo.empty()) return;
   std::sort(todo.begin(), todo.end(), [](const rocksdb::Slice& a, const rocksdb::Slice& b) { return a.compare(b) < 0; });
@@ -425,6 +459,19 @@ void Txn::Scan(std::string_view prefix, const std::function<bool(std::string_vie
     }
     std::sort(mine.begin(), mine.end());
   }
+  // And the overlays' keys with the prefix, where no newer change has them.
+  if (!overlays_.empty()) {
+    std::map<std::string_view, const std::optional<std::string>*> merged(mine.begin(), mine.end());
+    for (auto o = overlays_.rbegin(); o != overlays_.rend(); ++o) {
+      const auto& entries = (*o)->entries;
+      auto it = std::lower_bound(entries.begin(), entries.end(), prefix,
+                                 [](const auto& entry, std::string_view k) { return entry.first < k; });
+      for (; it != entries.end() && std::string_view(it->first).starts_with(prefix); ++it) {
+        merged.emplace(it->first, &it->second);  // kept when a newer change has the key
+      }
+    }
+    mine.assign(merged.begin(), merged.end());
+  }
   rocksdb::ReadOptions ro;
   std::string upper(prefix);
   // The smallest key greater than every key with the prefix.
@@ -466,27 +513,28 @@ void Txn::Scan(std::string_view prefix, const std::function<bool(std::string_vie
 
 Status Txn::Commit() {
   if (!status_.ok()) return status_;
+  std::shared_ptr<const Overlay> sealed = Seal();
+  if (sealed == nullptr) return status_;
+  // Written now: the overlay need not stay.
+  overlays_.pop_back();
+  return WriteOverlay(db_, *sealed);
+}
+
+std::shared_ptr<const Overlay> Txn::Seal() {
+  if (!status_.ok()) return nullptr;
   read_.clear();
-  if (pending_.empty()) return Status::OK();
-  // In key order: the memtable's skip list inserts a sorted run of keys
-  // from where the previous one went instead of from its top.
-  std::vector<const Map::value_type*> entries;
-  entries.reserve(pending_.size());
-  size_t bytes = 0;
-  for (const auto& entry : pending_) {
-    entries.push_back(&entry);
-    bytes += entry.first.size() + (entry.second ? entry.second->size() : 0) + 16;
+  if (pending_.empty()) return nullptr;
+  auto overlay = std::make_shared<Overlay>();
+  overlay->entries.reserve(pending_.size());
+  while (!pending_.empty()) {
+    auto node = pending_.extract(pending_.begin());
+    overlay->entries.emplace_back(std::move(node.key()), std::move(node.mapped()));
   }
-  std::sort(entries.begin(), entries.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
-  rocksdb::WriteBatch batch(bytes);
-  for (const auto* entry : entries) {
-    if (entry->second.has_value()) batch.Put(entry->first, *entry->second); else batch.Delete(entry->first);
-  }
-  pending_.clear();
+  std::sort(overlay->entries.begin(), overlay->entries.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   ordered_.clear();
-  rocksdb::WriteOptions wo;
-  wo.disableWAL = false;
-  return FromRocks(db_->Write(wo, &batch), "store write");
+  overlays_.push_back(overlay);
+  return overlay;
 }
 
 void Txn::Discard() {

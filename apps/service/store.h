@@ -115,8 +115,22 @@ struct StoreOptions {
 Result<std::unique_ptr<rocksdb::DB>> OpenStoreDb(const std::string& dir, const StoreOptions& options);
 Status FromRocks(const rocksdb::Status& s, std::string_view what);
 
+// Changes a transaction sealed (Txn::Seal) that may not be in the database
+// yet: the transactions opened after see them, so that a batch's changes
+// can be written while the next batch is applied. Immutable once sealed.
+struct Overlay {
+  // Sorted by key, each key once; nullopt: deleted.
+  std::vector<std::pair<std::string, std::optional<std::string>>> entries;
+  // The entry of `key`, or nullptr.
+  const std::optional<std::string>* Find(std::string_view key) const;
+};
+using Overlays = std::vector<std::shared_ptr<const Overlay>>;  // oldest first
+// Writes the overlay's changes as one WriteBatch (WAL on, not synced).
+Status WriteOverlay(rocksdb::DB* db, const Overlay& overlay);
+
 // One request's view of the store: reads go to its pending writes first,
-// then to what it has already read, then to the database. Each key written
+// then to what it has already read, then to the overlays it was given
+// (newest first), then to the database. Each key written
 // is written once at Commit(), however often it changed, as one WriteBatch
 // (WAL on, not synced). Discard() drops the pending writes: a dry run (POST
 // /v1/check) sees its own changes and writes none. One writer at a time: the
@@ -125,7 +139,8 @@ class Txn {
  public:
   // `scanned_prefixes`: the first bytes of the prefixes Scan() is asked for
   // (their pending keys are also kept in order).
-  explicit Txn(rocksdb::DB* db, std::string_view scanned_prefixes = "mr") : db_(db), scanned_(scanned_prefixes) {}
+  explicit Txn(rocksdb::DB* db, Overlays overlays = {}, std::string_view scanned_prefixes = "mr")
+      : db_(db), overlays_(std::move(overlays)), scanned_(scanned_prefixes) {}
   // Found: true and *value set; not found: false. Errors abort via *status.
   bool Get(std::string_view key, std::string* value);
   // Whether the transaction has written `key` (a Get would not read the
@@ -150,6 +165,10 @@ class Txn {
   void Scan(std::string_view prefix, const std::function<bool(std::string_view, std::string_view)>& fn);
   // Writes the pending changes as one WriteBatch (WAL on, not synced).
   Status Commit();
+  // Takes the pending changes out as an overlay, which this transaction's
+  // reads see from then on, for the caller to write with WriteOverlay (in
+  // the order sealed). Null when nothing is pending or after an error.
+  std::shared_ptr<const Overlay> Seal();
   void Discard();
   const Status& status() const { return status_; }
   bool empty() const { return pending_.empty(); }
@@ -163,7 +182,11 @@ class Txn {
   using Map = std::unordered_map<std::string, std::optional<std::string>, Hash, std::equal_to<>>;
   std::optional<std::string>* Pending(std::string_view key);
 
+  // The value of `key` in the overlays (newest first), or nullptr.
+  const std::optional<std::string>* InOverlays(std::string_view key) const;
+
   rocksdb::DB* db_;
+  Overlays overlays_;
   std::string scanned_;
   Map pending_;
   Map read_;

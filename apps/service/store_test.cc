@@ -191,7 +191,7 @@ TEST_F(TxnTest, ScanMergesPendingWritesWithTheDatabaseInOrder) {
   using KV = std::vector<std::pair<std::string, std::string>>;
   EXPECT_EQ(ScanAll(txn, "ma"), (KV{{"ma1", "db"}, {"ma2", "new"}, {"ma3", "changed"}, {"ma9", "new"}}));
   // A prefix whose pending keys are not kept in order scans the same way.
-  Txn plain(db_.get(), /*scanned_prefixes=*/"");
+  Txn plain(db_.get(), {}, /*scanned_prefixes=*/"");
   plain.Put("ma2", "new");
   plain.Delete("ma1");
   EXPECT_EQ(ScanAll(plain, "ma"), (KV{{"ma2", "new"}, {"ma3", "db"}, {"ma5", "db"}}));
@@ -199,6 +199,47 @@ TEST_F(TxnTest, ScanMergesPendingWritesWithTheDatabaseInOrder) {
   int calls = 0;
   txn.Scan("ma", [&](std::string_view, std::string_view) { return ++calls < 2; });
   EXPECT_EQ(calls, 2);
+}
+
+// Batches sealed and not yet written (overlays): a transaction opened after
+// them reads them, newest first, before the database, and its own pending
+// changes before them; nothing reaches the database before WriteOverlay.
+TEST_F(TxnTest, SealedBatchesAreReadUntilWrittenInOrder) {
+  {
+    Txn txn(db_.get());
+    txn.Put("ma1", "db");
+    txn.Put("ma2", "db");
+    ASSERT_TRUE(txn.Commit().ok());
+  }
+  Txn first(db_.get());
+  first.Put("ma2", "first");
+  first.Put("ma3", "first");
+  std::shared_ptr<const Overlay> one = first.Seal();
+  ASSERT_NE(one, nullptr);
+  EXPECT_EQ(first.Seal(), nullptr);  // nothing pending any more
+  std::string v;
+  ASSERT_TRUE(first.Get("ma3", &v));  // its own sealed change
+  EXPECT_EQ(v, "first");
+  Txn second(db_.get(), {one});
+  second.Delete("ma1");
+  second.Put("ma4", "second");
+  std::shared_ptr<const Overlay> two = second.Seal();
+  ASSERT_NE(two, nullptr);
+  Txn third(db_.get(), {one, two});
+  third.Put("ma3", "third");
+  using KV = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(ScanAll(third, "ma"), (KV{{"ma2", "first"}, {"ma3", "third"}, {"ma4", "second"}}));
+  EXPECT_FALSE(third.Get("ma1", &v));
+  ASSERT_TRUE(third.Get("ma2", &v));
+  EXPECT_EQ(v, "first");
+  EXPECT_EQ(Stored("ma2"), "db");
+  EXPECT_EQ(Stored("ma3"), std::nullopt);
+  ASSERT_TRUE(WriteOverlay(db_.get(), *one).ok());
+  ASSERT_TRUE(WriteOverlay(db_.get(), *two).ok());
+  EXPECT_EQ(Stored("ma1"), std::nullopt);
+  EXPECT_EQ(Stored("ma2"), "first");
+  EXPECT_EQ(Stored("ma3"), "first");
+  EXPECT_EQ(Stored("ma4"), "second");
 }
 
 // Random puts, deletes, updates and reads checked against a std::map model, across
