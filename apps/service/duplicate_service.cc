@@ -106,10 +106,22 @@ struct GroupSlot {
 // What comparing with a page needs (Decide): its body hash and signature;
 // and its similarity to its group's winner, so that a verification that
 // leaves it unchanged writes nothing.
+// It also holds what choosing a winner needs (WinnerKey), so that a page
+// joining a group is ranked against the winner without reading its record.
 struct Comparable {
   uint64_t body_hash = 0;
   double similarity = 1;
   Signature signature;
+  KeeperFeatures features;
+  bool market = false;  // the host ends with the store's market suffix
+};
+
+// What choosing a group's winner needs of a page (CompareWinners).
+struct WinnerKey {
+  uint64_t id = 0;
+  bool content = false;
+  bool market = false;
+  KeeperFeatures features;
 };
 
 // Committed pages' Comparables by id, direct-mapped: slot id & (size - 1)
@@ -441,7 +453,7 @@ class ServiceImpl final : public DuplicateService {
       // Page ids increase with the keys: each list is built in order.
       File(nullptr, record, /*insert=*/true);
       if (id >= cached_from) {
-        signatures_.Put(id, Comparable{record.body_hash, record.similarity, std::move(record.signature)});
+        signatures_.Put(id, ComparableOf(std::move(record)));
       }
     }
     const std::string groups(1, service::kGroupPrefix);
@@ -913,7 +925,7 @@ class ServiceImpl final : public DuplicateService {
     ctx->SetBrief(p.id, PackBrief(p.group, p.state));
     std::optional<Comparable>& c = ctx->comparables[p.id];
     if (p.state == PageState::kContent) {
-      c.emplace(Comparable{p.body_hash, p.similarity, p.signature});
+      c.emplace(Comparable{p.body_hash, p.similarity, p.signature, p.features, InMarket(p.url)});
     } else {
       c.reset();
     }
@@ -927,10 +939,8 @@ class ServiceImpl final : public DuplicateService {
     }
     if (const Comparable* c = signatures_.Find(id)) return c;
     PageRecord q;
-    if (!LoadPage(ctx, id, &q)) return nullptr;
-    scratch->body_hash = q.body_hash;
-    scratch->similarity = q.similarity;
-    scratch->signature = std::move(q.signature);
+    if (!LoadPage(ctx, id, &q) || q.state != PageState::kContent) return nullptr;
+    *scratch = ComparableOf(std::move(q));
     // Not saved by this request: the record read is the committed one.
     signatures_.Put(id, *scratch);
     return scratch;
@@ -1002,16 +1012,22 @@ class ServiceImpl final : public DuplicateService {
   // ---- winners ----
   // < 0 when a is the better winner: a content page over a redirect, then
   // HTTP status, then the market rule, then the keeper rules.
-  int CompareWinners(const PageRecord& a, const PageRecord& b) const {
-    const int ca = a.state == PageState::kContent ? 0 : 1, cb = b.state == PageState::kContent ? 0 : 1;
-    if (ca != cb) return ca < cb ? -1 : 1;
+  int CompareWinners(const WinnerKey& a, const WinnerKey& b) const {
+    if (a.content != b.content) return a.content ? -1 : 1;
     if (!market_.empty()) {
-      const int sa = StatusRank(a.http_status), sb = StatusRank(b.http_status);
+      const int sa = StatusRank(a.features.http_status), sb = StatusRank(b.features.http_status);
       if (sa != sb) return sa < sb ? -1 : 1;
-      const bool ma = EndsWith(Lower(UrlHost(a.url)), market_), mb = EndsWith(Lower(UrlHost(b.url)), market_);
-      if (ma != mb) return ma ? -1 : 1;
+      if (a.market != b.market) return a.market ? -1 : 1;
     }
     return CompareKeepers(a.features, a.id, b.features, b.id, keeper_);
+  }
+  int CompareWinners(const PageRecord& a, const PageRecord& b) const { return CompareWinners(KeyOf(a), KeyOf(b)); }
+  bool InMarket(std::string_view url) const { return !market_.empty() && EndsWith(Lower(UrlHost(url)), market_); }
+  WinnerKey KeyOf(const PageRecord& p) const {
+    return WinnerKey{p.id, p.state == PageState::kContent, InMarket(p.url), p.features};
+  }
+  Comparable ComparableOf(PageRecord&& p) const {
+    return Comparable{p.body_hash, p.similarity, std::move(p.signature), p.features, InMarket(p.url)};
   }
 
   void SetGroupSize(Ctx* ctx, GroupRecord* g, int64_t delta) {
@@ -1045,16 +1061,37 @@ class ServiceImpl final : public DuplicateService {
     SetGroupSize(ctx, &g, +1);
     p->group = gid;
     p->similarity = similarity;
-    PageRecord w;
-    const bool has_winner = LoadPage(ctx, g.winner, &w);
-    if (!has_winner || CompareWinners(*p, w) < 0) {
+    // The winner as a content page is known from its Comparable; another
+    // (a redirect) from its record.
+    WinnerKey w;
+    const Signature* w_signature = nullptr;
+    Comparable scratch;
+    PageRecord w_record;
+    uint64_t w_group = 0;
+    PageState w_state = PageState::kRemoved;
+    bool has_winner = false;
+    if (BriefOf(ctx, g.winner, &w_group, &w_state) && w_state == PageState::kContent) {
+      if (const Comparable* c = ComparableOf(ctx, g.winner, &scratch)) {
+        w = WinnerKey{g.winner, true, c->market, c->features};
+        w_signature = &c->signature;
+        has_winner = true;
+      }
+    }
+    if (!has_winner && LoadPage(ctx, g.winner, &w_record)) {
+      w = KeyOf(w_record);
+      if (w_record.state == PageState::kContent) w_signature = &w_record.signature;
+      has_winner = true;
+    }
+    if (!has_winner || CompareWinners(KeyOf(*p), w) < 0) {
+      // A winner whose signature equals the last one's decides every pair
+      // as it did: the members stay verified.
+      const bool same = has_winner && p->state == PageState::kContent && w_signature != nullptr &&
+                        p->signature.eligible == w_signature->eligible && p->signature.words == w_signature->words;
       g.winner = p->id;
       p->similarity = 1;
       SaveGroup(ctx, g);
       SavePage(ctx, *p);
-      // A winner whose signature equals the last one's decides every pair
-      // as it did: the members stay verified.
-      if (!has_winner || !SameSignature(*p, w)) VerifyMembers(ctx, gid);
+      if (!same) VerifyMembers(ctx, gid);
     } else {
       SaveGroup(ctx, g);
       SavePage(ctx, *p);
