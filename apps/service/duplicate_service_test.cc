@@ -716,3 +716,34 @@ TEST(ServiceConcurrency, ConcurrentRequestsAreAllApplied) {
 
 }  // namespace
 }  // namespace neardup
+
+namespace neardup {
+namespace {
+
+// Zhu et al. §5's market rule: among duplicates of equal status, a page whose
+// host ends with the suffix wins, whichever came first; a new page that
+// ranks lower joins without displacing it.
+TEST(ServiceMarketRule, APageOfTheMarketWins) {
+  for (bool uk_first : {false, true}) {
+    ServiceOptions so;
+    so.sync = false;
+    so.method = "simhash";
+    so.prefer_host_suffix = ".uk";
+    auto service = DuplicateService::Open(testing::MakeTempDir("service-market") + "/store", so);
+    ASSERT_TRUE(service.ok()) << service.status().ToString();
+    const std::string text = Article(21);
+    const PageInput uk = Page("https://bb.co.uk/x", text), com = Page("https://aaaa.com/x", Edited(text, 1));
+    ASSERT_TRUE((*service)->Apply({uk_first ? uk : com}, false).ok());
+    auto r = (*service)->Apply({uk_first ? com : uk}, false);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->at(0).winner, "https://bb.co.uk/x") << "uk first: " << uk_first;
+    EXPECT_EQ(r->at(0).role, uk_first ? "duplicate" : "keep");
+    auto other = (*service)->Lookup("https://aaaa.com/x");
+    ASSERT_TRUE(other.ok());
+    EXPECT_EQ(other->role, "duplicate");
+    EXPECT_EQ(other->winner, "https://bb.co.uk/x");
+  }
+}
+
+}  // namespace
+}  // namespace neardup
