@@ -1159,19 +1159,21 @@ class ServiceImpl final : public DuplicateService {
   // Verifies every content member against the winner (Zhu et al. §5.2);
   // members that fail leave and are placed again by tier 2, without merging.
   // Redirect members whose final target left follow it.
-  void VerifyMembers(Ctx* ctx, uint64_t gid) {
+  // With `only`, just those members are verified (the others were verified
+  // against the same winner).
+  void VerifyMembers(Ctx* ctx, uint64_t gid, const std::vector<uint64_t>* only = nullptr) {
     GroupRecord g;
     if (!LoadGroup(ctx, gid, &g)) return;
     PageRecord w;
     if (!LoadPage(ctx, g.winner, &w) || w.state != PageState::kContent) return;
     std::vector<uint64_t> failed;
     Comparable scratch;
-    for (uint64_t m : Members(ctx, gid)) {
+    for (uint64_t m : only != nullptr ? *only : Members(ctx, gid)) {
       // Members are compared from their briefs and cached signatures; a
       // record is read and written only when its similarity changes.
       uint64_t group = 0;
       PageState state;
-      if (m == w.id || !BriefOf(ctx, m, &group, &state) || state != PageState::kContent) continue;
+      if (m == w.id || !BriefOf(ctx, m, &group, &state) || state != PageState::kContent || group != gid) continue;
       const Comparable* c = ComparableOf(ctx, m, &scratch);
       if (c == nullptr) continue;
       PairDecision d = Decide(ctx, c->body_hash, c->signature, w.body_hash, w.signature);
@@ -1353,7 +1355,7 @@ class ServiceImpl final : public DuplicateService {
     GroupRecord tg;
     LoadGroup(ctx, target, &tg);
     const uint64_t old_winner = tg.winner;
-    bool moved_any = false;
+    std::vector<uint64_t> moved;
     for (const auto& [gid, unused] : groups) {
       if (gid == target) continue;
       GroupRecord g;
@@ -1368,7 +1370,7 @@ class ServiceImpl final : public DuplicateService {
         ctx->txn->Put(service::MemberKey(target, m), "");
         q.group = target;
         SavePage(ctx, q);
-        moved_any = true;
+        moved.push_back(m);
       }
       SetGroupSize(ctx, &tg, static_cast<int64_t>(g.members));
       SetGroupSize(ctx, &g, -static_cast<int64_t>(g.members));
@@ -1389,8 +1391,13 @@ class ServiceImpl final : public DuplicateService {
     AddMember(ctx, target, p, groups.at(target));
     LoadGroup(ctx, target, &tg);
     if (tg.winner != p->id) {
-      if (moved_any || tg.winner != old_winner) {
+      if (tg.winner != old_winner) {
         VerifyMembers(ctx, target);  // p among them
+      } else if (!moved.empty()) {
+        // The target's own members were verified against this winner:
+        // those moved in, and p, are verified now.
+        moved.push_back(p->id);
+        VerifyMembers(ctx, target, &moved);
       } else {
         VerifyOne(ctx, target, p);
       }
