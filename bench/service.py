@@ -311,7 +311,9 @@ def scale(args, work):
     lat = load_test(server, bodies)
     rss = server.peak_rss_mb()
     server.stop()
-    print(f"\nServer peak RSS {rss:.0f} MB at {stats['content_pages']:,} pages; store {stats['store_bytes'] / 1e6:.0f} MB "
+    print(f"\nServer peak RSS {rss:.0f} MB at {stats['content_pages']:,} pages; candidate postings in memory "
+          f"{stats['postings_bytes'] / 1e6:.0f} MB ({stats['postings_bytes'] / max(1, stats['content_pages']):.0f} bytes a page); "
+          f"store {stats['store_bytes'] / 1e6:.0f} MB "
           f"({stats['store_bytes'] / max(1, stats['content_pages']):.0f} bytes a page); "
           f"comparisons {stats['comparisons']:,}, verifications {stats['verifications']:,} "
           f"({stats['verifications_failed']:,} failed), repairs {stats['repairs']:,}.\n")

@@ -757,6 +757,7 @@ class ServiceImpl final : public DuplicateService {
     for (const auto& entry : std::filesystem::directory_iterator(dir_, ec)) {
       if (entry.is_regular_file(ec)) s.store_bytes += entry.file_size(ec);
     }
+    if (candidates_ != nullptr) s.postings_bytes = candidates_->memory_bytes() + identical_->memory_bytes();
     return s;
   }
 

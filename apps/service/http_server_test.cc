@@ -120,6 +120,7 @@ TEST_F(HttpTest, PagesAreAnsweredLineByLineInOrder) {
   EXPECT_EQ(stats["content_pages"], 1);
   EXPECT_EQ(stats["removed_pages"], 1);
   EXPECT_GT(stats["store_bytes"].get<uint64_t>(), 0u);
+  EXPECT_GT(stats["postings_bytes"].get<uint64_t>(), 0u);
 }
 
 TEST_F(HttpTest, SizeLimitsAnswer413WithAMessageAndHarmNothing) {

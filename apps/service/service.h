@@ -155,6 +155,7 @@ struct ServiceStats {
   uint64_t repairs = 0;
   uint64_t redirect_cycles = 0;
   uint64_t store_bytes = 0;      // RocksDB's files
+  uint64_t postings_bytes = 0;   // the candidate postings held in memory
   double tier1_share() const {
     return recrawled ? static_cast<double>(tier1_decided) / static_cast<double>(recrawled) : 0.0;
   }

@@ -191,7 +191,8 @@ std::string ServiceStatsJson(const ServiceStats& s, const std::string& method_sp
                               {"verifications_failed", s.verifications_failed},
                               {"repairs", s.repairs},
                               {"redirect_cycles", s.redirect_cycles},
-                              {"store_bytes", s.store_bytes}};
+                              {"store_bytes", s.store_bytes},
+                              {"postings_bytes", s.postings_bytes}};
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
