@@ -4,12 +4,14 @@
 // partition against the batch job's on the same pages.
 #include "service/service.h"
 #include "service/store.h"
+#include "service/wire.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <thread>
@@ -264,6 +266,29 @@ TEST_F(ServiceTest, ErrorLinesAreAnsweredAndTheRestApplied) {
 
 // Each field of a page line is checked; a good line keeps every field,
 // escapes included.
+// The client's JSON strings (wire.h): any valid UTF-8 text, control
+// characters, quotes and backslashes included, in runs of every length
+// around the eight bytes tested at a time, reads back as it was.
+TEST(WireJson, StringsReadBackAsTheyWere) {
+  std::mt19937 rng(5);
+  const std::vector<std::string> pieces = {"a", "\"", "\\", "\n", "\r", "\t", "\x01", "\x1f", " ", "<p class=\"x\">",
+                                           "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\x7f", "0123456789"};
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::string text;
+    const int n = static_cast<int>(rng() % 40);
+    for (int i = 0; i < n; ++i) text += pieces[rng() % pieces.size()];
+    std::string json;
+    AppendJsonString(text, &json);
+    const nlohmann::json parsed = nlohmann::json::parse(json, nullptr, false);
+    ASSERT_TRUE(parsed.is_string()) << json;
+    ASSERT_EQ(parsed.get<std::string>(), text) << json;
+    // Only what JSON requires is escaped: the other bytes are as they were.
+    size_t escapes = 0;
+    for (char c : text) escapes += static_cast<unsigned char>(c) < 0x20 || c == '"' || c == '\\';
+    EXPECT_LE(json.size(), text.size() + 2 + 5 * escapes);
+  }
+}
+
 TEST(PageLine, FieldsAreReadAndCheckedOneByOne) {
   PageInput p;
   ParsePageLine(R"({"url": "https://a.example/x?q=\"1\"", "text": "caf\u00e9\nline", "status": 200,)"

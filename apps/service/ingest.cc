@@ -2,12 +2,15 @@
 // in batches of NDJSON lines (POST /v1/pages).
 #include <httplib.h>
 
+#include <bit>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
@@ -37,33 +40,6 @@ class WarningPrinter final : public ReadObserver {
   bool quiet_;
   uint64_t count_ = 0;
 };
-
-// Appends `s` (valid UTF-8) as a JSON string: quotes, backslashes and
-// control characters escaped, every other byte as it is.
-void AppendJsonString(std::string_view s, std::string* out) {
-  static const char kHex[] = "0123456789abcdef";
-  out->push_back('"');
-  size_t run = 0;  // start of the bytes not yet copied
-  for (size_t i = 0; i < s.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out->append(s.data() + run, i - run);
-    run = i + 1;
-    switch (c) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\n': out->append("\\n"); break;
-      case '\r': out->append("\\r"); break;
-      case '\t': out->append("\\t"); break;
-      default:
-        out->append("\\u00");
-        out->push_back(kHex[c >> 4]);
-        out->push_back(kHex[c & 15]);
-    }
-  }
-  out->append(s.data() + run, s.size() - run);
-  out->push_back('"');
-}
 
 // Appends one document as a line of POST /v1/pages. Bodies that are not
 // UTF-8 go as base64 (html_b64 / text_b64), so the service signs the very
@@ -254,7 +230,12 @@ Result<IngestSummary> RunIngest(const std::vector<std::string>& inputs, const In
     batch.origin.emplace_back(doc.source, doc.source_offset);
     if (batch.origin.size() >= o.batch_pages) {
       batch.bytes_consumed = source->bytes_consumed();
+      // The next batch is about this one's size: its body is not grown
+      // (and copied) step by step.
+      const size_t body_bytes = batch.body.size();
       sending = hand_over(&batch);
+      batch.body.reserve(body_bytes + body_bytes / 8);
+      batch.origin.reserve(o.batch_pages);
     }
   }
   if (sending && !batch.origin.empty()) hand_over(&batch);

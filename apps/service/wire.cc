@@ -1,5 +1,8 @@
 // The service's JSON: one page per NDJSON line in, one answer per line out
 // (README.md, "Running the service").
+#include <bit>
+#include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
@@ -205,6 +208,74 @@ bool IsValidUtf8(std::string_view s) { return ScanUtf8(s).valid; }
 }  // namespace neardup
 
 namespace neardup {
+
+// The bytes of a JSON string that need an escape: control characters,
+// quotes and backslashes.
+namespace {
+
+bool NeedsEscape(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
+
+// The index of the first byte of the 8 at `p` that needs an escape, or 8.
+// In each mask the lowest flagged byte is exact (a borrow only flags bytes
+// above a true one).
+size_t FirstEscapeIn8(const char* p) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  auto zero_byte = [&](uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+  const uint64_t control = (v - kOnes * 0x20) & ~v & kHigh;
+  const uint64_t mask = control | zero_byte(v ^ (kOnes * '"')) | zero_byte(v ^ (kOnes * '\\'));
+  if (mask == 0) return 8;
+  if constexpr (std::endian::native == std::endian::little) return static_cast<size_t>(std::countr_zero(mask)) / 8;
+  for (size_t i = 0; i < 8; ++i) {
+    if (NeedsEscape(static_cast<unsigned char>(p[i]))) return i;
+  }
+  return 8;
+}
+
+}  // namespace
+
+// Appends `s` (valid UTF-8) as a JSON string: quotes, backslashes and
+// control characters escaped, every other byte as it is. Eight bytes are
+// tested at a time: HTML has long runs without an escape.
+void AppendJsonString(std::string_view s, std::string* out) {
+  static const char kHex[] = "0123456789abcdef";
+  out->reserve(out->size() + s.size() + s.size() / 16 + 2);
+  out->push_back('"');
+  const char* const begin = s.data();
+  const size_t n = s.size();
+  size_t run = 0;  // start of the bytes not yet copied
+  size_t i = 0;
+  while (i < n) {
+    if (i + 8 <= n) {
+      const size_t k = FirstEscapeIn8(begin + i);
+      if (k == 8) {
+        i += 8;
+        continue;
+      }
+      i += k;
+    } else if (!NeedsEscape(static_cast<unsigned char>(begin[i]))) {
+      ++i;
+      continue;
+    }
+    const unsigned char c = static_cast<unsigned char>(begin[i]);
+    out->append(begin + run, i - run);
+    switch (c) {
+      case '"': out->append("\\\"", 2); break;
+      case '\\': out->append("\\\\", 2); break;
+      case '\n': out->append("\\n", 2); break;
+      case '\r': out->append("\\r", 2); break;
+      case '\t': out->append("\\t", 2); break;
+      default: {
+        const char escaped[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
+        out->append(escaped, 6);
+      }
+    }
+    run = ++i;
+  }
+  out->append(begin + run, n - run);
+  out->push_back('"');
+}
 
 Result<std::string> ReadTokenFile(const std::string& path) {
   std::ifstream in(path);

@@ -19,6 +19,10 @@ std::string Base64Encode(std::string_view in);
 // Whether `s` is valid UTF-8 (JSON strings must be).
 bool IsValidUtf8(std::string_view s);
 
+// Appends `s` (valid UTF-8) to *out as a JSON string: quoted, with quotes,
+// backslashes and control characters escaped and every other byte as it is.
+void AppendJsonString(std::string_view s, std::string* out);
+
 // The bearer token in file `path` (`serve --token-file`, `ingest
 // --token-file`), surrounding white space removed. IOError when it cannot
 // be read; InvalidArgument when it is shorter than 16 characters.
