@@ -287,6 +287,7 @@ class Signer {
  public:
   Signer(const Method& method, Executor* executor, const std::vector<PageInput>& pages)
       : method_(method), pages_(pages), out_(pages.size()), chunks_((pages.size() + kChunk - 1) / kChunk) {
+    for (std::atomic<uint8_t>& c : chunks_) c.store(0, std::memory_order_relaxed);
     const size_t threads = executor != nullptr ? static_cast<size_t>(executor->num_threads()) : 1;
     if (threads <= 1 || pages.size() < 2 * kChunk) {
       for (size_t c = 0; c < chunks_.size(); ++c) SignChunk(c);
@@ -625,8 +626,8 @@ class ServiceImpl final : public DuplicateService {
       if (!corruption_.ok()) return std::exchange(corruption_, Status::OK());
       if (!txn.status().ok()) return Prefixed(txn.status(), "page " + page.url + ": ");
       // Up to kPagesPerWrite pages' changes go to the store as one
-      // WriteBatch: atomic, and a posting list that several of them touch
-      // is written once.
+      // WriteBatch: atomic, and a record that several of them touch (a
+      // group, a winner) is written once.
       if (!dry_run && ((i + 1) % kPagesPerWrite == 0 || i + 1 == pages.size())) {
         Status s = CommitCtx(&ctx);
         if (!s.ok()) return Prefixed(s, "page " + page.url + ": ");

@@ -370,62 +370,6 @@ bool Txn::Get(std::string_view key, std::string* value) {
   return true;
 }
 
-void Txn::Prefetch(const std::vector<std::string>& keys) {
-  std::vector<rocksdb::Slice> todo;
-  todo.reserve(keys.size());
-  for (const std::string& k : keys) {
-    if (Pending(k) == nullptr && read_.find(k) == read_.end() && InOverlays(k) == nullptr) todo.emplace_back(k);
-  }
-  if (todo.empty()) return;
-  std::sort(todo.begin(), todo.end(), [](const rocksdb::Slice& a, const rocksdb::Slice& b) { return a.compare(b) < 0; });
-  todo.erase(std::unique(todo.begin(), todo.end()), todo.end());
-  std::vector<rocksdb::PinnableSlice> values(todo.size());
-  std::vector<rocksdb::Status> statuses(todo.size());
-  db_->MultiGet(rocksdb::ReadOptions(), db_->DefaultColumnFamily(), todo.size(), todo.data(), values.data(),
-                statuses.data(), /*sorted_input=*/true);
-  for (size_t i = 0; i < todo.size(); ++i) {
-    if (statuses[i].IsNotFound()) {
-      read_.emplace(todo[i].ToString(), std::nullopt);
-    } else if (statuses[i].ok()) {
-      read_.emplace(todo[i].ToString(), values[i].ToString());
-    } else if (status_.ok()) {
-      status_ = FromRocks(statuses[i], "store read");
-    }
-  }
-}
-
-Txn::Change Txn::Update(std::string_view key, const std::function<Change(std::string* value, bool found)>& fn) {
-  std::optional<std::string>* pending = Pending(key);
-  Map::iterator read = read_.end();
-  if (pending == nullptr) {
-    read = read_.find(key);
-    if (read == read_.end()) {
-      std::string unused;
-      Get(key, &unused);
-      read = read_.find(key);
-      if (read == read_.end()) return Change::kNone;  // a read error, in status()
-    }
-  }
-  std::optional<std::string>& slot = pending != nullptr ? *pending : read->second;
-  const bool found = slot.has_value();
-  std::string value = found ? std::move(*slot) : std::string();
-  const Change change = fn(&value, found);
-  if (change == Change::kNone) {
-    if (found) *slot = std::move(value);
-    return change;
-  }
-  std::optional<std::string> result;
-  if (change == Change::kPut) result = std::move(value);
-  if (pending != nullptr) {
-    *pending = std::move(result);
-    return change;
-  }
-  read_.erase(read);
-  pending_.emplace(std::string(key), std::move(result));
-  if (!key.empty() && scanned_.find(key[0]) != std::string::npos) ordered_.emplace(key);
-  return change;
-}
-
 void Txn::Put(std::string_view key, std::string_view value) {
   std::optional<std::string>* pending = Pending(key);
   if (pending != nullptr) {

@@ -146,18 +146,6 @@ class Txn {
   // Whether the transaction has written `key` (a Get would not read the
   // committed value).
   bool IsPending(std::string_view key) const { return pending_.find(key) != pending_.end(); }
-  // Reads the keys not yet pending or read with one MultiGet, so that the
-  // Get()s that follow find them here.
-  void Prefetch(const std::vector<std::string>& keys);
-  // What Update's fn did to the value.
-  enum class Change { kNone, kPut, kDelete };
-  // Calls fn with the value of `key` as the transaction sees it (empty when
-  // there is none; `found` says which) for it to change in place, and
-  // writes what fn says: the changed value (kPut), a deletion (kDelete), or
-  // nothing (kNone: a key read and left as it was is not written at
-  // Commit). REQUIRES: fn returns kNone only with the value as it was.
-  // Returns fn's answer.
-  Change Update(std::string_view key, const std::function<Change(std::string* value, bool found)>& fn);
   void Put(std::string_view key, std::string_view value);
   void Delete(std::string_view key);
   // Calls fn(key, value) for every key starting with `prefix`, in order,

@@ -73,10 +73,7 @@ TEST_F(TxnTest, DiscardWritesNothing) {
   Txn txn(db_.get());
   txn.Put("k1", "changed");
   txn.Put("k2", "new");
-  txn.Update("k3", [](std::string* v, bool) {
-    v->append("grown");
-    return Txn::Change::kPut;
-  });
+  txn.Put("k3", "grown");
   txn.Discard();
   ASSERT_TRUE(txn.Commit().ok());
   EXPECT_EQ(Stored("k1"), "stored");
@@ -85,92 +82,6 @@ TEST_F(TxnTest, DiscardWritesNothing) {
   std::string v;
   ASSERT_TRUE(txn.Get("k1", &v));
   EXPECT_EQ(v, "stored");
-}
-
-TEST_F(TxnTest, UpdateWritesOnlyWhatChanged) {
-  {
-    Txn txn(db_.get());
-    txn.Put("k", "ab");
-    txn.Put("same", "x");
-    txn.Put("gone", "x");
-    ASSERT_TRUE(txn.Commit().ok());
-  }
-  using Change = Txn::Change;
-  Txn txn(db_.get());
-  auto append = [](const char* tail) {
-    return [tail](std::string* v, bool) {
-      v->append(tail);
-      return Change::kPut;
-    };
-  };
-  bool saw_found = false;
-  txn.Update("k", [&](std::string* v, bool found) {
-    saw_found = found;
-    EXPECT_EQ(*v, "ab");
-    v->append("c");
-    return Change::kPut;
-  });
-  EXPECT_TRUE(saw_found);
-  txn.Update("k", append("d"));  // the pending value
-  txn.Update("fresh", [&](std::string* v, bool found) {
-    EXPECT_FALSE(found);
-    EXPECT_TRUE(v->empty());
-    v->assign("new");
-    return Change::kPut;
-  });
-  // Read and left alone: nothing pending, the value still readable.
-  EXPECT_EQ(txn.Update("same", [](std::string* v, bool) { return v->empty() ? Change::kPut : Change::kNone; }),
-            Change::kNone);
-  EXPECT_TRUE(txn.Update("absent", [](std::string*, bool) { return Change::kNone; }) == Change::kNone);
-  std::string v;
-  ASSERT_TRUE(txn.Get("same", &v));
-  EXPECT_EQ(v, "x");
-  txn.Update("gone", [](std::string*, bool) { return Change::kDelete; });
-  EXPECT_FALSE(txn.Get("gone", &v));
-  txn.Update("gone", [](std::string* value, bool found) {
-    EXPECT_FALSE(found);  // deleted in this transaction
-    value->assign("back");
-    return Change::kPut;
-  });
-  // The database is written behind the transaction's back: a key it left
-  // alone is not written over at Commit.
-  ASSERT_TRUE(db_->Put(rocksdb::WriteOptions(), "same", "outside").ok());
-  ASSERT_TRUE(txn.Commit().ok());
-  EXPECT_EQ(Stored("k"), "abcd");
-  EXPECT_EQ(Stored("fresh"), "new");
-  EXPECT_EQ(Stored("gone"), "back");
-  EXPECT_EQ(Stored("same"), "outside");
-  EXPECT_EQ(Stored("absent"), std::nullopt);
-}
-
-TEST_F(TxnTest, PrefetchedKeysReadTheSameAsSingleReads) {
-  {
-    Txn txn(db_.get());
-    for (int i = 0; i < 50; i += 2) txn.Put("p" + std::to_string(i), "v" + std::to_string(i));
-    ASSERT_TRUE(txn.Commit().ok());
-  }
-  Txn txn(db_.get());
-  txn.Put("p4", "pending");  // a pending write wins over the prefetched value
-  std::vector<std::string> keys;
-  for (int i = 49; i >= 0; --i) keys.push_back(std::string(1, 'p').append(std::to_string(i)));
-  keys.push_back("p6");  // duplicates are fine
-  txn.Prefetch(keys);
-  ASSERT_TRUE(txn.status().ok());
-  // Once read, the transaction answers from what it read: a write made to
-  // the database behind its back is not seen (one writer at a time).
-  ASSERT_TRUE(db_->Put(rocksdb::WriteOptions(), "p8", "behind").ok());
-  for (int i = 0; i < 50; ++i) {
-    std::string v;
-    const bool found = txn.Get("p" + std::to_string(i), &v);
-    if (i == 4) {
-      EXPECT_EQ(v, "pending");
-    } else if (i % 2 == 0) {
-      ASSERT_TRUE(found) << i;
-      EXPECT_EQ(v, "v" + std::to_string(i));
-    } else {
-      EXPECT_FALSE(found) << i;
-    }
-  }
 }
 
 TEST_F(TxnTest, ScanMergesPendingWritesWithTheDatabaseInOrder) {
@@ -242,30 +153,24 @@ TEST_F(TxnTest, SealedBatchesAreReadUntilWrittenInOrder) {
   EXPECT_EQ(Stored("ma4"), "second");
 }
 
-// Random puts, deletes, updates and reads checked against a std::map model, across
-// commits and discards.
+// Random puts, deletes and reads checked against a std::map model, across
+// commits, discards and batches sealed and written later (as requests
+// seal them and write them after the next one has started): reads and
+// scans see what is sealed, the database holds what is written, in order.
 TEST_F(TxnTest, AgreesWithAModelUnderRandomChanges) {
   std::mt19937_64 rng(7);
-  std::map<std::string, std::string> committed, model;
-  Txn txn(db_.get());
-  for (int round = 0; round < 40; ++round) {
+  std::map<std::string, std::string> committed, written, model;
+  Overlays inflight;
+  for (int round = 0; round < 60; ++round) {
+    Txn txn(db_.get(), inflight);
     model = committed;
     for (int op = 0; op < 60; ++op) {
       const std::string key = std::string(1, "mrx"[rng() % 3]) + std::to_string(rng() % 30);
-      const int kind = static_cast<int>(rng() % 4);
+      const int kind = static_cast<int>(rng() % 3);
       if (kind == 0) {
         txn.Delete(key);
         model.erase(key);
       } else if (kind == 1) {
-        const bool grow = rng() % 2 == 0;
-        txn.Update(key, [&](std::string* v, bool found) {
-          EXPECT_EQ(found, model.count(key) == 1) << key;
-          if (!grow) return Txn::Change::kNone;
-          v->push_back('+');
-          return Txn::Change::kPut;
-        });
-        if (grow) model[key].push_back('+');
-      } else if (kind == 2) {
         std::string v;
         const bool found = txn.Get(key, &v);
         EXPECT_EQ(found, model.count(key) == 1) << key;
@@ -285,13 +190,26 @@ TEST_F(TxnTest, AgreesWithAModelUnderRandomChanges) {
       }
       EXPECT_EQ(ScanAll(txn, prefix), want) << prefix << " round " << round;
     }
-    if (rng() % 3 == 0) {
+    const int end = static_cast<int>(rng() % 4);
+    if (end == 0) {
       txn.Discard();
-    } else {
+    } else if (end == 1 && inflight.empty()) {
       ASSERT_TRUE(txn.Commit().ok());
+      committed = written = model;
+    } else if (std::shared_ptr<const Overlay> sealed = txn.Seal()) {
+      inflight.push_back(sealed);
       committed = model;
     }
-    for (const auto& [k, v] : committed) EXPECT_EQ(Stored(k), v);
+    // The oldest sealed batches are written, in order, some rounds later.
+    while (!inflight.empty() && rng() % 2 == 0) {
+      ASSERT_TRUE(WriteOverlay(db_.get(), *inflight.front()).ok());
+      for (const auto& [k, v] : inflight.front()->entries) {
+        if (v.has_value()) written[k] = *v; else written.erase(k);
+      }
+      inflight.erase(inflight.begin());
+    }
+    for (const auto& [k, v] : written) EXPECT_EQ(Stored(k), v);
+    if (inflight.empty()) EXPECT_EQ(written, committed);
   }
 }
 
