@@ -710,14 +710,14 @@ SiteTemplates::Match SiteTemplates::CompareMasked(const uint32_t* a, const uint3
 }
 
 PairDecision RobustDecide(const SiteTemplates& templates, const RobustPageView& a, const RobustPageView& b,
-                          const RobustMethodOptions& options, SiteTemplates::Match* match) {
+                          const RobustMethodOptions& options, SiteTemplates::Match* match, bool with_reason) {
   const SiteTemplates::Match r = templates.Compare(a.mins, b.mins, options.num_minhashes);
   if (match) *match = r;
-  return RobustDecideMatched(r, a, b, templates.KnowsTemplateOf(a.site), options);
+  return RobustDecideMatched(r, a, b, templates.KnowsTemplateOf(a.site), options, with_reason);
 }
 
 PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPageView& a, const RobustPageView& b,
-                                 bool site_template_known, const RobustMethodOptions& options) {
+                                 bool site_template_known, const RobustMethodOptions& options, bool with_reason) {
   PairDecision d;
   d.similarity = r.similarity();
   const bool same_site = a.site == b.site;
@@ -731,18 +731,22 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
         DifferenceDigest::DifferenceSize(a.digest, b.digest, kRobustDigestCells, static_cast<int>(limit));
     if (differing >= 0) {
       d.duplicate = true;
-      std::snprintf(buf, sizeof buf, "the pages differ in %d shingles, an edit (at most %u %s)", differing, limit,
-                    same_site ? "on one site" : "across sites");
-      d.reason = buf;
+      if (with_reason) {
+        std::snprintf(buf, sizeof buf, "the pages differ in %d shingles, an edit (at most %u %s)", differing, limit,
+                      same_site ? "on one site" : "across sites");
+        d.reason = buf;
+      }
       return d;
     }
   }
   if (same_site && !site_template_known) {
-    std::snprintf(buf, sizeof buf,
-                  "same site, more than %u shingles apart, and the site's template is unknown (fewer than %u "
-                  "distinct pages)",
-                  limit, options.template_min_pages);
-    d.reason = buf;
+    if (with_reason) {
+      std::snprintf(buf, sizeof buf,
+                    "same site, more than %u shingles apart, and the site's template is unknown (fewer than %u "
+                    "distinct pages)",
+                    limit, options.template_min_pages);
+      d.reason = buf;
+    }
     return d;
   }
   // Sketches that agree only on boilerplate: without digests the pages are
@@ -751,15 +755,18 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   // position), so they are not near duplicates.
   if (r.positions == 0) {
     d.duplicate = !with_digests;
-    d.reason = with_digests
-                   ? "they agree only on boilerplate and differ in more than an edit: different main items"
-                   : "both pages are their site's boilerplate only";
+    if (with_reason) {
+      d.reason = with_digests
+                     ? "they agree only on boilerplate and differ in more than an edit: different main items"
+                     : "both pages are their site's boilerplate only";
+    }
     return d;
   }
   // No boilerplate known on either page: the whole pages are compared, and
   // two pages of one template with different items must not pass.
   const double need = r.template_shared > 0 ? options.min_content_similarity : options.min_similarity_without_template;
   d.duplicate = r.similarity() >= need;
+  if (!with_reason) return d;
   std::snprintf(buf, sizeof buf, "%u of %u min-hash positions outside the boilerplate agree (%.2f %s %.2f%s)",
                 r.agreeing, r.positions, r.similarity(), d.duplicate ? ">=" : "<", need,
                 r.template_shared > 0 ? "" : "; no boilerplate known, whole pages compared");
@@ -854,7 +861,9 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
       fetched_a = a;
     }
     SiteTemplates::Match match;
-    if (!RobustDecide(*templates, view_a, pages.Fetch(b, scratch_b.data()), options, &match).duplicate) {
+    if (!RobustDecide(*templates, view_a, pages.Fetch(b, scratch_b.data()), options, &match,
+                      /*with_reason=*/false)
+             .duplicate) {
       continue;
     }
     uf->Union(a, b);

@@ -227,10 +227,12 @@ class SiteTemplates {
 // call: pages a and b, not equal after normalization, with the boilerplate
 // `templates` learned from the collection (empty: no site's template is
 // known). Returns the decision, the similarity of the min-hash comparison
-// (PairDecision::similarity) and the reason in words; *match (if not null)
-// receives the comparison.
+// (PairDecision::similarity) and the reason in words (left empty without
+// `with_reason`: a stage that needs the verdict alone formats nothing);
+// *match (if not null) receives the comparison.
 PairDecision RobustDecide(const SiteTemplates& templates, const RobustPageView& a, const RobustPageView& b,
-                          const RobustMethodOptions& options, SiteTemplates::Match* match = nullptr);
+                          const RobustMethodOptions& options, SiteTemplates::Match* match = nullptr,
+                          bool with_reason = true);
 
 // RobustDecide from the min-hash comparison `r` of a and b
 // (SiteTemplates::Compare or CompareMasked) and whether a's site has a
@@ -238,7 +240,7 @@ PairDecision RobustDecide(const SiteTemplates& templates, const RobustPageView& 
 // processes of a divided run decide, each page carrying what the run
 // learned of it.
 PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPageView& a, const RobustPageView& b,
-                                 bool site_template_known, const RobustMethodOptions& options);
+                                 bool site_template_known, const RobustMethodOptions& options, bool with_reason = true);
 
 struct RobustPair {
   uint32_t a = 0, b = 0;  // a < b

@@ -374,3 +374,37 @@ TEST(RobustStageTest, ALargeSitesColumnFilesGiveTheTemplateOfBlocks) {
 
 }  // namespace
 }  // namespace neardup
+
+namespace neardup {
+namespace {
+
+// The verdict of the one rule does not depend on whether its reason is
+// formatted (the near stage asks for none).
+TEST(RobustDecideTest, TheVerdictIsTheSameWithoutTheReason) {
+  RobustMethodOptions options;
+  const uint32_t m = options.num_minhashes;
+  std::mt19937 rng(3);
+  int duplicates = 0, others = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    std::vector<uint32_t> a(m), b(m);
+    const uint32_t agree = rng() % (m + 1);
+    for (uint32_t j = 0; j < m; ++j) {
+      a[j] = static_cast<uint32_t>(rng());
+      b[j] = j < agree ? a[j] : static_cast<uint32_t>(rng());
+    }
+    RobustPageView va{a.data(), 1, nullptr}, vb{b.data(), trial % 2 == 0 ? 1u : 2u, nullptr};
+    const SiteTemplates none;
+    const PairDecision with = RobustDecide(none, va, vb, options);
+    const PairDecision without = RobustDecide(none, va, vb, options, nullptr, /*with_reason=*/false);
+    EXPECT_EQ(with.duplicate, without.duplicate);
+    EXPECT_EQ(with.similarity, without.similarity);
+    EXPECT_FALSE(with.reason.empty());
+    EXPECT_TRUE(without.reason.empty());
+    (with.duplicate ? duplicates : others)++;
+  }
+  EXPECT_GT(duplicates, 0);
+  EXPECT_GT(others, 0);
+}
+
+}  // namespace
+}  // namespace neardup
