@@ -548,9 +548,19 @@ class ServiceImpl final : public DuplicateService {
   // request is applied while this one's batches go to RocksDB and its log
   // is synced. Batches are written in the order sealed; until written, the
   // transactions opened after read them from their overlays.
-  service::Overlays InflightOverlays() {
+  // The batches sealed and not yet written; *seen (when given) receives
+  // the last sealed batch's place in the order, which an answer read from
+  // them waits for (WaitWritten) so that it says nothing not yet durable.
+  service::Overlays InflightOverlays(uint64_t* seen = nullptr) {
     std::lock_guard<std::mutex> lock(flight_mu_);
+    if (seen != nullptr) *seen = sealed_seq_;
     return service::Overlays(inflight_.begin(), inflight_.end());
+  }
+  // Waits until the batches up to `seq` are written. Must not hold mu_.
+  Status WaitWritten(uint64_t seq) {
+    std::unique_lock<std::mutex> lock(flight_mu_);
+    flight_cv_.wait(lock, [&] { return written_seq_ >= seq || !write_error_.ok(); });
+    return write_error_;
   }
   Status WriteError() {
     std::lock_guard<std::mutex> lock(flight_mu_);
@@ -595,20 +605,23 @@ class ServiceImpl final : public DuplicateService {
   Result<std::vector<PageAnswer>> Apply(std::vector<PageInput> pages, bool dry_run) override {
     Signer signer(*method_, executor_, pages);
     std::vector<Sealed> sealed;
-    Result<std::vector<PageAnswer>> answers = ApplyLocked(pages, dry_run, &signer, &sealed);
+    uint64_t seen = 0;
+    Result<std::vector<PageAnswer>> answers = ApplyLocked(pages, dry_run, &signer, &sealed, &seen);
     // What was sealed is written even when the request failed later on: the
-    // service's memory already holds it.
+    // service's memory already holds it. The answers wait for the batches
+    // they read too (a dry run's included).
     const Status written = WriteSealed(sealed, o_.sync && !dry_run && !pages.empty());
     if (!answers.ok()) return answers;
     NEARDUP_RETURN_IF_ERROR(written);
+    NEARDUP_RETURN_IF_ERROR(WaitWritten(seen));
     return answers;
   }
 
   Result<std::vector<PageAnswer>> ApplyLocked(std::vector<PageInput>& pages, bool dry_run, Signer* signer,
-                                              std::vector<Sealed>* sealed) {
+                                              std::vector<Sealed>* sealed, uint64_t* seen) {
     std::lock_guard<std::mutex> lock(mu_);
     NEARDUP_RETURN_IF_ERROR(WriteError());
-    Txn txn(db_.get(), InflightOverlays());
+    Txn txn(db_.get(), InflightOverlays(seen));
     Ctx ctx(&txn, counters_, &briefs_, &groups_, sealed);
     std::vector<PageAnswer> answers;
     answers.reserve(pages.size());
@@ -639,14 +652,16 @@ class ServiceImpl final : public DuplicateService {
 
   Result<PageAnswer> Lookup(const std::string& url) override {
     std::vector<Sealed> sealed;
-    Result<PageAnswer> a = LookupLocked(url, &sealed);
+    uint64_t seen = 0;
+    Result<PageAnswer> a = LookupLocked(url, &sealed, &seen);
     NEARDUP_RETURN_IF_ERROR(WriteSealed(sealed, o_.sync));
+    NEARDUP_RETURN_IF_ERROR(WaitWritten(seen));
     return a;
   }
-  Result<PageAnswer> LookupLocked(const std::string& url, std::vector<Sealed>* sealed) {
+  Result<PageAnswer> LookupLocked(const std::string& url, std::vector<Sealed>* sealed, uint64_t* seen) {
     std::lock_guard<std::mutex> lock(mu_);
     NEARDUP_RETURN_IF_ERROR(WriteError());
-    Txn txn(db_.get(), InflightOverlays());
+    Txn txn(db_.get(), InflightOverlays(seen));
     Ctx ctx(&txn, counters_, &briefs_, &groups_, sealed);
     PageRecord p;
     if (!LoadByUrl(&ctx, url, &p)) {
@@ -688,14 +703,16 @@ class ServiceImpl final : public DuplicateService {
 
   Result<PageAnswer> Remove(const std::string& url) override {
     std::vector<Sealed> sealed;
-    Result<PageAnswer> a = RemoveLocked(url, &sealed);
+    uint64_t seen = 0;
+    Result<PageAnswer> a = RemoveLocked(url, &sealed, &seen);
     NEARDUP_RETURN_IF_ERROR(WriteSealed(sealed, o_.sync));
+    NEARDUP_RETURN_IF_ERROR(WaitWritten(seen));
     return a;
   }
-  Result<PageAnswer> RemoveLocked(const std::string& url, std::vector<Sealed>* sealed) {
+  Result<PageAnswer> RemoveLocked(const std::string& url, std::vector<Sealed>* sealed, uint64_t* seen) {
     std::lock_guard<std::mutex> lock(mu_);
     NEARDUP_RETURN_IF_ERROR(WriteError());
-    Txn txn(db_.get(), InflightOverlays());
+    Txn txn(db_.get(), InflightOverlays(seen));
     Ctx ctx(&txn, counters_, &briefs_, &groups_, sealed);
     PageRecord p;
     if (!LoadByUrl(&ctx, url, &p)) {
@@ -708,8 +725,14 @@ class ServiceImpl final : public DuplicateService {
   }
 
   Result<GroupInfo> Group(uint64_t id) override {
+    uint64_t seen = 0;
+    Result<GroupInfo> info = GroupLocked(id, &seen);
+    NEARDUP_RETURN_IF_ERROR(WaitWritten(seen));
+    return info;
+  }
+  Result<GroupInfo> GroupLocked(uint64_t id, uint64_t* seen) {
     std::lock_guard<std::mutex> lock(mu_);
-    Txn txn(db_.get(), InflightOverlays());
+    Txn txn(db_.get(), InflightOverlays(seen));
     Ctx ctx(&txn, counters_, &briefs_, &groups_);
     GroupRecord g;
     if (!LoadGroup(&ctx, id, &g)) {
