@@ -183,11 +183,17 @@ class ServerImpl final : public Server {
     if (req.is_multipart_form_data()) return SetError(res, 415, "send NDJSON (one page per line), not a multipart form");
     // The body is read into a buffer the thread keeps between requests (its
     // pages are not faulted in again for every batch), sized from
-    // Content-Length when the client sends it.
+    // Content-Length when the client sends it; a buffer grown past
+    // kKeptBodyBytes is freed when the request is done, whatever its end.
     thread_local std::string received;
     received.clear();
+    struct FreeLarge {
+      ~FreeLarge() {
+        if (received.capacity() > kKeptBodyBytes) std::string().swap(received);
+      }
+    } free_large;
     const uint64_t length = req.get_header_value<uint64_t>("Content-Length");
-    if (length > 0) received.reserve(std::min(length, o_.max_body_bytes));
+    if (length > 0) received.reserve(std::min<uint64_t>({length, o_.max_body_bytes, kKeptBodyBytes}));
     bool too_big = false;
     reader([&](const char* data, size_t n) {
       if (received.size() + n > o_.max_body_bytes) {
@@ -220,7 +226,6 @@ class ServerImpl final : public Server {
     }
     std::vector<PageInput> pages(lines.size());
     ParallelFor(lines.size(), [&](size_t i) { ParsePageLine(lines[i].first, lines[i].second, o_.max_line_bytes, &pages[i]); });
-    if (received.capacity() > kKeptBodyBytes) std::string().swap(received);
     Result<std::vector<PageAnswer>> answers = service_->Apply(std::move(pages), dry_run);
     if (!answers.ok()) return SetError(res, 500, answers.status().message());
     std::string out;
