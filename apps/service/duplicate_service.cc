@@ -124,19 +124,24 @@ struct WinnerKey {
   KeeperFeatures features;
 };
 
-// Committed pages' Comparables by id, direct-mapped: slot id & (size - 1)
-// holds the latest id written there. Its slots grow with the store, in
-// powers of two, up to `capacity`. Not thread-safe (the service's mutex).
-class SignatureCache {
+// Values by page id, direct-mapped: slot id & (size - 1) holds the latest
+// id written there. Its slots grow in powers of two, up to `capacity`.
+// Not thread-safe (the service's mutex). Two of them: the Comparables of
+// committed content pages (the signature cache), and the decoded records
+// read lately (the records tier 2 reads again and again, groups' winners,
+// are not read from the store and decoded each time). A committed change of
+// a page erases or replaces its slot.
+template <typename T>
+class DirectMappedCache {
  public:
   // `capacity` is rounded down to a power of two.
-  explicit SignatureCache(uint64_t capacity = 0) : capacity_(std::bit_floor(capacity)) {}
-  const Comparable* Find(uint64_t id) const {
+  explicit DirectMappedCache(uint64_t capacity = 0) : capacity_(std::bit_floor(capacity)) {}
+  const T* Find(uint64_t id) const {
     if (slots_.empty()) return nullptr;
     const Slot& s = slots_[id & (slots_.size() - 1)];
     return s.id == id ? &s.value : nullptr;
   }
-  void Put(uint64_t id, Comparable value) {
+  void Put(uint64_t id, T value) {
     if (slots_.empty()) return;
     Slot& s = slots_[id & (slots_.size() - 1)];
     s.id = id;
@@ -165,40 +170,14 @@ class SignatureCache {
   static constexpr uint64_t kEmpty = ~uint64_t{0};
   struct Slot {
     uint64_t id = kEmpty;
-    Comparable value;
+    T value;
   };
   uint64_t capacity_;
   std::vector<Slot> slots_;
 };
-
-// Committed page records by id, decoded, direct-mapped (slot id & (slots -
-// 1) holds the latest id read there): the records tier 2 reads again and
-// again (groups' winners) are not read from the store and decoded each
-// time. A committed change of a page erases its slot.
-class RecordCache {
- public:
-  static constexpr size_t kSlots = size_t{1} << 16;
-  const PageRecord* Find(uint64_t id) const {
-    const Slot& s = slots_[id & (kSlots - 1)];
-    return s.id == id ? &s.record : nullptr;
-  }
-  void Put(const PageRecord& record) {
-    Slot& s = slots_[record.id & (kSlots - 1)];
-    s.id = record.id;
-    s.record = record;
-  }
-  void Erase(uint64_t id) {
-    Slot& s = slots_[id & (kSlots - 1)];
-    if (s.id == id) s = Slot();
-  }
-
- private:
-  struct Slot {
-    uint64_t id = ~uint64_t{0};
-    PageRecord record;
-  };
-  std::vector<Slot> slots_ = std::vector<Slot>(kSlots);
-};
+using SignatureCache = DirectMappedCache<Comparable>;
+// Slots of the records cache.
+constexpr uint64_t kRecordCacheSlots = uint64_t{1} << 16;
 
 // A batch of changes sealed from a transaction, and its place in the order
 // in which batches are written to the store.
@@ -434,6 +413,7 @@ class ServiceImpl final : public DuplicateService {
     }
     signatures_ = SignatureCache(o_.signature_cache_pages);
     signatures_.Grow(counters_.next_page);
+    records_.Grow(kRecordCacheSlots);
     // Ids below this share no cache slot with a later id.
     const uint64_t cached_from = counters_.next_page - std::min(counters_.next_page, signatures_.slots());
     const std::string pages(1, service::kPagePrefix);
@@ -594,6 +574,13 @@ class ServiceImpl final : public DuplicateService {
     if (sync && !sealed.empty()) return service::FromRocks(db_->SyncWAL(), "cannot sync the store's log");
     return Status::OK();
   }
+  // What a request does once it has let go of mu_: writes the batches it
+  // sealed (WriteSealed), then waits for those it read (up to `seen`), so
+  // that its answer tells nothing not yet durable.
+  Status FinishWrites(const std::vector<Sealed>& sealed, bool sync, uint64_t seen) {
+    NEARDUP_RETURN_IF_ERROR(WriteSealed(sealed, sync));
+    return WaitWritten(seen);
+  }
   // Waits until every sealed batch is written. REQUIRES: mu_ held (nothing
   // is sealed meanwhile).
   Status WaitForWrites() {
@@ -608,12 +595,10 @@ class ServiceImpl final : public DuplicateService {
     uint64_t seen = 0;
     Result<std::vector<PageAnswer>> answers = ApplyLocked(pages, dry_run, &signer, &sealed, &seen);
     // What was sealed is written even when the request failed later on: the
-    // service's memory already holds it. The answers wait for the batches
-    // they read too (a dry run's included).
-    const Status written = WriteSealed(sealed, o_.sync && !dry_run && !pages.empty());
+    // service's memory already holds it.
+    const Status written = FinishWrites(sealed, o_.sync && !dry_run && !pages.empty(), seen);
     if (!answers.ok()) return answers;
     NEARDUP_RETURN_IF_ERROR(written);
-    NEARDUP_RETURN_IF_ERROR(WaitWritten(seen));
     return answers;
   }
 
@@ -654,8 +639,7 @@ class ServiceImpl final : public DuplicateService {
     std::vector<Sealed> sealed;
     uint64_t seen = 0;
     Result<PageAnswer> a = LookupLocked(url, &sealed, &seen);
-    NEARDUP_RETURN_IF_ERROR(WriteSealed(sealed, o_.sync));
-    NEARDUP_RETURN_IF_ERROR(WaitWritten(seen));
+    NEARDUP_RETURN_IF_ERROR(FinishWrites(sealed, o_.sync, seen));
     return a;
   }
   Result<PageAnswer> LookupLocked(const std::string& url, std::vector<Sealed>* sealed, uint64_t* seen) {
@@ -705,8 +689,7 @@ class ServiceImpl final : public DuplicateService {
     std::vector<Sealed> sealed;
     uint64_t seen = 0;
     Result<PageAnswer> a = RemoveLocked(url, &sealed, &seen);
-    NEARDUP_RETURN_IF_ERROR(WriteSealed(sealed, o_.sync));
-    NEARDUP_RETURN_IF_ERROR(WaitWritten(seen));
+    NEARDUP_RETURN_IF_ERROR(FinishWrites(sealed, o_.sync, seen));
     return a;
   }
   Result<PageAnswer> RemoveLocked(const std::string& url, std::vector<Sealed>* sealed, uint64_t* seen) {
@@ -933,7 +916,7 @@ class ServiceImpl final : public DuplicateService {
       Corrupt(ctx, "page record " + std::to_string(id));
       return false;
     }
-    if (committed) records_.Put(*p);
+    if (committed) records_.Put(id, *p);
     return true;
   }
   bool LoadByUrl(Ctx* ctx, std::string_view url, PageRecord* p) {
@@ -1780,7 +1763,7 @@ class ServiceImpl final : public DuplicateService {
   // Committed briefs (PackBrief) by page id: a page's group and state.
   std::vector<uint64_t> briefs_;
   // Committed page records read lately (LoadPage).
-  RecordCache records_;
+  DirectMappedCache<PageRecord> records_{kRecordCacheSlots};
   // Committed groups by id (kNone where there is none).
   std::vector<GroupSlot> groups_;
   // The method's candidate postings and the lists of identical bodies
