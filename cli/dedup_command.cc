@@ -81,6 +81,17 @@ void DedupFlags::Register(CLI::App* dedup) {
                     "robust: the same for two pages of one site (an inserted label and value, or "
                     "two words changed); 0 turns it off")
       ->check(CLI::Range(0, 40));
+  dedup->add_option("--main-minhashes", main_minhashes,
+                    "robust: min-hash values of a page's main text (its text blocks of 10 terms or more, "
+                    "at most a third of them link text); 0 turns main text off")
+      ->check(CLI::Range(0, 1024))
+      ->capture_default_str();
+  dedup->add_option("--min-main", min_main,
+                    "robust: pages on different sites whose main texts agree on at least this fraction "
+                    "of their main-text positions are near duplicates (one article in two templates); "
+                    "pages whose main texts agree on less are not, however alike their templates")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   dedup->add_option("--min-content", min_content,
                     "robust: similar when at least this fraction of the min-hash positions not "
                     "shared as site boilerplate agree")
@@ -159,6 +170,8 @@ int DedupFlags::ToOptions(neardup::DedupOptions* options) const {
   options->robust.template_site_fraction = template_fraction;
   options->robust.max_edit_shingles = edit_shingles;
   options->robust.max_same_site_edit_shingles = same_site_edit_shingles;
+  options->robust.main_minhashes = main_minhashes;
+  options->robust.min_main_similarity = min_main;
   options->robust.normalize_numbers = !keep_numbers;
   options->robust.normalize_own_url = !keep_own_url;
   options->robust.seed = seed;

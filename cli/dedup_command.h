@@ -38,6 +38,8 @@ struct DedupFlags {
   bool keep_numbers = false, keep_own_url = false;
   uint32_t edit_shingles = robust_defaults.max_edit_shingles;
   uint32_t same_site_edit_shingles = robust_defaults.max_same_site_edit_shingles;
+  uint32_t main_minhashes = robust_defaults.main_minhashes;
+  double min_main = robust_defaults.min_main_similarity;
   uint32_t sim_bits = 384, sim_threshold = 372, combined_threshold = 355;
   std::string level = "very-similar";
   uint32_t shingle = 5;

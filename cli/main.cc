@@ -62,10 +62,10 @@ int RunCompareCommand(const std::string& a, const std::string& b, const neardup:
               o.simhash.threshold, o.simhash.combined_threshold);
   const neardup::Comparison::Robust& rb = c.robust;
   std::printf("robust: normalized %u+%u volatile terms and %u+%u own-URL terms; equal after that: %s; "
-              "%s shingles differ; same site (registrable domain): %s",
+              "%s shingles differ; main text %s+%s terms; same site (registrable domain): %s",
               rb.volatile_terms_a, rb.volatile_terms_b, rb.own_url_terms_a, rb.own_url_terms_b,
               rb.equal_after_normalization ? "yes" : "no", WithCommas(rb.shingles_differing).c_str(),
-              rb.same_host ? "yes" : "no");
+              WithCommas(rb.main_terms_a).c_str(), WithCommas(rb.main_terms_b).c_str(), rb.same_host ? "yes" : "no");
   if (!inputs.empty()) {
     std::printf("; %s pages of the sites read, template %s", WithCommas(rb.host_pages).c_str(),
                 rb.template_known ? "known" : "unknown");

@@ -259,7 +259,7 @@ std::string ChainPages() {
     std::vector<std::string> words;
     uint64_t state = 7;
     const char* syllables[] = {"ka", "lo", "mi", "ne", "ru", "sa", "te", "vo", "zu", "pe"};
-    for (int i = 0; i < 110; ++i) {
+    for (int i = 0; i < 130; ++i) {
       std::string word;
       for (int k = 0; k < 3; ++k) {
         state = state * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -267,21 +267,29 @@ std::string ChainPages() {
       }
       words.push_back(word);
     }
-    auto page = [&](const std::vector<int>& replaced_from) {
+    // Page e of the chain: 90 words with the first e of ten 4-word windows
+    // replaced. Each page is an edit (16 shingles) from the last; pages five
+    // edits apart agree on about a third of their shingles, under
+    // RobustMethodOptions::min_main_similarity, so verification splits the
+    // chain's far end off, even against its center.
+    const int windows[] = {20, 60, 40, 0, 80, 9, 30, 50, 70, 85};
+    auto page = [&](int edits) {
       std::vector<std::string> text(words.begin(), words.begin() + 90);
       int spare = 90;
-      for (int from : replaced_from) {
-        for (int k = 0; k < 4; ++k) text[from + k] = words[spare++];
+      for (int e = 0; e < edits; ++e) {
+        for (int k = 0; k < 4; ++k) text[windows[e] + k] = words[spare++];
       }
       std::string joined;
       for (const std::string& w : text) joined += w + " ";
       return joined;
     };
     std::string lines;
-    lines += "{\"url\": \"https://a.example/x\", \"text\": \"" + page({}) + "\"}\n";
-    lines += "{\"url\": \"https://copies-b.example/archive/x\", \"text\": \"" + page({20}) + "\"}\n";
-    lines += "{\"url\": \"https://copies-c.example/archive/older/x\", \"text\": \"" + page({20, 60}) + "\"}\n";
-    lines += "{\"url\": \"https://copies-d.example/archive/oldest/x\", \"text\": \"" + page({20, 60, 40}) + "\"}\n";
+    std::string path = "/x";
+    for (int e = 0; e <= 10; ++e) {
+      const std::string host = e == 0 ? "a.example" : "copies-" + std::string(1, static_cast<char>('a' + e)) + ".example";
+      lines += "{\"url\": \"https://" + host + path + "\", \"text\": \"" + page(e) + "\"}\n";
+      path = "/archive" + path;  // later copies have longer URLs: the first page is kept
+    }
     std::FILE* f = std::fopen(file.c_str(), "wb");
     EXPECT_NE(f, nullptr);
     if (f) {

@@ -136,9 +136,30 @@ struct RobustMethodOptions {
   // consecutive tokens in which Henzinger's NIH database pages differ
   // (t consecutive tokens replaced change 2(t + k - 1) shingles).
   uint32_t max_same_site_edit_shingles = 20;
+  // Main text. A page's main text is its text blocks (lines: block-level
+  // elements) of at least main_line_terms terms of which at most a third
+  // are link text: Kohlschuetter, Fankhauser and Nejdl ("Boilerplate
+  // Detection using Shallow Text Features", WSDM 2010) tell main text from
+  // navigation, headers and footers by these two features, at about 10-15
+  // words a block and a link density of 0.33. Its k-term shingles get
+  // main_minhashes min-hash values of their own (0 turns main text off),
+  // after the m whole-page values. Two pages on different sites that each
+  // have main_min_terms terms of main text are near duplicates when their
+  // main texts agree on at least min_main_similarity of the main-text
+  // positions not shared as boilerplate: one article in two sites'
+  // templates (a syndicated story, a press release on a reseller's site,
+  // a page whose navigation was replaced). 0.5 is Broder's "roughly the
+  // same" resemblance ("On the resemblance and containment of documents"),
+  // fixed beforehand, not tuned.
+  uint32_t main_minhashes = 42;
+  uint32_t main_line_terms = 10;
+  uint32_t main_min_terms = 50;
+  double min_main_similarity = 0.5;
   bool normalize_numbers = true;  // terms with digits (and dates) -> one class
   bool normalize_own_url = true;  // the page's URL or host in its text -> one class
   uint64_t seed = 1234;           // draws the min-hash functions
+  // Min-hash values a page carries: the whole page's, then its main text's.
+  uint32_t positions() const { return num_minhashes + main_minhashes; }
   // e.g. "robust:k=5,m=84,r=3,template=2,template-fraction=0.05,content=0.2,edit=30,numbers,own-url,seed=1234"
   std::string Spec() const;
   // Parses a spec as Spec() writes it ("robust" or "robust:KEY=VALUE,...";

@@ -303,6 +303,11 @@ py::dict ComparisonToDict(const neardup::Comparison& c) {
   robust["content_agreeing"] = r.content_agreeing;
   robust["content_positions"] = r.content_positions;
   robust["template_shared"] = r.template_shared;
+  robust["main_terms_a"] = r.main_terms_a;
+  robust["main_terms_b"] = r.main_terms_b;
+  robust["main_agreeing"] = r.main_agreeing;
+  robust["main_positions"] = r.main_positions;
+  robust["similarity"] = r.similarity;
   robust["similar"] = r.similar;
   robust["why"] = Utf8(r.why);
   d["robust"] = robust;

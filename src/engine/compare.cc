@@ -32,13 +32,15 @@ struct RobustPage {
 };
 
 RobustPage RobustOf(const TokenizedDocument& tokens, const std::string& url, const RobustMethodOptions& o,
-                    const BroderSketcher& sketcher) {
+                    const RobustSketchers& sketchers) {
+  const BroderSketcher& sketcher = sketchers.whole;
   RobustPage p;
-  p.mins.assign(o.num_minhashes, 0);
+  p.mins.assign(o.positions(), 0);
   SketchScratch scratch;
   std::vector<uint64_t> normalized;
   if (o.max_edit_shingles > 0 || o.max_same_site_edit_shingles > 0) p.digest.assign(kRobustDigestCells, 0);
-  p.sig = ComputeRobustSignature(tokens, url, o, sketcher, &scratch, &normalized, p.mins.data(),
+  p.sig = ComputeRobustSignature(tokens, url, o, sketcher, sketchers.main_or_null(), &scratch, &normalized,
+                                 p.mins.data(),
                                  p.digest.empty() ? nullptr : p.digest.data());
   std::vector<uint64_t> sh;
   sketcher.Shingles(normalized, &sh);
@@ -81,7 +83,7 @@ struct FromInputs {
 
 Result<FromInputs> LoadFromInputs(const std::vector<std::string>& inputs, const std::string& url_a,
                                   const std::string& url_b, const RobustMethodOptions& o,
-                                  const BroderSketcher& sketcher, Env* env) {
+                                  const RobustSketchers& sketcher, Env* env) {
   NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DocumentSource> source,
                            OpenDocumentSource(inputs, SourceOptions(), env, nullptr));
   FromInputs f;
@@ -145,7 +147,7 @@ Result<Comparison> CompareLoaded(const Loaded& a, const Loaded& b, const std::st
                                  const std::string& source_b, const DedupOptions& options, const FromInputs& from,
                                  bool with_inputs) {
   const RobustMethodOptions& ro = options.robust;
-  const BroderSketcher robust_sketcher(RobustSketchOptions(ro));
+  const RobustSketchers robust_sketcher(ro);
   Comparison c;
   for (auto [page, l, in] : {std::tuple{&c.a, &a, &source_a}, std::tuple{&c.b, &b, &source_b}}) {
     page->source = *in;
@@ -222,6 +224,8 @@ Result<Comparison> CompareLoaded(const Loaded& a, const Loaded& b, const std::st
   Comparison::Robust& r = c.robust;
   const RobustPage pa = RobustOf(a.tokens, a.doc.url, ro, robust_sketcher);
   const RobustPage pb = RobustOf(b.tokens, b.doc.url, ro, robust_sketcher);
+  r.main_terms_a = pa.sig.main_terms;
+  r.main_terms_b = pb.sig.main_terms;
   r.volatile_terms_a = pa.sig.volatile_terms;
   r.volatile_terms_b = pb.sig.volatile_terms;
   r.own_url_terms_a = pa.sig.own_url_terms;
@@ -254,6 +258,9 @@ Result<Comparison> CompareLoaded(const Loaded& a, const Loaded& b, const std::st
     r.content_agreeing = m.agreeing;
     r.content_positions = m.positions;
     r.template_shared = m.template_shared;
+    r.main_agreeing = m.main_agreeing;
+    r.main_positions = m.main_positions;
+    r.similarity = d.similarity;
     r.similar = d.duplicate;
     r.why = d.reason;
     if (!d.duplicate && r.same_host && !templates.KnowsTemplateOf(key_a) && !with_inputs) {
@@ -263,9 +270,7 @@ Result<Comparison> CompareLoaded(const Loaded& a, const Loaded& b, const std::st
   // Every method's rule, through the factory: the verdicts dedup would reach.
   for (const std::string& name : MethodNames()) {
     if (name == "robust") {
-      const double similarity = r.equal_after_normalization ? 1.0
-                                : r.content_positions ? static_cast<double>(r.content_agreeing) / r.content_positions
-                                                      : 0.0;
+      const double similarity = r.equal_after_normalization ? 1.0 : r.similarity;
       c.verdicts.push_back({name, PairDecision{r.similar, similarity, r.why}});
       continue;
     }
@@ -289,7 +294,7 @@ Result<Comparison> ComparePages(const std::string& input_a, const std::string& i
     NEARDUP_ASSIGN_OR_RETURN(a, Load(input_a, env));
     NEARDUP_ASSIGN_OR_RETURN(b, Load(input_b, env));
   } else {
-    const BroderSketcher robust_sketcher(RobustSketchOptions(options.robust));
+    const RobustSketchers robust_sketcher(options.robust);
     NEARDUP_ASSIGN_OR_RETURN(from, LoadFromInputs(inputs, input_a, input_b, options.robust, robust_sketcher, env));
     a = std::move(from.a);
     b = std::move(from.b);

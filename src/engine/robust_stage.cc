@@ -288,7 +288,19 @@ bool MatchAt(const std::vector<uint64_t>& hashes, size_t i, const std::vector<ui
   return std::equal(run.begin(), run.end(), hashes.begin() + static_cast<std::ptrdiff_t>(i));
 }
 
+// An image URL term counts by its file name (see NormalizeVolatileTerms).
+uint64_t FileTermOf(std::string_view t, uint64_t hash) {
+  const size_t slash = t.rfind('/');
+  if (slash == std::string_view::npos || slash + 1 >= t.size()) return hash;
+  const std::string_view file = t.substr(slash + 1);
+  return XXH3_64bits(file.data(), file.size());
+}
+
 }  // namespace
+
+bool MainTextLine(uint32_t terms, uint32_t link_terms, const RobustMethodOptions& options) {
+  return terms >= options.main_line_terms && uint64_t{link_terms} * 3 <= terms;
+}
 
 std::string RobustMethodOptions::Spec() const {
   char content[32];
@@ -297,18 +309,24 @@ std::string RobustMethodOptions::Spec() const {
   std::snprintf(fraction, sizeof fraction, "%g", template_site_fraction);
   char no_template[32];
   std::snprintf(no_template, sizeof no_template, "%g", min_similarity_without_template);
+  char main_sim[32];
+  std::snprintf(main_sim, sizeof main_sim, "%g", min_main_similarity);
   return "robust:k=" + std::to_string(shingle_size) + ",m=" + std::to_string(num_minhashes) +
          ",r=" + std::to_string(band_rows) + ",template=" + std::to_string(template_min_pages) +
          ",template-fraction=" + fraction +
          ",content=" + content + ",no-template=" + no_template + ",edit=" + std::to_string(max_edit_shingles) +
          ",same-site-edit=" + std::to_string(max_same_site_edit_shingles) +
+         (main_minhashes == 0 ? std::string()
+                              : ",main-m=" + std::to_string(main_minhashes) + ",main-line=" +
+                                    std::to_string(main_line_terms) + ",main-min=" + std::to_string(main_min_terms) +
+                                    ",main=" + main_sim) +
          (normalize_numbers ? ",numbers" : ",no-numbers") +
          (normalize_own_url ? ",own-url" : ",no-own-url") + ",seed=" + std::to_string(seed);
 }
 
 void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_url,
                             const RobustMethodOptions& options, std::vector<uint64_t>* out,
-                            uint32_t* volatile_terms, uint32_t* own_url_terms) {
+                            uint32_t* volatile_terms, uint32_t* own_url_terms, std::vector<uint64_t>* main_out) {
   const size_t n = doc.num_terms();
   const std::vector<uint64_t>& h = doc.term_hashes;
   const bool have_text = doc.term_offsets.size() == n + 1;
@@ -395,27 +413,42 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
   out->resize(n);
   uint64_t* o = out->data();
   size_t w = 0;
+  // Main text: the terms of the lines MainTextLine takes, normalized alike.
+  uint64_t* mo = nullptr;
+  size_t mw = 0;
+  size_t line = 0, line_end = 0;
+  bool in_main = false;
+  const bool lines_known = doc.line_ends.size() == doc.line_link_terms.size() && !doc.line_ends.empty();
+  if (main_out != nullptr) {
+    main_out->resize(n);
+    mo = main_out->data();
+  }
   for (size_t i = 0; i < n; ++i) {
+    if (mo != nullptr) {
+      while (i >= line_end && lines_known && line < doc.line_ends.size()) {
+        const size_t start = line_end;
+        line_end = doc.line_ends[line];
+        in_main = MainTextLine(static_cast<uint32_t>(line_end - start), doc.line_link_terms[line], options);
+        ++line;
+      }
+      if (in_main) {
+        const uint64_t t = cls[i] == 0 ? (flags[i] & kSlash ? FileTermOf(doc.term(i), h[i]) : h[i])
+                                       : (cls[i] == 1 ? kVolatileTermHash : kOwnUrlTermHash);
+        if (cls[i] == 0 || mw == 0 || mo[mw - 1] != t) mo[mw++] = t;
+      }
+    }
     if (cls[i] == 0) {
       // An image on another host is one whole-URL term (Henzinger §2); as
       // for an image on the page's own host, its file name is what counts,
       // so a copy that links the original's images matches it.
-      if (flags[i] & kSlash) {
-        const std::string_view t = doc.term(i);
-        const size_t slash = t.rfind('/');
-        if (slash + 1 < t.size()) {
-          const std::string_view file = t.substr(slash + 1);
-          o[w++] = XXH3_64bits(file.data(), file.size());
-          continue;
-        }
-      }
-      o[w++] = h[i];
+      o[w++] = (flags[i] & kSlash) ? FileTermOf(doc.term(i), h[i]) : h[i];
       continue;
     }
     const uint64_t c = cls[i] == 1 ? kVolatileTermHash : kOwnUrlTermHash;
     if (w == 0 || o[w - 1] != c) o[w++] = c;
   }
   out->resize(w);
+  if (main_out != nullptr) main_out->resize(mw);
   if (volatile_terms) *volatile_terms = n_volatile;
   if (own_url_terms) *own_url_terms = n_own;
 }
@@ -438,13 +471,28 @@ BroderOptions RobustSketchOptions(const RobustMethodOptions& options) {
   return o;
 }
 
+RobustSketchers::RobustSketchers(const RobustMethodOptions& options) : whole(RobustSketchOptions(options)) {
+  if (options.main_minhashes > 0) main.emplace(RobustMainSketchOptions(options));
+}
+
+BroderOptions RobustMainSketchOptions(const RobustMethodOptions& options) {
+  BroderOptions o = RobustSketchOptions(options);
+  o.num_minhashes = options.main_minhashes;
+  o.supershingle_size = options.main_minhashes;
+  o.seed = options.seed ^ 0x6d61696e2d746578ULL;  // "main-tex": functions of their own
+  return o;
+}
+
 RobustSignature ComputeRobustSignature(const TokenizedDocument& doc, std::string_view page_url,
                                        const RobustMethodOptions& options,
-                                       const BroderSketcher& sketcher, SketchScratch* scratch,
-                                       std::vector<uint64_t>* normalized, uint32_t* mins_out,
-                                       uint64_t* digest_out) {
+                                       const BroderSketcher& sketcher, const BroderSketcher* main_sketcher,
+                                       SketchScratch* scratch, std::vector<uint64_t>* normalized,
+                                       uint32_t* mins_out, uint64_t* digest_out) {
   RobustSignature sig;
-  NormalizeVolatileTerms(doc, page_url, options, normalized, &sig.volatile_terms, &sig.own_url_terms);
+  thread_local std::vector<uint64_t> main_text;
+  const bool with_main = options.main_minhashes > 0 && main_sketcher != nullptr;
+  NormalizeVolatileTerms(doc, page_url, options, normalized, &sig.volatile_terms, &sig.own_url_terms,
+                         with_main ? &main_text : nullptr);
   bool has_content = false;
   for (uint64_t t : *normalized) {
     if (t != kVolatileTermHash && t != kOwnUrlTermHash) {
@@ -487,6 +535,22 @@ RobustSignature ComputeRobustSignature(const TokenizedDocument& doc, std::string
     }
     DifferenceDigest::Build(keys, kRobustDigestCells, digest_out);
   }
+  if (options.main_minhashes > 0) {
+    uint32_t* main_out = mins_out + m;
+    std::fill(main_out, main_out + options.main_minhashes, kNoMainText);
+    if (with_main) sig.main_terms = static_cast<uint32_t>(main_text.size());
+    if (with_main && main_text.size() >= options.main_min_terms) {
+      main_sketcher->Shingles(main_text, &scratch->shingles);
+      scratch->minhashes.resize(options.main_minhashes);
+      if (main_sketcher->MinHashes(scratch->shingles, scratch->minhashes.data())) {
+        for (uint32_t j = 0; j < options.main_minhashes; ++j) {
+          main_out[j] = static_cast<uint32_t>(scratch->minhashes[j]);
+        }
+        // A true value equal to the mark would read as no main text.
+        if (main_out[0] == kNoMainText) main_out[0] = kNoMainText - 1;
+      }
+    }
+  }
   sig.has_sketch = true;
   return sig;
 }
@@ -515,11 +579,13 @@ RobustPageView RobustPages::Fetch(uint32_t p, uint64_t* scratch) const {
 
 SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,
                              std::span<const uint8_t> candidate, const RobustMethodOptions& options)
-    : SiteTemplates(ContiguousPages(mins, site, {}, options.num_minhashes), candidate, options) {}
+    : SiteTemplates(ContiguousPages(mins, site, {}, options.positions()), candidate, options) {}
 
 SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> candidate,
                              const RobustMethodOptions& options, const RobustStageFiles& files) {
-  const uint32_t m = options.num_minhashes;
+  const uint32_t m = options.positions();
+  // The mark of a page without main text is never boilerplate nor shared.
+  auto no_main = [&](uint32_t j, uint32_t value) { return j >= options.num_minhashes && value == kNoMainText; };
   ResidentPages resident(pages);
   // The candidates in (site, page) order: 4 bytes a page.
   std::vector<uint32_t> by_site;
@@ -606,7 +672,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       };
       for (uint32_t j = 0; j < m; ++j) {
         runs_at(j, [&](uint32_t value, size_t a, size_t b) {
-          if (b - a >= need) common.Insert((uint64_t{j} << 32) | value);
+          if (b - a >= need && !no_main(j, value)) common.Insert((uint64_t{j} << 32) | value);
         });
       }
       common.ForEach([&](uint64_t v) { values_.Insert(v); });
@@ -630,7 +696,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
         uint32_t agreeing = 0, positions = 0;
         for (uint32_t j = 0; j < m; ++j) {
           if (x[j] == y[j]) {
-            if (common.Contains((uint64_t{j} << 32) | x[j])) continue;
+            if (no_main(j, x[j]) || common.Contains((uint64_t{j} << 32) | x[j])) continue;
             ++agreeing;
           }
           ++positions;
@@ -640,7 +706,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       if (need > options.template_min_pages) {
         for (uint32_t j = 0; j < m; ++j) {
           runs_at(j, [&](uint32_t value, size_t a, size_t b) {
-            if (b - a >= need || b - a < options.template_min_pages) return;
+            if (b - a >= need || b - a < options.template_min_pages || no_main(j, value)) return;
             // The first holder against the next, the middle and the last
             // (kCopySamples): a sidebar of distinct items shows at the
             // first, and the cost stays linear in the site's pages.
@@ -678,40 +744,51 @@ uint32_t SiteTemplates::TemplateHolders(uint32_t site_pages, const RobustMethodO
   return std::max(options.template_min_pages, static_cast<uint32_t>(share));
 }
 
-SiteTemplates::Match SiteTemplates::Compare(const uint32_t* a, const uint32_t* b, uint32_t m) const {
-  Match r;
+namespace {
+
+// SiteTemplates::Compare with is_template(j, value) telling boilerplate.
+template <typename IsTemplateFn>
+SiteTemplates::Match CompareWith(const uint32_t* a, const uint32_t* b, const RobustMethodOptions& options,
+                                 const IsTemplateFn& is_template) {
+  SiteTemplates::Match r;
+  const uint32_t m = options.num_minhashes;
   for (uint32_t j = 0; j < m; ++j) {
     if (a[j] == b[j]) {
-      if (!values_.empty() && IsTemplate(j, a[j])) {
+      if (is_template(j, a[j])) {
         ++r.template_shared;
         continue;
       }
       ++r.agreeing;
     }
     ++r.positions;
+  }
+  if (!HasMainText(a, options) || !HasMainText(b, options)) return r;
+  for (uint32_t j = m; j < options.positions(); ++j) {
+    if (a[j] == b[j]) {
+      if (is_template(j, a[j])) continue;
+      ++r.main_agreeing;
+    }
+    ++r.main_positions;
   }
   return r;
 }
 
+}  // namespace
+
+SiteTemplates::Match SiteTemplates::Compare(const uint32_t* a, const uint32_t* b,
+                                            const RobustMethodOptions& options) const {
+  return CompareWith(a, b, options,
+                     [&](uint32_t j, uint32_t value) { return !values_.empty() && IsTemplate(j, value); });
+}
+
 SiteTemplates::Match SiteTemplates::CompareMasked(const uint32_t* a, const uint32_t* b, const uint64_t* a_mask,
-                                                   uint32_t m) {
-  Match r;
-  for (uint32_t j = 0; j < m; ++j) {
-    if (a[j] == b[j]) {
-      if ((a_mask[j / 64] >> (j % 64)) & 1) {
-        ++r.template_shared;
-        continue;
-      }
-      ++r.agreeing;
-    }
-    ++r.positions;
-  }
-  return r;
+                                                   const RobustMethodOptions& options) {
+  return CompareWith(a, b, options, [&](uint32_t j, uint32_t) { return ((a_mask[j / 64] >> (j % 64)) & 1) != 0; });
 }
 
 PairDecision RobustDecide(const SiteTemplates& templates, const RobustPageView& a, const RobustPageView& b,
                           const RobustMethodOptions& options, SiteTemplates::Match* match, bool with_reason) {
-  const SiteTemplates::Match r = templates.Compare(a.mins, b.mins, options.num_minhashes);
+  const SiteTemplates::Match r = templates.Compare(a.mins, b.mins, options);
   if (match) *match = r;
   return RobustDecideMatched(r, a, b, templates.KnowsTemplateOf(a.site), options, with_reason);
 }
@@ -739,6 +816,27 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
       return d;
     }
   }
+  // Main text (RobustMethodOptions::main_minhashes): across sites, one
+  // article in two templates. Only when enough of the main-text positions
+  // are not boilerplate (a short item in a long site text is left to the
+  // rules above and below).
+  const bool main_known = options.main_minhashes > 0 && r.main_positions * kMainTextMinShare >= options.main_minhashes;
+  const bool main_rule = !same_site && main_known;
+  const bool main_passes = main_rule && r.main_similarity() >= options.min_main_similarity;
+  auto main_text_note = [&](bool decided) {
+    if (!main_known) return std::string();
+    char note[160];
+    std::snprintf(note, sizeof note, "%s%u of %u main-text positions outside the boilerplate agree (%.2f %s %.2f)",
+                  decided ? "" : "; main text: ", r.main_agreeing, r.main_positions, r.main_similarity(),
+                  r.main_similarity() >= options.min_main_similarity ? ">=" : "<", options.min_main_similarity);
+    return std::string(note);
+  };
+  auto decide_by_main_text = [&]() {
+    d.duplicate = true;
+    d.similarity = r.main_similarity();
+    if (with_reason) d.reason = "different sites, the same main text: " + main_text_note(true);
+    return d;
+  };
   if (same_site && !site_template_known) {
     if (with_reason) {
       std::snprintf(buf, sizeof buf,
@@ -754,23 +852,38 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   // differ in more than an edit (a main item too small to win a min-hash
   // position), so they are not near duplicates.
   if (r.positions == 0) {
+    if (with_digests && main_passes) return decide_by_main_text();
     d.duplicate = !with_digests;
     if (with_reason) {
       d.reason = with_digests
                      ? "they agree only on boilerplate and differ in more than an edit: different main items"
                      : "both pages are their site's boilerplate only";
+      d.reason += main_text_note(false);
     }
     return d;
   }
   // No boilerplate known on either page: the whole pages are compared, and
   // two pages of one template with different items must not pass.
+  // Pages on different sites that agree while their main texts do not are
+  // one template around different items (Henzinger's false positives: two
+  // papers of one group, a scraper's copies of two items): the main text
+  // decides. (On one site, the boilerplate learned there leaves the items
+  // to compare already.)
   const double need = r.template_shared > 0 ? options.min_content_similarity : options.min_similarity_without_template;
-  d.duplicate = r.similarity() >= need;
+  const bool whole_pages = r.template_shared == 0;
+  const bool main_differs = main_rule && r.main_similarity() < options.min_main_similarity;
+  d.duplicate = r.similarity() >= need && !main_differs;
+  if (!d.duplicate && main_passes) return decide_by_main_text();
   if (!with_reason) return d;
   std::snprintf(buf, sizeof buf, "%u of %u min-hash positions outside the boilerplate agree (%.2f %s %.2f%s)",
-                r.agreeing, r.positions, r.similarity(), d.duplicate ? ">=" : "<", need,
-                r.template_shared > 0 ? "" : "; no boilerplate known, whole pages compared");
+                r.agreeing, r.positions, r.similarity(), r.similarity() >= need ? ">=" : "<", need,
+                whole_pages ? "; no boilerplate known, whole pages compared" : "");
   d.reason = buf;
+  if (r.similarity() >= need && main_differs) {
+    d.reason += ", but their main texts differ: " + main_text_note(true);
+  } else {
+    d.reason += main_text_note(false);
+  }
   return d;
 }
 
@@ -781,7 +894,7 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   RobustStageResult result;
   const uint32_t m = options.num_minhashes;
   const uint32_t r = options.band_rows;
-  const uint32_t bands = m / r;
+  const uint32_t bands = RobustBandCount(options, true);
   *templates = SiteTemplates(pages, candidate, options, files);
   result.template_values = templates->size();
 
@@ -802,16 +915,18 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
     ++result.candidates;
     const uint32_t* v = pages.Mins(i);
     resident.Read();
-    for (uint32_t band = 0; band < bands; ++band) {
+    const uint32_t usable_bands = RobustBandCount(options, HasMainText(v, options));
+    for (uint32_t band = 0; band < usable_bands; ++band) {
+      const uint32_t first = RobustBandFirst(options, band);
       bool all_template = true;
       for (uint32_t k = 0; k < r && all_template; ++k) {
-        all_template = templates->IsTemplate(band * r + k, v[band * r + k]);
+        all_template = templates->IsTemplate(first + k, v[first + k]);
       }
       if (all_template) {
         ++result.template_bands_skipped;
         continue;
       }
-      const uint64_t key = XXH3_64bits_withSeed(v + band * r, r * sizeof(uint32_t), band + 1);
+      const uint64_t key = XXH3_64bits_withSeed(v + first, r * sizeof(uint32_t), band + 1);
       NEARDUP_RETURN_IF_ERROR(tables.Add(band, BandEntry{key, i}));
     }
     for (uint32_t w = 0; w < whole_count; ++w) {
@@ -881,7 +996,7 @@ RobustStageResult RunRobustStage(std::span<const uint32_t> mins, std::span<const
                                  const RobustMethodOptions& options, uint32_t max_bucket_pages,
                                  bool collect_pairs, SiteTemplates* templates, UnionFind* uf) {
   Result<RobustStageResult> r =
-      RunRobustStage(ContiguousPages(mins, site, digests, options.num_minhashes), candidate, options,
+      RunRobustStage(ContiguousPages(mins, site, digests, options.positions()), candidate, options,
                      max_bucket_pages, collect_pairs, RobustStageFiles(), templates, uf);
   return std::move(r).value();  // tables in memory: no error
 }

@@ -42,6 +42,7 @@
 #define NEARDUP_ENGINE_ROBUST_STAGE_H_
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -56,6 +57,13 @@
 #include "text/tokenizer.h"
 
 namespace neardup {
+
+// The main-text rule decides a pair when at least 1 / kMainTextMinShare of
+// the main-text positions are not shared boilerplate.
+inline constexpr uint32_t kMainTextMinShare = 4;
+
+// At most this many min-hash values a page (options.positions()).
+inline constexpr uint32_t kMaxRobustPositions = 2048;
 
 // Cells of a page's difference digest (max_edit_shingles > 0).
 inline constexpr uint32_t kRobustDigestCells = 72;
@@ -80,9 +88,42 @@ inline constexpr uint64_t kOwnUrlTermHash = 0x6f776e2d75726c00ULL;    // "own-ur
 // tokenized with keep_term_text) into *out. `page_url` names the page's own
 // URL. Counts of replaced terms go to *volatile_terms and *own_url_terms
 // (either may be null).
+// When main_out is not null it receives the same normalization of the
+// page's main text alone (the lines MainTextLine takes; doc.line_link_terms
+// must be filled, as the tokenizer does).
 void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_url,
                             const RobustMethodOptions& options, std::vector<uint64_t>* out,
-                            uint32_t* volatile_terms = nullptr, uint32_t* own_url_terms = nullptr);
+                            uint32_t* volatile_terms = nullptr, uint32_t* own_url_terms = nullptr,
+                            std::vector<uint64_t>* main_out = nullptr);
+
+// Whether a line (a text block) of `terms` terms, `link_terms` of them link
+// text, is main text: at least options.main_line_terms terms, at most a
+// third of them link text (RobustMethodOptions::main_line_terms).
+bool MainTextLine(uint32_t terms, uint32_t link_terms, const RobustMethodOptions& options);
+
+// The main-text positions (options.num_minhashes onward) of a page with
+// less than options.main_min_terms terms of main text hold this value: the
+// page takes no part in the main-text rule, its main-text bands are not
+// keys, and the value is never boilerplate. (A page's first main-text
+// value equal to it, one page in 2^32, is stored as kNoMainText - 1.)
+inline constexpr uint32_t kNoMainText = 0xffffffffu;
+
+// Whether the page with these min-hash values has main text.
+inline bool HasMainText(const uint32_t* mins, const RobustMethodOptions& options) {
+  return options.main_minhashes > 0 && mins[options.num_minhashes] != kNoMainText;
+}
+
+// Step 4's bands: r consecutive values of the whole page (m / r bands), then
+// of the main text (main_minhashes / r more, for a page that has main
+// text); no band holds values of both. Band b's key is the XXH3 of its r
+// values seeded with b + 1.
+inline uint32_t RobustBandCount(const RobustMethodOptions& options, bool with_main) {
+  return options.num_minhashes / options.band_rows + (with_main ? options.main_minhashes / options.band_rows : 0);
+}
+inline uint32_t RobustBandFirst(const RobustMethodOptions& options, uint32_t band) {
+  const uint32_t whole = options.num_minhashes / options.band_rows;
+  return band < whole ? band * options.band_rows : options.num_minhashes + (band - whole) * options.band_rows;
+}
 
 // A page's site as the method sees it: its host's registrable domain
 // (RegistrableDomainOfHost: the hosts of one organisation, such as a
@@ -94,6 +135,9 @@ std::string RobustSiteOf(std::string_view url);
 
 // The min-hash sketcher of the method (k, wrap, m; supershingles unused).
 BroderOptions RobustSketchOptions(const RobustMethodOptions& options);
+// The main text's: main_minhashes functions drawn from another seed.
+// REQUIRES: options.main_minhashes > 0.
+BroderOptions RobustMainSketchOptions(const RobustMethodOptions& options);
 
 // What a worker computes per page.
 struct RobustSignature {
@@ -101,18 +145,31 @@ struct RobustSignature {
   uint64_t identity = 0;         // key of the normalized sequence
   uint32_t volatile_terms = 0;   // terms replaced by the volatile class
   uint32_t own_url_terms = 0;    // terms replaced as the page's own URL
+  uint32_t main_terms = 0;       // normalized terms of the main text (0 without main_sketcher)
 };
 
-// Steps 1-2 for one tokenized page: writes m 32-bit min-hash values (the
-// low bits of the pre-images) into mins_out, and when digest_out is not null
-// the difference digest of its distinct shingles (kRobustDigestCells cells),
-// and returns the signature. Pages with no term other than class terms get
-// no sketch.
+// The method's two sketchers: the whole page's and the main text's (none
+// when main_minhashes is 0).
+struct RobustSketchers {
+  explicit RobustSketchers(const RobustMethodOptions& options);
+  BroderSketcher whole;
+  std::optional<BroderSketcher> main;
+  const BroderSketcher* main_or_null() const { return main ? &*main : nullptr; }
+};
+
+// Steps 1-2 for one tokenized page: writes options.positions() 32-bit
+// min-hash values (the low bits of the pre-images) into mins_out: m of the
+// whole page (`sketcher`), then main_minhashes of its main text
+// (`main_sketcher`, which may be null when main_minhashes is 0; all
+// kNoMainText when the page has less than main_min_terms terms of it); and
+// when digest_out is not null the difference digest of its distinct
+// shingles (kRobustDigestCells cells), and returns the signature. Pages
+// with no term other than class terms get no sketch.
 RobustSignature ComputeRobustSignature(const TokenizedDocument& doc, std::string_view page_url,
                                        const RobustMethodOptions& options,
-                                       const BroderSketcher& sketcher, SketchScratch* scratch,
-                                       std::vector<uint64_t>* normalized, uint32_t* mins_out,
-                                       uint64_t* digest_out);
+                                       const BroderSketcher& sketcher, const BroderSketcher* main_sketcher,
+                                       SketchScratch* scratch, std::vector<uint64_t>* normalized,
+                                       uint32_t* mins_out, uint64_t* digest_out);
 
 // One page as step 5's rule sees it: m min-hash values, its site key, and
 // its difference digest (kRobustDigestCells cells; nullptr when the method
@@ -169,7 +226,7 @@ class SiteTemplates {
  public:
   SiteTemplates() = default;
   // Learns the boilerplate values from the pages with candidate[i] set.
-  // mins: n * m values (m = options.num_minhashes); site[i]: page i's site
+  // mins: n * m values (m = options.positions()); site[i]: page i's site
   // key. A value is boilerplate when TemplateHolders(pages of the site)
   // distinct pages of the site hold it at one position; or when at least
   // template_min_pages do and they are not all copies of one item (the
@@ -204,19 +261,27 @@ class SiteTemplates {
   // The boilerplate values, as (position << 32 | value).
   const FlatU64Set& values() const { return values_; }
 
+  // Over the whole page's positions, and apart over the main text's.
   struct Match {
     uint32_t agreeing = 0;   // content positions where the pages agree
     uint32_t positions = 0;  // positions not shared as boilerplate
     uint32_t template_shared = 0;
+    // Main-text positions (0 when either page has no main text).
+    uint32_t main_agreeing = 0, main_positions = 0;
     double similarity() const {
       return positions == 0 ? 1.0 : static_cast<double>(agreeing) / positions;
     }
+    double main_similarity() const {
+      return main_positions == 0 ? 0.0 : static_cast<double>(main_agreeing) / main_positions;
+    }
   };
-  Match Compare(const uint32_t* a, const uint32_t* b, uint32_t m) const;
+  // a, b: options.positions() values each (m whole-page, then main text).
+  Match Compare(const uint32_t* a, const uint32_t* b, const RobustMethodOptions& options) const;
   // Compare() from page a's template mask: bit j of a_mask (64 positions a
   // word) is IsTemplate(j, a[j]). Where a[j] == b[j] the two pages' bits
   // are the same, so either page's mask gives Compare()'s result.
-  static Match CompareMasked(const uint32_t* a, const uint32_t* b, const uint64_t* a_mask, uint32_t m);
+  static Match CompareMasked(const uint32_t* a, const uint32_t* b, const uint64_t* a_mask,
+                             const RobustMethodOptions& options);
 
  private:
   FlatU64Set values_;

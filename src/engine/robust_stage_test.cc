@@ -1,6 +1,7 @@
 #include "engine/robust_stage.h"
 
 #include <gtest/gtest.h>
+#include <xxhash.h>
 
 #include <random>
 #include <set>
@@ -97,8 +98,15 @@ TEST(RobustNormalizeTest, NumbersSwitchedOffStayContent) {
 
 // Sketches of synthetic pages: a template of `template_terms` shared terms
 // and an item of `item_terms` terms of its own.
+// Whole-page values only: the template rule's tests.
+RobustMethodOptions WholePageOnly() {
+  RobustMethodOptions o;
+  o.main_minhashes = 0;
+  return o;
+}
+
 struct Sketches {
-  RobustMethodOptions options;
+  RobustMethodOptions options = WholePageOnly();
   BroderSketcher sketcher{RobustSketchOptions(RobustMethodOptions())};
   std::vector<uint32_t> mins;
   std::vector<uint64_t> sites;
@@ -157,15 +165,15 @@ TEST(RobustTemplateTest, TemplatePagesOfOneSiteAreNotSimilarButCopiesAre) {
   for (uint32_t a = 0; a < 10; ++a) {
     for (uint32_t b = a + 1; b < 10; ++b) {
       EXPECT_NE(uf.Find(a), uf.Find(b)) << a << " " << b;
-      EXPECT_LT(templates.Compare(s.Of(a), s.Of(b), 84).similarity(), 0.2);
+      EXPECT_LT(templates.Compare(s.Of(a), s.Of(b), s.options).similarity(), 0.2);
     }
   }
   EXPECT_EQ(uf.Find(0), uf.Find(10));
-  EXPECT_GE(templates.Compare(s.Of(0), s.Of(10), 84).similarity(), 0.5);
+  EXPECT_GE(templates.Compare(s.Of(0), s.Of(10), s.options).similarity(), 0.5);
   // Without template knowledge (a site of fewer than template_min_pages
   // pages) the same pair of template pages would look alike.
   SiteTemplates none;
-  EXPECT_GT(none.Compare(s.Of(1), s.Of(2), 84).similarity(), 0.5);
+  EXPECT_GT(none.Compare(s.Of(1), s.Of(2), s.options).similarity(), 0.5);
 }
 
 TEST(RobustTemplateTest, BoilerplateLearnedOnOneSiteAppliesToItsMirror) {
@@ -200,7 +208,7 @@ TEST(RobustTemplateTest, AllBoilerplatePagesAreDuplicates) {
   RobustMethodOptions o = s.options;
   o.template_min_pages = 3;
   SiteTemplates templates(s.mins, s.sites, std::vector<uint8_t>(4, 1), o);
-  const auto m = templates.Compare(s.Of(0), s.Of(1), 84);
+  const auto m = templates.Compare(s.Of(0), s.Of(1), s.options);
   EXPECT_EQ(m.positions, 0u);
   EXPECT_EQ(m.template_shared, 84u);
   EXPECT_EQ(m.similarity(), 1.0);
@@ -275,11 +283,11 @@ TEST(RobustTemplateTest, ASidebarOfAFewDistinctItemsIsBoilerplate) {
   for (uint32_t a = 0; a < 3; ++a) {
     for (uint32_t b = a + 1; b < 3; ++b) {
       EXPECT_NE(uf.Find(a), uf.Find(b));
-      EXPECT_LT(templates.Compare(s.Of(a), s.Of(b), 84).similarity(), 0.2);
+      EXPECT_LT(templates.Compare(s.Of(a), s.Of(b), s.options).similarity(), 0.2);
     }
   }
   // Without the sidebar's values the three would look alike.
-  EXPECT_GT(SiteTemplates().Compare(s.Of(0), s.Of(1), 84).similarity(), 0.5);
+  EXPECT_GT(SiteTemplates().Compare(s.Of(0), s.Of(1), s.options).similarity(), 0.5);
 }
 
 // The candidate tables kept in temporary files (one table held at a time)
@@ -351,7 +359,7 @@ TEST(RobustStageTest, ALargeSitesColumnFilesGiveTheTemplateOfBlocks) {
       mins[size_t{p} * m + j] = v;
     }
   }
-  RobustMethodOptions o;
+  const RobustMethodOptions o = WholePageOnly();
   RobustPages pages;
   pages.n = n;
   pages.m = m;
@@ -382,15 +390,15 @@ namespace {
 // formatted (the near stage asks for none).
 TEST(RobustDecideTest, TheVerdictIsTheSameWithoutTheReason) {
   RobustMethodOptions options;
-  const uint32_t m = options.num_minhashes;
+  const uint32_t m = options.num_minhashes, positions = options.positions();
   std::mt19937 rng(3);
   int duplicates = 0, others = 0;
   for (int trial = 0; trial < 400; ++trial) {
-    std::vector<uint32_t> a(m), b(m);
-    const uint32_t agree = rng() % (m + 1);
-    for (uint32_t j = 0; j < m; ++j) {
-      a[j] = static_cast<uint32_t>(rng());
-      b[j] = j < agree ? a[j] : static_cast<uint32_t>(rng());
+    std::vector<uint32_t> a(positions), b(positions);
+    const uint32_t agree = rng() % (m + 1), main_agree = rng() % (positions - m + 1);
+    for (uint32_t j = 0; j < positions; ++j) {
+      a[j] = static_cast<uint32_t>(rng() % kNoMainText);
+      b[j] = (j < m ? j < agree : j - m < main_agree) ? a[j] : static_cast<uint32_t>(rng() % kNoMainText);
     }
     RobustPageView va{a.data(), 1, nullptr}, vb{b.data(), trial % 2 == 0 ? 1u : 2u, nullptr};
     const SiteTemplates none;
@@ -404,6 +412,192 @@ TEST(RobustDecideTest, TheVerdictIsTheSameWithoutTheReason) {
   }
   EXPECT_GT(duplicates, 0);
   EXPECT_GT(others, 0);
+}
+
+}  // namespace
+}  // namespace neardup
+
+namespace neardup {
+namespace {
+
+// Main text (RobustMethodOptions::main_minhashes): pages built as a site's
+// template (a menu of links, short header and footer lines) around an
+// article in paragraphs.
+std::string Words(std::mt19937_64& rng, int n) {
+  std::string s;
+  for (int i = 0; i < n; ++i) {
+    for (int c = 3 + static_cast<int>(rng() % 5); c > 0; --c) s.push_back(static_cast<char>('a' + rng() % 26));
+    s += (i % 12 == 11) ? ". " : " ";
+  }
+  return s;
+}
+
+struct SiteTemplateHtml {
+  std::string head, tail;
+};
+
+// A template of `links` menu entries and short lines, the site's own words.
+SiteTemplateHtml MakeTemplate(std::mt19937_64& rng, int links) {
+  SiteTemplateHtml t;
+  t.head = "<html><body><div>" + Words(rng, 4) + "</div><ul>";
+  for (int i = 0; i < links; ++i) t.head += "<li><a href='/s" + std::to_string(i) + "'>" + Words(rng, 3) + "</a></li>";
+  t.head += "</ul><h1>" + Words(rng, 5) + "</h1>";
+  t.tail = "<div>" + Words(rng, 6) + "</div><div>" + Words(rng, 7) + "</div></body></html>";
+  return t;
+}
+
+std::string Paragraphs(const std::string& text) {
+  // Paragraphs of 24 words.
+  std::string html = "<p>";
+  int words = 0;
+  for (char c : text) {
+    html.push_back(c);
+    if (c == ' ' && ++words % 24 == 0) html += "</p><p>";
+  }
+  return html + "</p>";
+}
+
+struct SignedPage {
+  RobustSignature sig;
+  std::vector<uint32_t> mins;
+  std::vector<uint64_t> digest;
+  uint64_t site = 0;
+  RobustPageView View() const { return RobustPageView{mins.data(), site, digest.data()}; }
+};
+
+SignedPage Sign(const std::string& html, const std::string& url, const RobustMethodOptions& o) {
+  Tokenizer tokenizer;
+  TokenizedDocument doc;
+  tokenizer.Tokenize(html, ContentKind::kHtml, "utf-8", url, &doc);
+  const RobustSketchers sketchers(o);
+  SketchScratch scratch;
+  std::vector<uint64_t> normalized;
+  SignedPage p;
+  p.mins.assign(o.positions(), 0);
+  p.digest.assign(kRobustDigestCells, 0);
+  p.sig = ComputeRobustSignature(doc, url, o, sketchers.whole, sketchers.main_or_null(), &scratch, &normalized,
+                                 p.mins.data(), p.digest.data());
+  const std::string site = RobustSiteOf(url);
+  p.site = XXH3_64bits(site.data(), site.size());
+  return p;
+}
+
+TEST(RobustMainTextTest, MainTextLeavesOutMenusAndShortLines) {
+  std::mt19937_64 rng(41);
+  const SiteTemplateHtml t = MakeTemplate(rng, 40);
+  const std::string article = Words(rng, 120);
+  Tokenizer tokenizer;
+  TokenizedDocument doc;
+  const std::string url = "http://news.example.com/a";
+  tokenizer.Tokenize(t.head + Paragraphs(article) + t.tail, ContentKind::kHtml, "utf-8", url, &doc);
+  RobustMethodOptions o;
+  std::vector<uint64_t> whole, main_text, article_alone;
+  NormalizeVolatileTerms(doc, url, o, &whole, nullptr, nullptr, &main_text);
+  tokenizer.Tokenize(Paragraphs(article), ContentKind::kHtml, "utf-8", url, &doc);
+  NormalizeVolatileTerms(doc, url, o, &article_alone);
+  EXPECT_GT(whole.size(), main_text.size() + 100);  // the menu and the short lines are left out
+  EXPECT_EQ(main_text, article_alone);
+  // A line of 10 terms, 4 of them linked, is main text; 4 of 9 or 5 of 10 are not.
+  EXPECT_TRUE(MainTextLine(10, 3, o));
+  EXPECT_FALSE(MainTextLine(10, 4, o));
+  EXPECT_FALSE(MainTextLine(9, 0, o));
+}
+
+TEST(RobustMainTextTest, OneArticleInTwoSitesTemplatesIsANearDuplicate) {
+  std::mt19937_64 rng(43);
+  const SiteTemplateHtml a = MakeTemplate(rng, 60), b = MakeTemplate(rng, 60);
+  const std::string article = Words(rng, 150);
+  const RobustMethodOptions o;
+  const SignedPage pa = Sign(a.head + Paragraphs(article) + a.tail, "http://www.paper-one.example/story/1", o);
+  // The copy: a headline of its own and one sentence rewritten.
+  std::string edited = article;
+  edited.replace(edited.find(' ', 300), 1, " " + Words(rng, 8));
+  const SignedPage pb = Sign(b.head + Paragraphs(edited) + b.tail, "http://news.paper-two.example/wire/77", o);
+  ASSERT_TRUE(HasMainText(pa.mins.data(), o));
+  ASSERT_TRUE(HasMainText(pb.mins.data(), o));
+  SiteTemplates::Match match;
+  const PairDecision d = RobustDecide(SiteTemplates(), pa.View(), pb.View(), o, &match);
+  EXPECT_LT(match.similarity(), o.min_similarity_without_template);  // the whole pages are not alike
+  EXPECT_TRUE(d.duplicate) << d.reason;
+  EXPECT_NE(d.reason.find("the same main text"), std::string::npos) << d.reason;
+  EXPECT_GE(d.similarity, o.min_main_similarity);
+  // Without main text the whole-page rule decides, and says no.
+  RobustMethodOptions off = o;
+  off.main_minhashes = 0;
+  const SignedPage qa = Sign(a.head + Paragraphs(article) + a.tail, "http://www.paper-one.example/story/1", off);
+  const SignedPage qb = Sign(b.head + Paragraphs(edited) + b.tail, "http://news.paper-two.example/wire/77", off);
+  EXPECT_FALSE(RobustDecide(SiteTemplates(), qa.View(), qb.View(), off).duplicate);
+  // On one site (one registrable domain) with no template known, the main
+  // text does not decide: the site rule stands.
+  const SignedPage pc = Sign(b.head + Paragraphs(edited) + b.tail, "http://sport.paper-one.example/wire/77", o);
+  EXPECT_FALSE(RobustDecide(SiteTemplates(), pa.View(), pc.View(), o).duplicate);
+}
+
+TEST(RobustMainTextTest, DifferentArticlesInOneTemplateAreNotEvenWhenTheWholePagesAgree) {
+  // Sister sites: one large template, two short different articles. The
+  // whole pages agree beyond the bar for pages with no template known; the
+  // main texts do not, and they decide.
+  std::mt19937_64 rng(47);
+  const SiteTemplateHtml t = MakeTemplate(rng, 300);
+  const RobustMethodOptions o;
+  const SignedPage pa = Sign(t.head + Paragraphs(Words(rng, 70)) + t.tail, "http://www.town-one.example/n/1", o);
+  const SignedPage pb = Sign(t.head + Paragraphs(Words(rng, 70)) + t.tail, "http://www.town-two.example/n/2", o);
+  SiteTemplates::Match match;
+  const PairDecision d = RobustDecide(SiteTemplates(), pa.View(), pb.View(), o, &match);
+  EXPECT_GE(match.similarity(), o.min_similarity_without_template);
+  EXPECT_LT(match.main_similarity(), o.min_main_similarity);
+  EXPECT_FALSE(d.duplicate);
+  EXPECT_NE(d.reason.find("main texts differ"), std::string::npos) << d.reason;
+  // Without main text, the whole-page rule merges them (the false positive
+  // the main text removes).
+  RobustMethodOptions off = o;
+  off.main_minhashes = 0;
+  std::mt19937_64 again(47);
+  const SiteTemplateHtml t2 = MakeTemplate(again, 300);
+  const SignedPage qa = Sign(t2.head + Paragraphs(Words(again, 70)) + t2.tail, "http://www.town-one.example/n/1", off);
+  const SignedPage qb = Sign(t2.head + Paragraphs(Words(again, 70)) + t2.tail, "http://www.town-two.example/n/2", off);
+  EXPECT_TRUE(RobustDecide(SiteTemplates(), qa.View(), qb.View(), off).duplicate);
+}
+
+TEST(RobustMainTextTest, APageWithLittleMainTextTakesNoPartInTheMainTextRule) {
+  std::mt19937_64 rng(53);
+  const SiteTemplateHtml t = MakeTemplate(rng, 50);
+  const RobustMethodOptions o;
+  const SignedPage p = Sign(t.head + Paragraphs(Words(rng, o.main_min_terms - 10)) + t.tail, "http://a.example/", o);
+  EXPECT_TRUE(p.sig.has_sketch);
+  EXPECT_LT(p.sig.main_terms, o.main_min_terms);
+  EXPECT_FALSE(HasMainText(p.mins.data(), o));
+  for (uint32_t j = o.num_minhashes; j < o.positions(); ++j) EXPECT_EQ(p.mins[j], kNoMainText);
+  // Two such pages never agree on main text, whatever their marks.
+  const SiteTemplates::Match m = SiteTemplates().Compare(p.mins.data(), p.mins.data(), o);
+  EXPECT_EQ(m.main_positions, 0u);
+  EXPECT_EQ(RobustBandCount(o, false), o.num_minhashes / o.band_rows);
+  EXPECT_EQ(RobustBandCount(o, true), (o.num_minhashes + o.main_minhashes) / o.band_rows);
+  EXPECT_EQ(RobustBandFirst(o, o.num_minhashes / o.band_rows), o.num_minhashes);
+}
+
+TEST(RobustMainTextTest, SpecsRoundTripAndSpecsWrittenBeforeMainTextKeepTheirMeaning) {
+  const RobustMethodOptions o;
+  const std::string spec = o.Spec();
+  EXPECT_NE(spec.find(",main-m=42,main-line=10,main-min=50,main=0.5,"), std::string::npos) << spec;
+  auto parsed = RobustMethodOptions::Parse(spec);
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->Spec(), spec);
+  EXPECT_EQ(parsed->main_minhashes, 42u);
+  // A whole spec of a store or a summary.json written before main text.
+  const std::string before =
+      "robust:k=5,m=84,r=3,template=2,template-fraction=0.05,content=0.2,no-template=0.8,edit=30,"
+      "same-site-edit=20,numbers,own-url,seed=1234";
+  auto old = RobustMethodOptions::Parse(before);
+  ASSERT_TRUE(old.ok());
+  EXPECT_EQ(old->main_minhashes, 0u);
+  EXPECT_EQ(old->Spec(), before);
+  // A partial spec keeps the defaults, main text included.
+  auto partial = RobustMethodOptions::Parse("robust:no-template=0.7");
+  ASSERT_TRUE(partial.ok());
+  EXPECT_EQ(partial->main_minhashes, 42u);
+  EXPECT_FALSE(RobustMethodOptions::Parse("robust:main-m=2").ok());  // fewer than r
+  EXPECT_FALSE(RobustMethodOptions::Parse("robust:main=1.5").ok());
 }
 
 }  // namespace

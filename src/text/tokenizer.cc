@@ -277,6 +277,7 @@ void TokenizedDocument::Clear() {
   term_hashes.clear();
   sentence_ends.clear();
   line_ends.clear();
+  line_link_terms.clear();
   links.clear();
   text_chars = 0;
   charset.clear();
@@ -313,11 +314,15 @@ struct Tokenizer::Impl {
   uint64_t sent_start = 0;    // position where the current sentence started
   uint64_t max_chars = 150;
   int pre_depth = 0;
+  bool in_link = false;          // inside <a href>: terms that start here are link text
+  bool term_in_link = false;     // the open term started inside a link
+  uint32_t line_link_terms = 0;  // link-text terms of the open line
 
   // --- Terms, sentences, lines -------------------------------------------
   void StartTerm() {
     if (!in_term) {
       in_term = true;
+      term_in_link = in_link;
       term_start = tb->size();
     }
   }
@@ -328,6 +333,7 @@ struct Tokenizer::Impl {
     term_split = false;
     const size_t len = tb->size() - term_start;
     out->term_hashes.push_back(XXH3_64bits(tb->data() + term_start, len));
+    if (term_in_link) ++line_link_terms;
     if (keep) {
       out->term_offsets.push_back(static_cast<uint32_t>(tb->size()));
     } else {
@@ -350,8 +356,16 @@ struct Tokenizer::Impl {
   void LineEnd() {
     EndTerm();
     pending_space = true;
+    CloseLine();
+  }
+
+  void CloseLine() {
     const uint32_t n = static_cast<uint32_t>(out->term_hashes.size());
-    if (n > (out->line_ends.empty() ? 0u : out->line_ends.back())) out->line_ends.push_back(n);
+    if (n > (out->line_ends.empty() ? 0u : out->line_ends.back())) {
+      out->line_ends.push_back(n);
+      out->line_link_terms.push_back(line_link_terms);
+    }
+    line_link_terms = 0;
   }
 
   // Markup replaced by white space.
@@ -649,6 +663,9 @@ struct Tokenizer::Impl {
     switch (id) {
       case kTagImg: ImgTerm(url); break;
       case kTagA:
+        if (!url.empty()) in_link = true;
+        Link(url);
+        break;
       case kTagArea:
       case kTagFrame:
       case kTagIframe: Link(url); break;
@@ -689,6 +706,7 @@ struct Tokenizer::Impl {
     const char* after =
         ParseAttributes(q, end, &self_closing, [](std::string_view, std::string_view) {});
     if (after == nullptr) return end;
+    if (tag != nullptr && tag->id == kTagA) in_link = false;
     if (flags & kFormat) return after;
     if (flags & kBlock) {
       LineEnd();
@@ -782,6 +800,8 @@ struct Tokenizer::Impl {
     pos = sent_start = 0;
     max_chars = options.sentence_max_chars;
     pre_depth = 0;
+    in_link = false;
+    line_link_terms = 0;
     base_seen = false;
     base_url.assign(page_url);
     CleanUrl(&base_url);
@@ -807,7 +827,7 @@ struct Tokenizer::Impl {
     EndTerm();
     const uint32_t n = static_cast<uint32_t>(o->term_hashes.size());
     if (n > (o->sentence_ends.empty() ? 0u : o->sentence_ends.back())) o->sentence_ends.push_back(n);
-    if (n > (o->line_ends.empty() ? 0u : o->line_ends.back())) o->line_ends.push_back(n);
+    CloseLine();
     o->text_chars = pos;
     out = nullptr;
   }

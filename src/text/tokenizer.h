@@ -64,6 +64,11 @@ struct TokenizedDocument {
   std::vector<uint32_t> sentence_ends;
   // Line boundaries (block-level breaks in HTML, '\n' in text), same convention.
   std::vector<uint32_t> line_ends;
+  // Per line (parallel to line_ends), how many of its terms are link text
+  // (inside <a href>): the link density of a text block, by which
+  // Kohlschuetter, Fankhauser and Nejdl ("Boilerplate Detection using
+  // Shallow Text Features") tell navigation from main text.
+  std::vector<uint32_t> line_link_terms;
   // Links found in the page, absolute, in document order (duplicates kept).
   std::vector<std::string> links;
   // Characters of visible text after markup removal, white space collapsed

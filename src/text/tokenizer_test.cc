@@ -196,6 +196,24 @@ TEST(TokenizerTest, TextElements) {
   EXPECT_EQ(T("<xmp><i>y</i></xmp>z"), (Terms{"i", "y", "i", "z"}));
 }
 
+TEST(TokenizerTest, LinkTextIsCountedPerLine) {
+  // Line 1: a menu of three links; line 2: a paragraph with one linked
+  // word; line 3: an anchor without href is not a link.
+  TokenizedDocument d = Tok(
+      "<ul><li><a href='/a'>home page</a> <a href='/b'>news</a></li></ul>"
+      "<p>Read <a href=\"/c\">this</a> story about rivers.</p>"
+      "<p><a name='top'>top of</a> the page</p>",
+      "http://example.com/");
+  EXPECT_EQ(d.line_ends, (std::vector<uint32_t>{3, 8, 12}));
+  EXPECT_EQ(d.line_link_terms, (std::vector<uint32_t>{3, 1, 0}));
+  // A link left open ends with the document; a block does not close it.
+  d = Tok("<a href='/x'>one<p>two three</p>");
+  EXPECT_EQ(d.line_link_terms, (std::vector<uint32_t>{1, 2}));
+  // Plain text has lines and no links.
+  d = Tok("a b\nc", "", ContentKind::kText);
+  EXPECT_EQ(d.line_link_terms, (std::vector<uint32_t>{0, 0}));
+}
+
 TEST(TokenizerTest, PlainTextSkipsHtml) {
   TokenizedDocument d = Tok("<b>not markup</b> &amp;\nnext line", "", ContentKind::kText);
   EXPECT_EQ(TermsOf(d), (Terms{"b", "not", "markup", "b", "amp", "next", "line"}));

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 
 #include "engine/methods/methods.h"
@@ -14,6 +15,12 @@
 namespace neardup {
 
 Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
+  // A whole spec as Spec() wrote it before main text existed (it names the
+  // seed and no main-text key, as a store's header or a summary.json of
+  // then does) describes pages without main-text values.
+  if (items.find("seed=") != std::string_view::npos && items.find("main-m=") == std::string_view::npos) {
+    o->main_minhashes = 0;
+  }
   for (const SpecItem& it : SplitSpecItems(items)) {
     uint64_t v = 0;
     auto as_u32 = [&](uint64_t lo, uint64_t hi, uint32_t* out) {
@@ -40,6 +47,14 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
       s = as_u32(0, 40, &o->max_edit_shingles);
     } else if (it.key == "same-site-edit") {
       s = as_u32(0, 40, &o->max_same_site_edit_shingles);
+    } else if (it.key == "main-m") {
+      s = as_u32(0, 1024, &o->main_minhashes);
+    } else if (it.key == "main-line") {
+      s = as_u32(1, 1u << 20, &o->main_line_terms);
+    } else if (it.key == "main-min") {
+      s = as_u32(1, 1u << 30, &o->main_min_terms);
+    } else if (it.key == "main") {
+      s = ParseSpecDouble("robust", it, 0, 1, &o->min_main_similarity);
     } else if ((it.key == "numbers" || it.key == "no-numbers") && !it.has_value) {
       o->normalize_numbers = it.key == "numbers";
     } else if ((it.key == "own-url" || it.key == "no-own-url") && !it.has_value) {
@@ -49,7 +64,7 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
     } else {
       return UnknownSpecKey("robust", it,
                             "k=N, m=N, r=N, template=N, template-fraction=X, content=X, no-template=X, edit=N, "
-                            "same-site-edit=N, numbers, no-numbers, own-url, no-own-url, seed=N");
+                            "same-site-edit=N, main-m=N, main-line=N, main-min=N, main=X, numbers, no-numbers, own-url, no-own-url, seed=N");
     }
     NEARDUP_RETURN_IF_ERROR(s);
   }
@@ -75,12 +90,20 @@ Status ValidateRobust(const RobustMethodOptions& o) {
     return Status::InvalidArgument(
         "robust: max_edit_shingles and max_same_site_edit_shingles must be at most 40 (what 72 digest cells decode)");
   }
+  if (o.num_minhashes > 1024 || o.main_minhashes > 1024) {
+    return Status::InvalidArgument("robust: num_minhashes and main_minhashes must be at most 1024");
+  }
+  if (o.main_minhashes > 0 && o.main_minhashes < o.band_rows) {
+    return Status::InvalidArgument("robust: main_minhashes must be 0 or at least band_rows");
+  }
   if (o.template_min_pages < 2) return Status::InvalidArgument("robust: template_min_pages must be at least 2");
   if (!(o.min_content_similarity >= 0 && o.min_content_similarity <= 1) ||
       !(o.min_similarity_without_template >= 0 && o.min_similarity_without_template <= 1) ||
-      !(o.template_site_fraction >= 0 && o.template_site_fraction <= 1)) {
+      !(o.template_site_fraction >= 0 && o.template_site_fraction <= 1) ||
+      !(o.min_main_similarity >= 0 && o.min_main_similarity <= 1)) {
     return Status::InvalidArgument(
-        "robust: min_content_similarity, min_similarity_without_template and template_site_fraction must be in [0, 1]");
+        "robust: min_content_similarity, min_similarity_without_template, template_site_fraction and "
+        "min_main_similarity must be in [0, 1]");
   }
   return Status::OK();
 }
@@ -205,7 +228,7 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
     const uint64_t* ra = Record(page, scratch);
     const uint64_t* rb = Record(kept, scratch + l_.words());
     if (ra[1] == rb[1]) return 1.0;
-    return templates_.Compare(ViewOf(page, ra).mins, ViewOf(kept, rb).mins, l_.m).similarity();
+    return templates_.Compare(ViewOf(page, ra).mins, ViewOf(kept, rb).mins, o_).similarity();
   }
   std::vector<PairColumn> PairColumns() const override {
     return {{"content_similarity", 4}, {"content_positions", 0}};
@@ -569,7 +592,7 @@ class RobustDividedRun final : public DividedRun {
     // ---- e. candidates: band keys and whole-page bands at their owners ----
     std::vector<uint64_t> candidate_pairs;  // (a, b) whole-run ids, this process owning a
     {
-      const uint32_t r = o_.band_rows, bands = m / r;
+      const uint32_t r = o_.band_rows;
       const bool whole_bands = l_.digests;
       Outbox band_out(processes), whole_out(processes);
       std::vector<uint32_t> v(m);
@@ -577,18 +600,20 @@ class RobustDividedRun final : public DividedRun {
         if (!candidate_[p]) continue;
         Mins(p, v.data());
         const uint64_t* mask = masks_.data() + p * mask_words_;
+        const uint32_t bands = RobustBandCount(o_, HasMainText(v.data(), o_));
         for (uint32_t band = 0; band < bands; ++band) {
+          const uint32_t first = RobustBandFirst(o_, band);
           bool all_template = true;
           for (uint32_t k = 0; k < r && all_template; ++k) {
-            const uint32_t j = band * r + k;
+            const uint32_t j = first + k;
             all_template = (mask[j / 64] >> (j % 64)) & 1;
           }
           if (all_template) continue;
-          const uint64_t key = XXH3_64bits_withSeed(v.data() + band * r, r * sizeof(uint32_t), band + 1);
+          const uint64_t key = XXH3_64bits_withSeed(v.data() + first, r * sizeof(uint32_t), band + 1);
           band_out[x->OwnerOfKey(key)].push_back({key, base + p});
         }
         if (whole_bands) {
-          for (uint32_t band = 0; band + kRobustWholeBandRows <= m; band += kRobustWholeBandRows) {
+          for (uint32_t band = 0; band + kRobustWholeBandRows <= o_.num_minhashes; band += kRobustWholeBandRows) {
             const uint64_t key =
                 XXH3_64bits_withSeed(v.data() + band, kRobustWholeBandRows * sizeof(uint32_t), 1000 + band);
             whole_out[x->OwnerOfKey(key)].push_back({key, base + p});
@@ -659,7 +684,7 @@ class RobustDividedRun final : public DividedRun {
   // The m min-hash values of local page p.
   void Mins(uint64_t p, uint32_t* out) const {
     const size_t w = c_.words_per_page;
-    uint64_t packed[(1024 + 1) / 2];
+    uint64_t packed[kMaxRobustPositions / 2];
     for (size_t t = 0; t < (l_.m + 1) / 2; ++t) packed[t] = (*c_.words)[p * w + 2 + t];
     std::memcpy(out, packed, l_.m * sizeof(uint32_t));
   }
@@ -672,7 +697,7 @@ class RobustDividedRun final : public DividedRun {
     std::memcpy(b_mins_.data(), kept + 2, m * sizeof(uint32_t));
     *a = RobustPageView{a_mins_.data(), page[0], l_.digests ? page + l_.digest_at() : nullptr};
     *b = RobustPageView{b_mins_.data(), kept[0], l_.digests ? kept + l_.digest_at() : nullptr};
-    return SiteTemplates::CompareMasked(a_mins_.data(), b_mins_.data(), page + l_.words(), m);
+    return SiteTemplates::CompareMasked(a_mins_.data(), b_mins_.data(), page + l_.words(), o_);
   }
 
   DividedCollection c_;
@@ -686,8 +711,8 @@ class RobustDividedRun final : public DividedRun {
 
 class RobustMethod final : public MethodImpl {
  public:
-  explicit RobustMethod(const RobustMethodOptions& o) : o_(o), sketcher_(RobustSketchOptions(o)) {
-    l_.m = o.num_minhashes;
+  explicit RobustMethod(const RobustMethodOptions& o) : o_(o), sketchers_(o) {
+    l_.m = o.positions();
     l_.digests = o.max_edit_shingles > 0 || o.max_same_site_edit_shingles > 0;
   }
   std::string name() const override { return "robust"; }
@@ -705,7 +730,8 @@ class RobustMethod final : public MethodImpl {
     s->mins.assign(l_.m, 0);
     std::fill(words, words + l_.words(), 0);
     const RobustSignature sig =
-        ComputeRobustSignature(tokens, doc.url, o_, sketcher_, &s->sketch, &s->normalized, s->mins.data(),
+        ComputeRobustSignature(tokens, doc.url, o_, sketchers_.whole, sketchers_.main_or_null(),
+                               &s->sketch, &s->normalized, s->mins.data(),
                                l_.digests ? words + l_.digest_at() : nullptr);
     *eligible = sig.has_sketch;
     words[0] = RobustSiteKey(doc.url);
@@ -735,8 +761,11 @@ class RobustMethod final : public MethodImpl {
     keys->push_back(s.words[1]);
     std::vector<uint32_t> mins(l_.m);
     std::memcpy(mins.data(), s.words.data() + 2, l_.m * sizeof(uint32_t));
-    for (uint32_t b = 0; b + o_.band_rows <= l_.m; b += o_.band_rows) {
-      keys->push_back(XXH3_64bits_withSeed(mins.data() + b, o_.band_rows * sizeof(uint32_t), b + 1));
+    const uint32_t bands = RobustBandCount(o_, HasMainText(mins.data(), o_));
+    for (uint32_t band = 0; band < bands; ++band) {
+      // Seeded with the band's first position + 1, as stores of format 2 hold them.
+      const uint32_t first = RobustBandFirst(o_, band);
+      keys->push_back(XXH3_64bits_withSeed(mins.data() + first, o_.band_rows * sizeof(uint32_t), first + 1));
     }
   }
   std::unique_ptr<MethodRun> NewRun(MethodCollection c) const override {
@@ -748,7 +777,7 @@ class RobustMethod final : public MethodImpl {
 
  private:
   RobustMethodOptions o_;
-  BroderSketcher sketcher_;
+  RobustSketchers sketchers_;
   RobustLayout l_;
 };
 
