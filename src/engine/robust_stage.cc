@@ -23,6 +23,11 @@ namespace {
 // verdicts remembered (a cache of a pure function: results do not depend
 // on it, its memory stays bounded on a host of millions of pages).
 constexpr size_t kCopySamples = 3;
+// SiteTemplates: on a site of at least kMainCopySitePages pages (where a
+// template shows in kMainCopyHolders pages or more), values that fewer
+// pages hold are checked for copies by main text.
+constexpr uint32_t kMainCopySitePages = 6;
+constexpr uint32_t kMainCopyHolders = 3;
 constexpr size_t kCopyCacheEntries = size_t{1} << 18;
 
 // Bytes of mapped pages read in page order between two
@@ -600,6 +605,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
   std::vector<uint64_t> scratch_a(pages.record_words), scratch_b(pages.record_words),
       scratch_first(pages.record_words);  // Fetch
   FlatU64Set copies, not_copies;  // (first << 32 | page): page is, or is not, a copy of first
+  FlatU64Set main_copies, main_not_copies;  // the same by main text alone
   FlatU64Set common;  // the site's values held by TemplateHolders pages
   for (size_t s = 0; s < by_site.size();) {
     size_t e = s;
@@ -608,9 +614,22 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
     const uint32_t pages_of_site = static_cast<uint32_t>(e - s);
     if (pages_of_site >= options.template_min_pages) {
       known_sites_.Insert(site);
-      const uint32_t need = TemplateHolders(pages_of_site, options);
+      // Values held by `need` pages or more are the site's common
+      // boilerplate; fewer, from template_min_pages on, are boilerplate
+      // unless their holders are copies of one item. On a site of
+      // kMainCopySitePages or more, two pages holding a value are checked
+      // too, by their main texts alone (site_need <= holders < need): two
+      // editions of a newspaper group carrying one story, two versions of
+      // one manual page, must not teach their site that the story is its
+      // template.
+      const uint32_t site_need = TemplateHolders(pages_of_site, options);
+      const uint32_t need = options.main_minhashes > 0 && pages_of_site >= kMainCopySitePages
+                                ? std::max(site_need, kMainCopyHolders)
+                                : site_need;
       copies = FlatU64Set();
       not_copies = FlatU64Set();
+      main_copies = FlatU64Set();
+      main_not_copies = FlatU64Set();
       common = FlatU64Set();
       // Positions per block: as many as kSiteColumnBytes holds, one at least.
       const uint32_t per_block = static_cast<uint32_t>(
@@ -686,20 +705,37 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       // The first holder's values are read once for its samples.
       uint32_t fetched_first = UINT32_MAX;
       const uint32_t* first_mins = nullptr;
-      auto copy_of = [&](uint32_t first, uint32_t page) {
+      auto copy_of = [&](uint32_t first, uint32_t page, bool main_only) {
         if (first != fetched_first) {
           first_mins = pages.FetchMins(first, scratch_first.data());
           fetched_first = first;
         }
         const uint32_t* x = first_mins;
         const uint32_t* y = pages.FetchMins(page, scratch_b.data());
-        uint32_t agreeing = 0, positions = 0;
+        uint32_t agreeing = 0, positions = 0, main_agreeing = 0, main_positions = 0;
+        const bool with_main = HasMainText(x, options) && HasMainText(y, options);
         for (uint32_t j = 0; j < m; ++j) {
+          const bool main_position = j >= options.num_minhashes;
+          if (main_position && !with_main) continue;
           if (x[j] == y[j]) {
-            if (no_main(j, x[j]) || common.Contains((uint64_t{j} << 32) | x[j])) continue;
+            if (common.Contains((uint64_t{j} << 32) | x[j])) continue;
             ++agreeing;
+            main_agreeing += main_position;
           }
           ++positions;
+          main_positions += main_position;
+        }
+        // By main text alone (a value that few pages of a small site hold):
+        // the main texts agree on min_main_similarity of their positions
+        // outside the common boilerplate, most of each main text is outside
+        // it (the pages' own, not the template's long text blocks), and the
+        // main texts agree more than the rest of the pages does: one item
+        // in two templates, not two items in one template.
+        if (main_only) {
+          const uint32_t whole_positions = positions - main_positions, whole_agreeing = agreeing - main_agreeing;
+          return main_positions > 0 && main_positions * 2 >= options.main_minhashes &&
+                 static_cast<double>(main_agreeing) / main_positions >= options.min_main_similarity &&
+                 uint64_t{main_agreeing} * whole_positions > uint64_t{whole_agreeing} * main_positions;
         }
         return positions == 0 || static_cast<double>(agreeing) / positions >= kCopyContentSimilarity;
       };
@@ -711,19 +747,22 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
             // (kCopySamples): a sidebar of distinct items shows at the
             // first, and the cost stays linear in the site's pages.
             const uint32_t first = column[a].second;
+            const bool main_only = b - a >= site_need;
+            FlatU64Set& yes = main_only ? main_copies : copies;
+            FlatU64Set& no = main_only ? main_not_copies : not_copies;
             const size_t samples[kCopySamples] = {a + 1, a + (b - a) / 2, b - 1};
             for (size_t t = 0; t < kCopySamples; ++t) {
               const size_t k = samples[t];
               if (k <= a || (t > 0 && k == samples[t - 1])) continue;
-              if (copies.size() + not_copies.size() >= kCopyCacheEntries) {
-                copies = FlatU64Set();
-                not_copies = FlatU64Set();
+              if (yes.size() + no.size() >= kCopyCacheEntries) {
+                yes = FlatU64Set();
+                no = FlatU64Set();
               }
               const uint64_t pair = (uint64_t{first} << 32) | column[k].second;
-              bool copy = copies.Contains(pair);
-              if (!copy && !not_copies.Contains(pair)) {
-                copy = copy_of(first, column[k].second);
-                (copy ? copies : not_copies).Insert(pair);
+              bool copy = yes.Contains(pair);
+              if (!copy && !no.Contains(pair)) {
+                copy = copy_of(first, column[k].second, main_only);
+                (copy ? yes : no).Insert(pair);
               }
               if (!copy) {
                 values_.Insert((uint64_t{j} << 32) | value);
@@ -816,13 +855,16 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
       return d;
     }
   }
-  // Main text (RobustMethodOptions::main_minhashes): across sites, one
-  // article in two templates. Only when enough of the main-text positions
-  // are not boilerplate (a short item in a long site text is left to the
-  // rules above and below).
+  // Main text (RobustMethodOptions::main_minhashes): one article in two
+  // templates, across sites, or on one site whose template is known (two
+  // editions of a newspaper group; its boilerplate is then left out of
+  // the main texts too). Only when enough of the main-text positions are
+  // not boilerplate (a short item in a long site text is left to the rules
+  // above and below).
   const bool main_known = options.main_minhashes > 0 && r.main_positions * kMainTextMinShare >= options.main_minhashes;
   const bool main_rule = !same_site && main_known;
-  const bool main_passes = main_rule && r.main_similarity() >= options.min_main_similarity;
+  const bool main_passes =
+      main_known && (!same_site || site_template_known) && r.main_similarity() >= options.min_main_similarity;
   auto main_text_note = [&](bool decided) {
     if (!main_known) return std::string();
     char note[160];
@@ -834,7 +876,10 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   auto decide_by_main_text = [&]() {
     d.duplicate = true;
     d.similarity = r.main_similarity();
-    if (with_reason) d.reason = "different sites, the same main text: " + main_text_note(true);
+    if (with_reason) {
+      d.reason = std::string(same_site ? "one site, its template known" : "different sites") + ", the same main text: " +
+                 main_text_note(true);
+    }
     return d;
   };
   if (same_site && !site_template_known) {

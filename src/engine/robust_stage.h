@@ -24,6 +24,12 @@
 //    the same position is that site's boilerplate; a site with that many
 //    distinct pages has a known template. The set of boilerplate values is
 //    global, so a page copied to another site carries its template's marks.
+//    Values that few pages hold are boilerplate unless their holders are
+//    copies of one item (SiteTemplates).
+// 2b. Main text: the page's text blocks that are long and not mostly link
+//    text (RobustMethodOptions::main_minhashes) get min-hash values of
+//    their own, after the m of the whole page; boilerplate is learned on
+//    them as on the rest.
 // 4. Candidates: pages sharing a band of r consecutive min-hash values of
 //    which at least one is not boilerplate (bands made only of boilerplate
 //    would pair every page of a template-heavy site).
@@ -37,7 +43,11 @@
 //    template: by Henzinger's definition pages of one site that differ in
 //    more than volatile terms are not correct near duplicates unless what
 //    differs is shown to be outside their shared boilerplate, and without
-//    the template that cannot be told.
+//    the template that cannot be told. Main text (RobustDecideMatched):
+//    pages on different sites, or on one site whose template is known,
+//    whose main texts agree on min_main_similarity of their positions
+//    outside the boilerplate are similar; pages on different sites whose
+//    main texts agree on less are not, whatever the rest.
 #ifndef NEARDUP_ENGINE_ROBUST_STAGE_H_
 #define NEARDUP_ENGINE_ROBUST_STAGE_H_
 
@@ -234,7 +244,8 @@ class SiteTemplates {
   // kCopyContentSimilarity of the positions outside that common
   // boilerplate): a sidebar or a section's template shared by a few
   // distinct items is boilerplate, the text a page shares with its own
-  // copies is not.
+  // copies is not. On a site of 6 pages or more (with main text), a value
+  // only two of its pages hold is checked too, by their main texts alone.
   SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,
                 std::span<const uint8_t> candidate, const RobustMethodOptions& options);
   // The same over strided pages (RobustPages). A small site's values are

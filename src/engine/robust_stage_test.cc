@@ -559,6 +559,45 @@ TEST(RobustMainTextTest, DifferentArticlesInOneTemplateAreNotEvenWhenTheWholePag
   EXPECT_TRUE(RobustDecide(SiteTemplates(), qa.View(), qb.View(), off).duplicate);
 }
 
+// Two editions of one newspaper group (one registrable domain, two hosts,
+// two templates) carry one story: the values its two pages share are not
+// learned as the site's template (they are checked by main text), and the
+// pair is a near duplicate. Without main text the story is template.
+TEST(RobustMainTextTest, OneStoryInTwoEditionsOfOneSiteIsNotItsTemplate) {
+  auto run = [](const RobustMethodOptions& o) {
+    std::mt19937_64 rng(59);
+    const SiteTemplateHtml t1 = MakeTemplate(rng, 40), t2 = MakeTemplate(rng, 40);
+    const std::string story = Words(rng, 150);
+    std::string edited = story;
+    edited.replace(edited.find(' ', 200), 1, " " + Words(rng, 6));
+    std::vector<SignedPage> pages;
+    for (int i = 0; i < 4; ++i) {
+      pages.push_back(Sign(t1.head + Paragraphs(Words(rng, 150)) + t1.tail,
+                           "http://east.group.example/n/" + std::to_string(i), o));
+      pages.push_back(Sign(t2.head + Paragraphs(Words(rng, 150)) + t2.tail,
+                           "http://west.group.example/n/" + std::to_string(i), o));
+    }
+    pages.push_back(Sign(t1.head + Paragraphs(story) + t1.tail, "http://east.group.example/story", o));
+    pages.push_back(Sign(t2.head + Paragraphs(edited) + t2.tail, "http://west.group.example/wire/story", o));
+    std::vector<uint32_t> mins;
+    std::vector<uint64_t> sites;
+    for (const SignedPage& p : pages) {
+      mins.insert(mins.end(), p.mins.begin(), p.mins.end());
+      sites.push_back(p.site);
+    }
+    EXPECT_EQ(sites.front(), sites.back());  // one site
+    const SiteTemplates templates(mins, sites, std::vector<uint8_t>(pages.size(), 1), o);
+    EXPECT_TRUE(templates.KnowsTemplateOf(sites.front()));
+    return RobustDecide(templates, pages[8].View(), pages[9].View(), o);
+  };
+  const PairDecision with_main = run(RobustMethodOptions());
+  EXPECT_TRUE(with_main.duplicate) << with_main.reason;
+  RobustMethodOptions off;
+  off.main_minhashes = 0;
+  const PairDecision without = run(off);
+  EXPECT_FALSE(without.duplicate) << without.reason;
+}
+
 TEST(RobustMainTextTest, APageWithLittleMainTextTakesNoPartInTheMainTextRule) {
   std::mt19937_64 rng(53);
   const SiteTemplateHtml t = MakeTemplate(rng, 50);
