@@ -71,6 +71,14 @@ int RunCompareCommand(const std::string& a, const std::string& b, const neardup:
                 rb.template_known ? "known" : "unknown");
   }
   std::printf("\n  -> %s: %s\n", rb.similar ? "near duplicates" : "not near duplicates", rb.why.c_str());
+  if (rb.clustered) {
+    if (rb.same_cluster) {
+      std::printf("  dedup over the inputs: one cluster, kept page %s\n", rb.kept_a.c_str());
+    } else {
+      std::printf("  dedup over the inputs: two clusters, kept pages %s and %s\n", rb.kept_a.c_str(),
+                  rb.kept_b.c_str());
+    }
+  }
   std::printf("each method's rule, as dedup applies it:\n");
   for (const neardup::Comparison::Verdict& v : c.verdicts) {
     std::printf("  %-10s %s: %s\n", v.method.c_str(), v.decision.duplicate ? "near duplicates" : "not near duplicates",
@@ -253,7 +261,9 @@ int main(int argc, char** argv) {
       "(simhash bits agreeing), Jaccard resemblance of the shingle sets, and the term "
       "difference with the differing runs of a diff of the two token sequences; and the robust "
       "method's decision with its reason. With --input, A and B are URLs of pages in those "
-      "crawls, and the robust view learns their sites' templates from them.");
+      "crawls, the robust method runs over every page of them as dedup does, and the decision "
+      "shown is the one dedup takes on the pair (templates learned from the whole crawl), with "
+      "whether dedup put the two in one cluster and their kept pages.");
   std::string cmp_a, cmp_b;
   std::vector<std::string> cmp_inputs;
   std::string cmp_robust;
@@ -267,8 +277,8 @@ int main(int argc, char** argv) {
   compare->add_option("--threshold", cmp_threshold, "C-similar at this many agreeing bits");
   compare->add_option("--runs", cmp_runs, "Differing runs to show");
   compare->add_option("--input,-i", cmp_inputs,
-                      "Crawls (any input dedup reads) in which A and B are URLs; their sites' other "
-                      "pages teach the robust method the templates");
+                      "Crawls (any input dedup reads) in which A and B are URLs; the robust method "
+                      "runs over all their pages, as dedup does, to give dedup's decision on the pair");
   compare->add_option("--robust", cmp_robust,
                       "The robust method's parameters as dedup ran it, a spec such as "
                       "robust:template-fraction=0.1,content=0.3 (summary.json's method_spec is one)");

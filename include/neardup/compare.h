@@ -76,6 +76,16 @@ struct Comparison {
     double similarity = 0;            // as the rule reports it (PairDecision::similarity)
     bool similar = false;
     std::string why;                  // the rule that decided, in words
+    // With inputs: the robust method was run over every page of them, as
+    // `neardup dedup` runs it, and similar, similarity and why are its
+    // decision on the pair (Deduper::Explain: templates learned from the
+    // whole crawl, sites joined as mirrors); the counts above are from the
+    // two sites' pages alone. same_cluster: whether the run put the two in
+    // one cluster (through other members too); kept_a, kept_b: the URLs of
+    // their clusters' kept pages.
+    bool clustered = false;
+    bool same_cluster = false;
+    std::string kept_a, kept_b;
   } robust;
 
   // Every method's one pair rule (Method::Compare, the rule dedup applies)

@@ -170,6 +170,18 @@ class Deduper {
   // of the method's pair columns, named by pair_columns(): pairs.tsv's
   // columns after url_a and url_b).
   virtual const DedupSummary& summary() const = 0;
+
+  // After Cluster(): the decision on documents a and b that the clustering
+  // took, with what it learned from the whole collection (the robust
+  // method's site templates, sites joined as mirrors): documents of one
+  // identity set are exact duplicates; otherwise the method's one pair
+  // rule (Method::Compare, applied by the near stage and by verification),
+  // its similarity and its reason in words. Whether the two ended in one
+  // cluster is Clustering::cluster_of's answer (a pair the rule rejects
+  // may share a cluster through other members). Errors:
+  // FailedPrecondition before Cluster(), or after Finish(); NotFound for an
+  // unknown or removed id.
+  virtual Result<PairDecision> Explain(DocId a, DocId b) const = 0;
   virtual std::vector<std::string> pair_columns() const = 0;
   virtual Status ForEachPair(const std::function<Status(DocId a, DocId b, std::span<const double> values)>& fn) = 0;
 };

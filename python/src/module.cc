@@ -308,6 +308,10 @@ py::dict ComparisonToDict(const neardup::Comparison& c) {
   robust["main_agreeing"] = r.main_agreeing;
   robust["main_positions"] = r.main_positions;
   robust["similarity"] = r.similarity;
+  robust["clustered"] = r.clustered;
+  robust["same_cluster"] = r.same_cluster;
+  robust["kept_a"] = Utf8(r.kept_a);
+  robust["kept_b"] = Utf8(r.kept_b);
   robust["similar"] = r.similar;
   robust["why"] = Utf8(r.why);
   d["robust"] = robust;

@@ -10,6 +10,7 @@
 #include "engine/method_impl.h"
 #include "engine/method_options.h"
 #include "engine/robust_stage.h"
+#include "neardup/deduper.h"
 #include "neardup/source.h"
 #include "text/site.h"
 #include "text/token_diff.h"
@@ -79,7 +80,47 @@ struct FromInputs {
   std::vector<uint64_t> sites;
   std::vector<uint8_t> candidate;
   uint64_t host_pages = 0;
+  // What `dedup` with the robust method made of the inputs (ExplainByDedup).
+  bool clustered = false;
+  PairDecision decision;
+  bool same_cluster = false;
+  std::string kept_a, kept_b;
 };
+
+// Runs the robust method over every page of the inputs, as `neardup dedup`
+// does, and records its decision on the first pages with urls a and b
+// (Deduper::Explain) and the clusters they ended in.
+Status ExplainByDedup(const std::vector<std::string>& inputs, const std::string& url_a, const std::string& url_b,
+                      const DedupOptions& options, Env* env, FromInputs* f) {
+  DedupOptions o = options;
+  o.method = "robust";
+  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<Deduper> deduper, Deduper::Create(o, nullptr, env));
+  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DocumentSource> source,
+                           OpenDocumentSource(inputs, SourceOptions(), env, nullptr));
+  std::vector<std::string> urls;
+  DocId id_a = 0, id_b = 0;
+  bool found_a = false, found_b = false;
+  NEARDUP_RETURN_IF_ERROR(deduper->AddFrom(source.get(), [&](DocId id, const Document& doc) {
+    urls.push_back(doc.url);
+    if (!found_a && doc.url == url_a) {
+      id_a = id;
+      found_a = true;
+    }
+    if (!found_b && doc.url == url_b) {
+      id_b = id;
+      found_b = true;
+    }
+    return Status::OK();
+  }));
+  if (!found_a || !found_b) return Status::NotFound("a page was read once but not twice: " + url_a + ", " + url_b);
+  NEARDUP_ASSIGN_OR_RETURN(const Clustering clustering, deduper->Cluster());
+  NEARDUP_ASSIGN_OR_RETURN(f->decision, deduper->Explain(id_a, id_b));
+  f->clustered = true;
+  f->same_cluster = clustering.cluster_of(id_a) == clustering.cluster_of(id_b);
+  f->kept_a = urls[clustering.keeper_of(id_a)];
+  f->kept_b = urls[clustering.keeper_of(id_b)];
+  return Status::OK();
+}
 
 Result<FromInputs> LoadFromInputs(const std::vector<std::string>& inputs, const std::string& url_a,
                                   const std::string& url_b, const RobustMethodOptions& o,
@@ -267,6 +308,16 @@ Result<Comparison> CompareLoaded(const Loaded& a, const Loaded& b, const std::st
       r.why += "; give the crawl with --input to learn the template";
     }
   }
+  if (from.clustered) {
+    // The decision `dedup` takes, with what it learned from every page.
+    r.similar = from.decision.duplicate;
+    r.similarity = from.decision.similarity;
+    r.why = from.decision.reason;
+    r.clustered = true;
+    r.same_cluster = from.same_cluster;
+    r.kept_a = from.kept_a;
+    r.kept_b = from.kept_b;
+  }
   // Every method's rule, through the factory: the verdicts dedup would reach.
   for (const std::string& name : MethodNames()) {
     if (name == "robust") {
@@ -296,6 +347,7 @@ Result<Comparison> ComparePages(const std::string& input_a, const std::string& i
   } else {
     const RobustSketchers robust_sketcher(options.robust);
     NEARDUP_ASSIGN_OR_RETURN(from, LoadFromInputs(inputs, input_a, input_b, options.robust, robust_sketcher, env));
+    NEARDUP_RETURN_IF_ERROR(ExplainByDedup(inputs, input_a, input_b, options, env, &from));
     a = std::move(from.a);
     b = std::move(from.b);
   }

@@ -952,6 +952,33 @@ std::vector<std::string> DeduperImpl::pair_columns() const {
   return names;
 }
 
+Result<PairDecision> DeduperImpl::Explain(DocId a, DocId b) const {
+  if (!run_) return Status::FailedPrecondition("Explain: Cluster() has not run");
+  if (finished_) return Status::FailedPrecondition("Explain: Finish() released the documents' columns");
+  auto index_of = [&](DocId id) -> Result<uint32_t> {
+    const auto it = std::lower_bound(run_ids_.begin(), run_ids_.end(), id);
+    if (it == run_ids_.end() || *it != id) {
+      return Status::NotFound("Explain: document " + std::to_string(id) + " is not in the last clustering");
+    }
+    return static_cast<uint32_t>(it - run_ids_.begin());
+  };
+  NEARDUP_ASSIGN_OR_RETURN(const uint32_t ia, index_of(a));
+  NEARDUP_ASSIGN_OR_RETURN(const uint32_t ib, index_of(b));
+  const Columns& col = *columns_;
+  if (a == b) return PairDecision{true, 1.0, "the same document"};
+  if (col.terms[a] > 0 && col.terms[b] > 0 && col.token_fp[a] == col.token_fp[b]) {
+    return PairDecision{true, 1.0, "the same token sequence: exact duplicates"};
+  }
+  if (col.byte_fp[a] == col.byte_fp[b]) return PairDecision{true, 1.0, "the same bytes: exact duplicates"};
+  if (!method_->finds_near_duplicates()) {
+    return PairDecision{false, 0, "neither the tokens nor the bytes are equal (exact duplicates only)"};
+  }
+  if (!col.eligible[a] || !col.eligible[b]) {
+    return PairDecision{false, 0, "a page takes no part in the method's tables: only exact copies are matched"};
+  }
+  return run_->Decide(ia, ib);
+}
+
 bool DeduperImpl::pairs_ordered_by_url() const { return run_ && run_->PairsOrderedByUrl(); }
 
 bool DeduperImpl::has_pairs() const { return run_ && run_->HasPairs(); }

@@ -41,6 +41,7 @@ class DeduperImpl final : public Deduper {
   uint64_t size() const override { return count_; }
   uint64_t live() const override { return count_ - removed_count_; }
   const DedupSummary& summary() const override { return summary_; }
+  Result<PairDecision> Explain(DocId a, DocId b) const override;
   std::vector<std::string> pair_columns() const override;
   Status ForEachPair(const std::function<Status(DocId a, DocId b, std::span<const double> values)>& fn) override;
   // The pair columns with their decimals (pairs.tsv's writer).

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -413,6 +414,78 @@ TEST(CompareVerdictsTest, DocumentsInMemoryCompareAsTheirFiles) {
   DedupOptions bad;
   bad.method = "no-such-method";
   EXPECT_TRUE(CompareDocuments(Document(), Document(), bad).status().IsInvalidArgument());
+}
+
+}  // namespace
+}  // namespace neardup
+
+namespace neardup {
+namespace {
+
+// Explain gives the decision the clustering took on a pair: every pair the
+// near stage listed is a near duplicate by it, exact copies are exact, and
+// `compare` with the crawl reports that decision and the clusters.
+TEST(DeduperExplainTest, ExplainGivesTheDecisionsOfTheClustering) {
+  DedupOptions options;
+  options.write_pairs = true;
+  auto deduper = Deduper::Create(options);
+  ASSERT_TRUE(deduper.ok());
+  EXPECT_TRUE((*deduper)->Explain(0, 1).status().IsFailedPrecondition());  // before Cluster()
+  const auto& docs = SynthDocs();
+  ASSERT_TRUE((*deduper)->Add(docs).ok());
+  auto clustering = (*deduper)->Cluster();
+  ASSERT_TRUE(clustering.ok());
+  std::vector<std::pair<DocId, DocId>> listed;
+  ASSERT_TRUE((*deduper)
+                  ->ForEachPair([&](DocId a, DocId b, std::span<const double>) {
+                    listed.emplace_back(a, b);
+                    return Status::OK();
+                  })
+                  .ok());
+  ASSERT_GE(listed.size(), 3u);
+  for (const auto& [a, b] : listed) {
+    auto d = (*deduper)->Explain(a, b);
+    ASSERT_TRUE(d.ok());
+    EXPECT_TRUE(d->duplicate) << docs[a].url << " " << docs[b].url << ": " << d->reason;
+    EXPECT_EQ(clustering->cluster_of(a), clustering->cluster_of(b));
+  }
+  // Exact copies, and pages of different clusters.
+  size_t exact = 0, apart = 0;
+  for (DocId id = 1; id < docs.size(); ++id) {
+    const DocId k = clustering->keeper_of(id);
+    if (k != id && std::string(clustering->method_of(id)) == "exact") {
+      auto d = (*deduper)->Explain(id, k);
+      ASSERT_TRUE(d.ok());
+      EXPECT_TRUE(d->duplicate);
+      EXPECT_NE(d->reason.find("exact duplicates"), std::string::npos) << d->reason;
+      ++exact;
+    }
+    if (clustering->cluster_of(id) != clustering->cluster_of(0) && apart < 20) {
+      auto d = (*deduper)->Explain(0, id);
+      ASSERT_TRUE(d.ok());
+      EXPECT_FALSE(d->reason.empty());
+      ++apart;
+    }
+  }
+  EXPECT_GT(exact, 0u);
+  EXPECT_TRUE((*deduper)->Explain(0, static_cast<DocId>(docs.size())).status().IsNotFound());
+  // `compare` over the same crawl: the robust view is this decision.
+  const std::string dir = testing::MakeTempDir("explain-compare");
+  std::string jsonl;
+  for (const Document& d : docs) jsonl += testing::JsonLine(d.url, "html", d.body);
+  testing::WriteFileOrDie(dir + "/crawl.jsonl", jsonl);
+  for (size_t t = 0; t < 3 && t < listed.size(); ++t) {
+    const auto [a, b] = listed[t * listed.size() / 3];
+    auto c = ComparePages(docs[a].url, docs[b].url, DedupOptions(), nullptr, {dir + "/crawl.jsonl"});
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    const PairDecision d = (*deduper)->Explain(a, b).value();
+    EXPECT_TRUE(c->robust.clustered);
+    EXPECT_EQ(c->robust.similar, d.duplicate);
+    EXPECT_EQ(c->robust.why, d.reason);
+    EXPECT_TRUE(c->robust.same_cluster);
+    EXPECT_EQ(c->robust.kept_a, docs[clustering->keeper_of(a)].url);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

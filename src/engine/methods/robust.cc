@@ -228,7 +228,8 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
     const uint64_t* ra = Record(page, scratch);
     const uint64_t* rb = Record(kept, scratch + l_.words());
     if (ra[1] == rb[1]) return 1.0;
-    return templates_.Compare(ViewOf(page, ra).mins, ViewOf(kept, rb).mins, o_).similarity();
+    // The similarity of the rule's decision (the main text's when it decided).
+    return RobustDecide(templates_, ViewOf(page, ra), ViewOf(kept, rb), o_, nullptr, /*with_reason=*/false).similarity;
   }
   std::vector<PairColumn> PairColumns() const override {
     return {{"content_similarity", 4}, {"content_positions", 0}};
@@ -402,7 +403,8 @@ class RobustDividedRun final : public DividedRun {
   double Similarity(const uint64_t* page, const uint64_t* kept) const override {
     if (page[1] == kept[1]) return 1.0;
     RobustPageView a, b;
-    return Match(page, kept, &a, &b).similarity();
+    const SiteTemplates::Match r = Match(page, kept, &a, &b);
+    return RobustDecideMatched(r, a, b, page[l_.words() + mask_words_] != 0, o_, /*with_reason=*/false).similarity;
   }
   uint64_t SplitRoot(uint64_t p) const override { return normalized_root_[p]; }
 
