@@ -731,12 +731,11 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
         // it (the pages' own, not the template's long text blocks), and the
         // main texts agree more than the rest of the pages does: one item
         // in two templates, not two items in one template.
-        if (main_only) {
-          const uint32_t whole_positions = positions - main_positions, whole_agreeing = agreeing - main_agreeing;
-          return main_positions > 0 && main_positions * 2 >= options.main_minhashes &&
-                 static_cast<double>(main_agreeing) / main_positions >= options.min_main_similarity &&
-                 uint64_t{main_agreeing} * whole_positions > uint64_t{whole_agreeing} * main_positions;
-        }
+        const uint32_t whole_positions = positions - main_positions, whole_agreeing = agreeing - main_agreeing;
+        const bool main_copies = main_positions > 0 && main_positions * 2 >= options.main_minhashes &&
+                                 static_cast<double>(main_agreeing) / main_positions >= options.min_main_similarity &&
+                                 uint64_t{main_agreeing} * whole_positions > uint64_t{whole_agreeing} * main_positions;
+        if (main_only || main_copies) return main_copies;
         return positions == 0 || static_cast<double>(agreeing) / positions >= kCopyContentSimilarity;
       };
       if (need > options.template_min_pages) {
