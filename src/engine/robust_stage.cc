@@ -227,11 +227,12 @@ struct BandEntry {
 static_assert(sizeof(BandEntry) == 12);
 
 // Classes of a term's bytes (NormalizeVolatileTerms): a digit, a byte of
-// a lower-case hex word (0-9a-f), a slash.
-constexpr uint8_t kDigit = 1, kHexWord = 2, kSlash = 4;
+// a lower-case hex word (0-9a-f), a slash; kPlainNumber when every byte is
+// a digit.
+constexpr uint8_t kDigit = 1, kHexWord = 2, kSlash = 4, kPlainNumber = 8;
 constexpr std::array<uint8_t, 256> kTermByteClass = [] {
   std::array<uint8_t, 256> t{};
-  for (int c = '0'; c <= '9'; ++c) t[c] = kDigit | kHexWord;
+  for (int c = '0'; c <= '9'; ++c) t[c] = kDigit | kHexWord | kPlainNumber;
   for (int c = 'a'; c <= 'f'; ++c) t[c] = kHexWord;
   t['/'] = kSlash;
   return t;
@@ -293,6 +294,28 @@ bool MatchAt(const std::vector<uint64_t>& hashes, size_t i, const std::vector<ui
   return std::equal(run.begin(), run.end(), hashes.begin() + static_cast<std::ptrdiff_t>(i));
 }
 
+// Numbers as data (NormalizeVolatileTerms): a table cell that holds
+// nothing but plain numbers (no date word, no letters: not a date, an id,
+// a version or a server name) holds a figure of a table (census figures,
+// nutrients, election results), which is content, not a volatile field:
+// two tables that differ in their figures are different pages. A counter
+// that sits alone in a cell is then content too; a recrawl that changes it
+// differs in a few shingles, which the difference digests still match.
+void KeepTableFigures(const TokenizedDocument& doc, const std::vector<uint8_t>& flags, std::vector<uint8_t>* cls) {
+  if (doc.line_is_cell.size() != doc.line_ends.size()) return;
+  std::vector<uint8_t>& c = *cls;
+  uint32_t begin = 0;
+  for (size_t line = 0; line < doc.line_ends.size(); ++line) {
+    const uint32_t end = doc.line_ends[line];
+    if (doc.line_is_cell[line]) {
+      bool figures = true;
+      for (uint32_t t = begin; t < end && figures; ++t) figures = c[t] == 1 && (flags[t] & kPlainNumber) != 0;
+      if (figures) std::fill(c.begin() + begin, c.begin() + end, 0);
+    }
+    begin = end;
+  }
+}
+
 // An image URL term counts by its file name (see NormalizeVolatileTerms).
 uint64_t FileTermOf(std::string_view t, uint64_t hash) {
   const size_t slash = t.rfind('/');
@@ -345,13 +368,14 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
     const uint8_t* bytes = reinterpret_cast<const uint8_t*>(doc.term_bytes.data());
     const uint32_t* off = doc.term_offsets.data();
     for (size_t i = 0; i < n; ++i) {
-      uint8_t any = 0, all = kHexWord;
+      uint8_t any = 0, all = kHexWord | kPlainNumber;
       for (uint32_t b = off[i]; b < off[i + 1]; ++b) {
         const uint8_t c = kTermByteClass[bytes[b]];
         any |= c;
         all &= c;
       }
-      flags[i] = static_cast<uint8_t>((any & (kDigit | kSlash)) | (off[i + 1] > off[i] ? all & kHexWord : 0));
+      flags[i] = static_cast<uint8_t>((any & (kDigit | kSlash)) |
+                                      (off[i + 1] > off[i] ? all & (kHexWord | kPlainNumber) : 0));
     }
   }
   uint32_t n_volatile = 0, n_own = 0;
@@ -369,6 +393,7 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
     for (size_t i = n; i-- > 1;) {  // backward
       if (cls[i - 1] == 0 && cls[i] == 1 && spreads(i - 1, i)) cls[i - 1] = 1;
     }
+    KeepTableFigures(doc, flags, &cls);
     for (size_t i = 0; i < n; ++i) n_volatile += cls[i] == 1;
   }
   if (options.normalize_own_url && !page_url.empty()) {

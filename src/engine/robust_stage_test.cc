@@ -87,6 +87,30 @@ TEST(RobustNormalizeTest, OwnUrlInTextIsOneClassTerm) {
             Normalized("<p>Permalink: http://mirror.example.net/a</p>", "http://mirror.example.net/a", off));
 }
 
+TEST(RobustNormalizeTest, FiguresInTableCellsAreContent) {
+  // Two nutrient tables in one template: their figures are what they are.
+  auto table = [](const std::string& a, const std::string& b) {
+    return "<html><body><h1>Nutrition facts per 100 g</h1><table><tr><th>Energy</th><td>" + a +
+           "</td></tr><tr><th>Protein</th><td>" + b + "</td></tr></table>"
+           "<p>Last updated 21 Nov 2026 13:45 by web07. You are visitor 999.</p></body></html>";
+  };
+  EXPECT_NE(Normalized(table("52", "0.3"), "http://food.example/apple"),
+            Normalized(table("89", "1.1"), "http://food.example/banana"));
+  // The volatile fields among words stay one class: a recrawl of one table.
+  std::string recrawl = table("52", "0.3");
+  recrawl.replace(recrawl.find("21 Nov 2026 13:45 by web07"), 26, "3 Dec 2026 08:10 by web12");
+  recrawl.replace(recrawl.find("999"), 3, "1,234");
+  EXPECT_EQ(Normalized(table("52", "0.3"), "http://food.example/apple"),
+            Normalized(recrawl, "http://food.example/apple"));
+  // A cell with a date, an id or words is not a figure.
+  auto cell = [](const std::string& text) {
+    return Normalized("<table><tr><td>Posted</td><td>" + text + "</td></tr></table>", "http://x.example/");
+  };
+  EXPECT_EQ(cell("21 Nov 2026"), cell("3 Dec 2025"));
+  EXPECT_EQ(cell("web07"), cell("web12"));
+  EXPECT_NE(cell("2026"), cell("2025"));
+}
+
 TEST(RobustNormalizeTest, NumbersSwitchedOffStayContent) {
   RobustMethodOptions off;
   off.normalize_numbers = false;

@@ -84,7 +84,7 @@ enum TagFlag : uint16_t {
   kPlaintext = 64,  // the rest of the document is raw text
 };
 enum TagId : uint8_t { kTagOther = 0, kTagA, kTagArea, kTagImg, kTagBase, kTagFrame, kTagIframe,
-                       kTagSvg };
+                       kTagSvg, kTagCell };
 
 struct TagInfo {
   const char* name;
@@ -124,7 +124,7 @@ constexpr TagInfo kTags[] = {
     {"nav", kBlock, kTagOther}, {"ol", kBlock, kTagOther}, {"optgroup", kBlock, kTagOther},
     {"option", kBlock, kTagOther}, {"p", kBlock, kTagOther}, {"section", kBlock, kTagOther},
     {"summary", kBlock, kTagOther}, {"table", kBlock, kTagOther}, {"tbody", kBlock, kTagOther},
-    {"td", kBlock, kTagOther}, {"tfoot", kBlock, kTagOther}, {"th", kBlock, kTagOther},
+    {"td", kBlock, kTagCell}, {"tfoot", kBlock, kTagOther}, {"th", kBlock, kTagCell},
     {"thead", kBlock, kTagOther}, {"tr", kBlock, kTagOther}, {"ul", kBlock, kTagOther},
     {"pre", kBlock | kPre, kTagOther}, {"listing", kBlock | kPre, kTagOther},
     {"title", kBlock | kRcdata, kTagOther}, {"textarea", kBlock | kRcdata | kPre, kTagOther},
@@ -278,6 +278,7 @@ void TokenizedDocument::Clear() {
   sentence_ends.clear();
   line_ends.clear();
   line_link_terms.clear();
+  line_is_cell.clear();
   links.clear();
   text_chars = 0;
   charset.clear();
@@ -317,6 +318,7 @@ struct Tokenizer::Impl {
   bool in_link = false;          // inside <a href>: terms that start here are link text
   bool term_in_link = false;     // the open term started inside a link
   uint32_t line_link_terms = 0;  // link-text terms of the open line
+  bool line_cell = false;        // the open line began at a table cell (<td>, <th>)
 
   // --- Terms, sentences, lines -------------------------------------------
   void StartTerm() {
@@ -364,6 +366,7 @@ struct Tokenizer::Impl {
     if (n > (out->line_ends.empty() ? 0u : out->line_ends.back())) {
       out->line_ends.push_back(n);
       out->line_link_terms.push_back(line_link_terms);
+      out->line_is_cell.push_back(line_cell ? 1 : 0);
     }
     line_link_terms = 0;
   }
@@ -638,7 +641,7 @@ struct Tokenizer::Impl {
     bool self_closing = false;
     std::string_view url;  // href or src, as written
     const char* after;
-    if (id == kTagOther || id == kTagSvg) {
+    if (id == kTagOther || id == kTagSvg || id == kTagCell) {
       after = ParseAttributes(q, end, &self_closing, [](std::string_view, std::string_view) {});
     } else {
       const bool want_src = id == kTagImg || id == kTagFrame || id == kTagIframe;
@@ -656,6 +659,7 @@ struct Tokenizer::Impl {
     if (!(flags & kFormat)) {
       if (flags & kBlock) {
         LineEnd();
+        line_cell = id == kTagCell;
       } else {
         Break();
       }
@@ -710,6 +714,7 @@ struct Tokenizer::Impl {
     if (flags & kFormat) return after;
     if (flags & kBlock) {
       LineEnd();
+      line_cell = false;
     } else {
       Break();
     }
@@ -802,6 +807,7 @@ struct Tokenizer::Impl {
     pre_depth = 0;
     in_link = false;
     line_link_terms = 0;
+    line_cell = false;
     base_seen = false;
     base_url.assign(page_url);
     CleanUrl(&base_url);

@@ -69,6 +69,8 @@ struct TokenizedDocument {
   // Kohlschuetter, Fankhauser and Nejdl ("Boilerplate Detection using
   // Shallow Text Features") tell navigation from main text.
   std::vector<uint32_t> line_link_terms;
+  // Per line, 1 when it is a table cell's text (it began at <td> or <th>).
+  std::vector<uint8_t> line_is_cell;
   // Links found in the page, absolute, in document order (duplicates kept).
   std::vector<std::string> links;
   // Characters of visible text after markup removal, white space collapsed

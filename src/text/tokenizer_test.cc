@@ -214,6 +214,15 @@ TEST(TokenizerTest, LinkTextIsCountedPerLine) {
   EXPECT_EQ(d.line_link_terms, (std::vector<uint32_t>{0, 0}));
 }
 
+TEST(TokenizerTest, TableCellLinesAreMarked) {
+  TokenizedDocument d = Tok("<p>head</p><table><tr><th>name</th><td>52 <b>g</b></td></tr></table><div>tail</div>");
+  EXPECT_EQ(d.line_ends, (std::vector<uint32_t>{1, 2, 4, 5}));
+  EXPECT_EQ(d.line_is_cell, (std::vector<uint8_t>{0, 1, 1, 0}));
+  // A block inside a cell ends the cell's line: its own is no cell's.
+  d = Tok("<table><tr><td>a<div>b</div>c</td></tr></table>");
+  EXPECT_EQ(d.line_is_cell, (std::vector<uint8_t>{1, 0, 0}));
+}
+
 TEST(TokenizerTest, PlainTextSkipsHtml) {
   TokenizedDocument d = Tok("<b>not markup</b> &amp;\nnext line", "", ContentKind::kText);
   EXPECT_EQ(TermsOf(d), (Terms{"b", "not", "markup", "b", "amp", "next", "line"}));
