@@ -689,6 +689,28 @@ neardup.NotSupportedError with the batch-only methods (paragraphs, chunks).)doc"
 A list of (id_a, id_b, values): values maps the method's pair columns
 (pairs.tsv's columns after url_a and url_b, e.g. supershingles_shared) to
 their values. Raises neardup.Error before the first cluster().)doc")
+      .def(
+          "explain",
+          [](PyDeduper& self, int64_t a, int64_t b) {
+            if (a < 0 || b < 0) Raise(neardup::Status::NotFound("no document with a negative id"), ErrorContext::kIds);
+            neardup::Result<neardup::PairDecision> d = self.Locked([&](neardup::Deduper& dd) {
+              return dd.Explain(static_cast<neardup::DocId>(a), static_cast<neardup::DocId>(b));
+            });
+            if (!d.ok()) Raise(d.status(), ErrorContext::kIds);
+            py::dict out;
+            out["duplicate"] = d->duplicate;
+            out["similarity"] = d->similarity;
+            out["reason"] = Utf8(d->reason);
+            return out;
+          },
+          py::arg("a"), py::arg("b"),
+          R"doc(The decision the last cluster() took on pages a and b (Deduper::Explain).
+
+A dict {'duplicate': bool, 'similarity': float, 'reason': str}: exact
+duplicates, or the method's one pair rule with what the clustering learned
+from every page (the robust method's site templates). Raises neardup.Error
+before the first cluster(), neardup.NotFoundError for an unknown or
+removed id.)doc")
       .def("__len__", [](PyDeduper& self) { return self.Locked([](neardup::Deduper& d) { return d.size(); }); },
            "Ids added so far, removed ones included (the length of a new clustering's labels).")
       .def_property_readonly(

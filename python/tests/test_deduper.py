@@ -184,6 +184,23 @@ def test_pairs_with_write_pairs():
     assert set(pairs[0][2]) == {"content_similarity", "content_positions"}
 
 
+def test_explain_gives_the_clusterings_decision():
+    d = neardup.Deduper("robust", threads=1)
+    d.add(url="https://a.example/1", html=ARTICLE)
+    d.add(url="https://b.example/1", html=ARTICLE.replace("Monday", "Tuesday"))
+    d.add(url="https://c.example/1", html=OTHER)
+    d.add(url="https://d.example/1", html=ARTICLE)
+    with pytest.raises(neardup.Error):
+        d.explain(0, 1)  # before cluster()
+    d.cluster()
+    near = d.explain(0, 1)
+    assert near["duplicate"] and near["similarity"] > 0.5 and near["reason"]
+    assert not d.explain(0, 2)["duplicate"]
+    assert "exact duplicates" in d.explain(0, 3)["reason"]
+    with pytest.raises(neardup.NotFoundError):
+        d.explain(0, 9)
+
+
 def test_document_attributes():
     doc = neardup.Document(url="https://a.example/", html="<p>é</p>", status=301, redirect="/b",
                            fetched="2024-05-01T00:00:00Z", charset="utf-8")
