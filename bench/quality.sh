@@ -33,6 +33,7 @@ done
 bash scripts/build.sh >/dev/null
 work=build/quality
 rm -rf "$work" && mkdir -p "$work"
+: >"$work/f1.tsv"  # set, method, F1: the summary table at the end
 ./build/neardup synth "$pool" --out "$work/crawl.warc.gz" --truth "$work/truth.tsv" \
     --sites "$sites" --seed "$seed" 2>"$work/synth.log"
 echo "benchmark: neardup synth $pool --sites $sites --seed $seed"
@@ -54,6 +55,8 @@ print(f"| {method} | {a['precision']:.4f} | {a['recall']:.4f} | {a['f1']:.4f} | 
       f"{ev['bcubed_precision']:.4f} | {ev['bcubed_recall']:.4f} | "
       f"{ev['wrong_same_site_merges']} | {mbs:.0f} |")
 PY
+    python3 -c "import json,sys; print(sys.argv[1], sys.argv[2], json.load(open(sys.argv[3]))['pairs']['f1'], sep='\t')" \
+        "$label" "$method" "$work/$method.eval.json" >>"$work/f1.tsv"
   done
 }
 table "$work/crawl.warc.gz" "$work/truth.tsv" "synth"
@@ -72,7 +75,8 @@ if [ -d "$labeled" ]; then
     python3 bench/labeled_crawl.py score "$labeled" "$work/$method" --json --files | python3 -c "
 import json, sys
 d = json.load(sys.stdin); l = d['labeled_pairs']; k = d['kinds'].get('full_content_swap', {})
-print(f\"| $method | {l['precision']:.4f} | {l['recall']:.4f} | {l['f1']:.4f} | {k.get('together', 0)}/{k.get('pairs', 0)} |\")"
+print(f\"| $method | {l['precision']:.4f} | {l['recall']:.4f} | {l['f1']:.4f} | {k.get('together', 0)}/{k.get('pairs', 0)} |\")
+print(f\"stia as files (labelled pairs)\t$method\t{l['f1']}\", file=open('$work/f1.tsv', 'a'))"
   done
   # The same pages under their real URLs (the pages of one article share a
   # host, as on the web), scored over the labelled pairs and per kind.
@@ -84,7 +88,7 @@ print(f\"| $method | {l['precision']:.4f} | {l['recall']:.4f} | {l['f1']:.4f} | 
     ./build/neardup dedup "$work/stia-urls.warc" --out "$work/urls-$method" --method "$method" --threads 1 -q
     ./build/neardup eval --truth "$work/stia-urls-truth.tsv" "$work/urls-$method" --json >"$work/urls-$method.eval.json"
     python3 bench/labeled_crawl.py score "$labeled" "$work/urls-$method" --json >"$work/urls-$method.kinds.json"
-    python3 - "$method" "$work/urls-$method.kinds.json" "$work/urls-$method.eval.json" <<'PY'
+    python3 - "$method" "$work/urls-$method.kinds.json" "$work/urls-$method.eval.json" "$work/f1.tsv" <<'PY'
 import json, sys
 method, kinds, ev = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
 l, k = kinds["labeled_pairs"], kinds["kinds"]
@@ -93,6 +97,7 @@ def frac(name):
 print(f"| {method} | {l['precision']:.4f} | {l['recall']:.4f} | {l['f1']:.4f} | {frac('ad_block_injection')} | "
       f"{frac('boilerplate_only_diff')} | {frac('minor_content_edit')} | {frac('timestamp_swap')} | "
       f"{frac('url_difference_only')} | {frac('full_content_swap')} | {ev['pairs']['precision']:.4f} | {ev['pairs']['recall']:.4f} |")
+print(f"stia under real URLs (labelled pairs)\t{method}\t{l['f1']}", file=open(sys.argv[4], "a"))
 PY
   done
 fi
@@ -105,16 +110,37 @@ if [ -d "$real_pages/l3s-gn1" ]; then
   for method in exact broder simhash combined robust; do
     ./build/neardup dedup "$work/real.warc" --out "$work/real-$method" --method "$method" --threads 1 -q
     python3 bench/real_pairs.py score "$real_pages" "$work/real-$method" --json >"$work/real-$method.json"
-    python3 - "$method" "$work/real-$method.json" "$work/real-$method/summary.json" <<'PY'
+    python3 - "$method" "$work/real-$method.json" "$work/real-$method/summary.json" "$work/f1.tsv" <<'PY'
 import json, sys
 method, r, summ = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
 j = r["judged_pairs"]
 mbs = summ["payload_bytes"] / 1e6 / summ["seconds"]
 print(f"| {method} | {j['precision']:.4f} | {j['recall']:.4f} | {j['f1']:.4f} | {j['true_positives']}/{j['positives']} | "
       f"{j['false_positives']} | {r['unjudged_merged_pairs']} | {r['grade1']['together']}/{r['grade1']['pairs']} | {mbs:.0f} |")
+print(f"real pairs (judged)\t{method}\t{j['f1']}", file=open(sys.argv[4], "a"))
 PY
   done
   echo
   echo "robust on the real pairs, by kind:"
   python3 bench/real_pairs.py score "$real_pages" "$work/real-robust" | sed 's/^/  /'
 fi
+# One table: F1 of every method on every set of this run, the best in bold.
+echo
+python3 - "$work/f1.tsv" "$seed" <<'PY'
+import collections, sys
+f1 = collections.OrderedDict()
+for line in open(sys.argv[1]):
+    label, method, value = line.rstrip("\n").split("\t")
+    if label == "synth":
+        label = f"synth seed {sys.argv[2]}"
+    elif label == "stia labeled":
+        label = "stia as files (all pairs)"
+    f1.setdefault(label, {})[method] = float(value)
+methods = ["exact", "broder", "simhash", "combined", "robust"]
+print("| pairwise F1 | " + " | ".join(methods) + " |")
+print("|---" * (len(methods) + 1) + "|")
+for label, row in f1.items():
+    best = max(row.values())
+    cells = [(f"**{row[m]:.4f}**" if row[m] == best else f"{row[m]:.4f}") if m in row else "-" for m in methods]
+    print(f"| {label} | " + " | ".join(cells) + " |")
+PY
