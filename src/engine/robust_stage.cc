@@ -644,9 +644,8 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       // unless their holders are copies of one item. On a site of
       // kMainCopySitePages or more, two pages holding a value are checked
       // too, by their main texts alone (site_need <= holders < need): two
-      // editions of a newspaper group carrying one story, two versions of
-      // one manual page, must not teach their site that the story is its
-      // template.
+      // editions of a newspaper group carrying one story must not teach
+      // their site that the story is its template.
       const uint32_t site_need = TemplateHolders(pages_of_site, options);
       const uint32_t need = options.main_minhashes > 0 && pages_of_site >= kMainCopySitePages
                                 ? std::max(site_need, kMainCopyHolders)
@@ -750,17 +749,19 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
           ++positions;
           main_positions += main_position;
         }
-        // By main text alone (a value that few pages of a small site hold):
-        // the main texts agree on min_main_similarity of their positions
-        // outside the common boilerplate, most of each main text is outside
-        // it (the pages' own, not the template's long text blocks), and the
-        // main texts agree more than the rest of the pages does: one item
-        // in two templates, not two items in one template.
+        // One item in two templates, by main text: the main texts agree on
+        // min_main_similarity of their positions outside the common
+        // boilerplate, most of each main text is outside it (the pages'
+        // own, not the template's long text blocks), and the main texts
+        // agree more than the rest of the pages does (two items in one
+        // template agree less there). Such holders are copies; by main text
+        // alone (main_only: a value only two pages of a small site hold)
+        // no others are.
         const uint32_t whole_positions = positions - main_positions, whole_agreeing = agreeing - main_agreeing;
-        const bool main_copies = main_positions > 0 && main_positions * 2 >= options.main_minhashes &&
-                                 static_cast<double>(main_agreeing) / main_positions >= options.min_main_similarity &&
-                                 uint64_t{main_agreeing} * whole_positions > uint64_t{whole_agreeing} * main_positions;
-        if (main_only || main_copies) return main_copies;
+        const bool one_item = main_positions > 0 && main_positions * 2 >= options.main_minhashes &&
+                              static_cast<double>(main_agreeing) / main_positions >= options.min_main_similarity &&
+                              uint64_t{main_agreeing} * whole_positions > uint64_t{whole_agreeing} * main_positions;
+        if (main_only || one_item) return one_item;
         return positions == 0 || static_cast<double>(agreeing) / positions >= kCopyContentSimilarity;
       };
       if (need > options.template_min_pages) {

@@ -521,7 +521,8 @@ TEST(RobustMainTextTest, MainTextLeavesOutMenusAndShortLines) {
   NormalizeVolatileTerms(doc, url, o, &article_alone);
   EXPECT_GT(whole.size(), main_text.size() + 100);  // the menu and the short lines are left out
   EXPECT_EQ(main_text, article_alone);
-  // A line of 10 terms, 4 of them linked, is main text; 4 of 9 or 5 of 10 are not.
+  // A line of 10 terms, 3 of them linked, is main text; 4 of 10 linked, or
+  // a line of 9 terms, is not.
   EXPECT_TRUE(MainTextLine(10, 3, o));
   EXPECT_FALSE(MainTextLine(10, 4, o));
   EXPECT_FALSE(MainTextLine(9, 0, o));
