@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <optional>
 #include <unordered_map>
 
 #include "engine/methods/methods.h"
@@ -64,7 +63,8 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
     } else {
       return UnknownSpecKey("robust", it,
                             "k=N, m=N, r=N, template=N, template-fraction=X, content=X, no-template=X, edit=N, "
-                            "same-site-edit=N, main-m=N, main-line=N, main-min=N, main=X, numbers, no-numbers, own-url, no-own-url, seed=N");
+                            "same-site-edit=N, main-m=N, main-line=N, main-min=N, main=X, numbers, no-numbers, "
+                            "own-url, no-own-url, seed=N");
     }
     NEARDUP_RETURN_IF_ERROR(s);
   }
