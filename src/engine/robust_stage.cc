@@ -458,7 +458,9 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
       while (i >= line_end && lines_known && line < doc.line_ends.size()) {
         const size_t start = line_end;
         line_end = doc.line_ends[line];
-        in_main = MainTextLine(static_cast<uint32_t>(line_end - start), doc.line_link_terms[line], options);
+        // Plain text has no navigation: all of it is main text.
+        in_main = !doc.html ||
+                  MainTextLine(static_cast<uint32_t>(line_end - start), doc.line_link_terms[line], options);
         ++line;
       }
       if (in_main) {

@@ -99,8 +99,9 @@ inline constexpr uint64_t kOwnUrlTermHash = 0x6f776e2d75726c00ULL;    // "own-ur
 // URL. Counts of replaced terms go to *volatile_terms and *own_url_terms
 // (either may be null).
 // When main_out is not null it receives the same normalization of the
-// page's main text alone (the lines MainTextLine takes; doc.line_link_terms
-// must be filled, as the tokenizer does).
+// page's main text alone: of HTML, the lines MainTextLine takes
+// (doc.line_link_terms must be filled, as the tokenizer does); all of a
+// plain-text page.
 void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_url,
                             const RobustMethodOptions& options, std::vector<uint64_t>* out,
                             uint32_t* volatile_terms = nullptr, uint32_t* own_url_terms = nullptr,

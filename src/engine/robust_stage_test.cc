@@ -521,6 +521,11 @@ TEST(RobustMainTextTest, MainTextLeavesOutMenusAndShortLines) {
   NormalizeVolatileTerms(doc, url, o, &article_alone);
   EXPECT_GT(whole.size(), main_text.size() + 100);  // the menu and the short lines are left out
   EXPECT_EQ(main_text, article_alone);
+  // Plain text has no navigation: every line is main text, short or not.
+  tokenizer.Tokenize("Short line.\nAnother line with a few more words in it than that.\n", ContentKind::kText,
+                     "utf-8", url, &doc);
+  NormalizeVolatileTerms(doc, url, o, &whole, nullptr, nullptr, &main_text);
+  EXPECT_EQ(main_text, whole);
   // A line of 10 terms, 3 of them linked, is main text; 4 of 10 linked, or
   // a line of 9 terms, is not.
   EXPECT_TRUE(MainTextLine(10, 3, o));

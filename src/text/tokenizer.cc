@@ -284,6 +284,7 @@ void TokenizedDocument::Clear() {
   charset.clear();
   charset_fallback = false;
   had_invalid_bytes = false;
+  html = false;
 }
 
 struct Tokenizer::Impl {
@@ -823,6 +824,7 @@ struct Tokenizer::Impl {
     const bool html = kind == ContentKind::kHtml;
     std::string_view text = charset.ToUtf8(body, declared, html, options.charset_prescan_bytes,
                                            &decision, &had_invalid);
+    o->html = html;
     o->charset = decision.charset;
     o->charset_fallback = decision.fallback;
     o->had_invalid_bytes = had_invalid;

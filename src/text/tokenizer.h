@@ -83,6 +83,9 @@ struct TokenizedDocument {
   bool charset_fallback = false;
   // True when invalid byte sequences had to be replaced.
   bool had_invalid_bytes = false;
+  // True when the body was read as HTML (lines are its blocks), false for
+  // plain text (lines are its lines).
+  bool html = false;
 
   size_t num_terms() const { return term_hashes.size(); }
   std::string_view term(size_t i) const {
