@@ -143,14 +143,16 @@ struct RobustMethodOptions {
   // navigation, headers and footers by these two features, at about 10-15
   // words a block and a link density of 0.33. Its k-term shingles get
   // main_minhashes min-hash values of their own (0 turns main text off),
-  // after the m whole-page values. Two pages on different sites that each
-  // have main_min_terms terms of main text are near duplicates when their
-  // main texts agree on at least min_main_similarity of the main-text
-  // positions not shared as boilerplate: one article in two sites'
-  // templates (a syndicated story, a press release on a reseller's site,
-  // a page whose navigation was replaced). 0.5 is Broder's "roughly the
-  // same" resemblance ("On the resemblance and containment of documents"),
-  // fixed beforehand, not tuned.
+  // after the m whole-page values. Two pages on different sites, or on one
+  // site whose template is known, that each have main_min_terms terms of
+  // main text are near duplicates when their main texts agree on at least
+  // min_main_similarity of the main-text positions not shared as
+  // boilerplate: one article in two templates (a syndicated story, a press
+  // release on a reseller's site, a page whose navigation was replaced);
+  // and two pages on different sites whose main texts agree on less are
+  // not, however alike the rest. 0.5 is Broder's "roughly the same"
+  // resemblance ("On the resemblance and containment of documents"), fixed
+  // beforehand, not tuned. All of a plain-text page is its main text.
   uint32_t main_minhashes = 42;
   uint32_t main_line_terms = 10;
   uint32_t main_min_terms = 50;

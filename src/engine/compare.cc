@@ -112,7 +112,9 @@ Status ExplainByDedup(const std::vector<std::string>& inputs, const std::string&
     }
     return Status::OK();
   }));
-  if (!found_a || !found_b) return Status::NotFound("a page was read once but not twice: " + url_a + ", " + url_b);
+  if (!found_a || !found_b) {
+    return Status::NotFound("the inputs no longer hold a document with url " + (found_a ? url_b : url_a));
+  }
   NEARDUP_ASSIGN_OR_RETURN(const Clustering clustering, deduper->Cluster());
   NEARDUP_ASSIGN_OR_RETURN(f->decision, deduper->Explain(id_a, id_b));
   f->clustered = true;
