@@ -14,7 +14,8 @@
 # repository; the repository's sample crawl when that is absent). Prints a
 # Markdown table: pairwise precision, recall and F1, B-cubed precision and
 # recall, wrongly merged same-site pairs, and the run's speed (MB/s of HTML on
-# one thread).
+# one thread); a table per labelled set; and last one table of every
+# method's pairwise F1 on every set of the run (README "Choosing a method").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pool=../shared/data/html sites=300 seed=2 labeled=../shared/data/labeled/stia-near-duplicates
