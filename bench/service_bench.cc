@@ -6,16 +6,18 @@
 // of up to a million pages. One page in ten shares its keys with an earlier
 // page (a near copy), the rest have keys of their own, as tier 2 sees a
 // crawl with some duplication. Reports keys a second and the table's bytes
-// a page.
+// a page. And decoding a body sent as base64.
 //
 //   build/bench/service_bench
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "service/posting_table.h"
+#include "service/wire.h"
 
 namespace {
 
@@ -92,6 +94,22 @@ void BM_PostingTableRemove(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * pages * kKeysPerPage));
 }
 BENCHMARK(BM_PostingTableRemove)->Arg(1 << 16)->Unit(benchmark::kMillisecond);
+
+// Decoding a page body sent as html_b64 (bytes that are not UTF-8), as the
+// request's lines are parsed: bytes of the decoded body a second.
+void BM_Base64Decode(benchmark::State& state) {
+  std::mt19937_64 rng(3);
+  std::string body(static_cast<size_t>(state.range(0)), '\0');
+  for (char& c : body) c = static_cast<char>(rng());
+  const std::string encoded = neardup::Base64Encode(body);
+  std::string out;
+  for (auto _ : state) {
+    if (!neardup::Base64Decode(encoded, &out)) state.SkipWithError("not valid base64");
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
+}
+BENCHMARK(BM_Base64Decode)->Arg(64 << 10);
 
 }  // namespace
 
