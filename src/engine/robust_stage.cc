@@ -463,21 +463,15 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
                   MainTextLine(static_cast<uint32_t>(line_end - start), doc.line_link_terms[line], options);
         ++line;
       }
-      if (in_main) {
-        const uint64_t t = cls[i] == 0 ? (flags[i] & kSlash ? FileTermOf(doc.term(i), h[i]) : h[i])
-                                       : (cls[i] == 1 ? kVolatileTermHash : kOwnUrlTermHash);
-        if (cls[i] == 0 || mw == 0 || mo[mw - 1] != t) mo[mw++] = t;
-      }
     }
-    if (cls[i] == 0) {
-      // An image on another host is one whole-URL term (Henzinger §2); as
-      // for an image on the page's own host, its file name is what counts,
-      // so a copy that links the original's images matches it.
-      o[w++] = (flags[i] & kSlash) ? FileTermOf(doc.term(i), h[i]) : h[i];
-      continue;
-    }
-    const uint64_t c = cls[i] == 1 ? kVolatileTermHash : kOwnUrlTermHash;
-    if (w == 0 || o[w - 1] != c) o[w++] = c;
+    // An image on another host is one whole-URL term (Henzinger §2); as for
+    // an image on the page's own host, its file name is what counts, so a
+    // copy that links the original's images matches it. A run of class
+    // terms is one.
+    const uint64_t t = cls[i] == 0 ? ((flags[i] & kSlash) ? FileTermOf(doc.term(i), h[i]) : h[i])
+                                   : (cls[i] == 1 ? kVolatileTermHash : kOwnUrlTermHash);
+    if (cls[i] == 0 || w == 0 || o[w - 1] != t) o[w++] = t;
+    if (in_main && (cls[i] == 0 || mw == 0 || mo[mw - 1] != t)) mo[mw++] = t;
   }
   out->resize(w);
   if (main_out != nullptr) main_out->resize(mw);
