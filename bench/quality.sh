@@ -106,8 +106,8 @@ if [ -d "$real_pages/l3s-gn1" ]; then
   # Real copies and real hard negatives, judged by reading (bench/labels/README.md).
   python3 bench/real_pairs.py pack "$real_pages" "$work/real.warc"
   echo
-  echo "| real pairs (judged) | precision | recall | F1 | copies found | wrong merges (judged) | merged pairs nobody judged | grade-1 pairs together | MB/s (1 thread) |"
-  echo "|---|---|---|---|---|---|---|---|---|"
+  echo "| real pairs (judged) | precision | recall | F1 | copies found | wrong merges (judged) | merged pairs nobody judged | grade-1 pairs together | P / R, grade 1 counted as copies | MB/s (1 thread) |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
   for method in exact broder simhash combined robust; do
     ./build/neardup dedup "$work/real.warc" --out "$work/real-$method" --method "$method" --threads 1 -q
     python3 bench/real_pairs.py score "$real_pages" "$work/real-$method" --json >"$work/real-$method.json"
@@ -117,8 +117,10 @@ method, r, summ = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys.
 j = r["judged_pairs"]
 mbs = summ["payload_bytes"] / 1e6 / summ["seconds"]
 print(f"| {method} | {j['precision']:.4f} | {j['recall']:.4f} | {j['f1']:.4f} | {j['true_positives']}/{j['positives']} | "
-      f"{j['false_positives']} | {r['unjudged_merged_pairs']} | {r['grade1']['together']}/{r['grade1']['pairs']} | {mbs:.0f} |")
+      f"{j['false_positives']} | {r['unjudged_merged_pairs']} | {r['grade1']['together']}/{r['grade1']['pairs']} | "
+      f"{r['grade1_positive']['precision']:.4f} / {r['grade1_positive']['recall']:.4f} | {mbs:.0f} |")
 print(f"real pairs (judged)\t{method}\t{j['f1']}", file=open(sys.argv[4], "a"))
+print(f"real pairs (judged, grade 1 counted as copies)\t{method}\t{r['grade1_positive']['f1']}", file=open(sys.argv[4], "a"))
 PY
   done
   echo

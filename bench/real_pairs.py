@@ -214,9 +214,16 @@ def score(html_dir, run, labels_path, as_json):
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     unjudged = merged_pairs - judged_together
     all_precision = tp / (tp + fp + unjudged) if tp + fp + unjudged else 1.0
+    # Graded sets that count every grade >= 1 as a positive (one page
+    # largely containing the other is a near duplicate there).
+    tp1, positives1 = tp + grade1_together, positives + grade1
+    precision1 = tp1 / (tp1 + fp) if tp1 + fp else 1.0
+    recall1 = tp1 / positives1 if positives1 else 1.0
+    f1_1 = 2 * precision1 * recall1 / (precision1 + recall1) if precision1 + recall1 else 0.0
     result = {"judged_pairs": {"precision": precision, "recall": recall, "f1": f1, "positives": positives,
                                "true_positives": tp, "false_positives": fp},
               "grade1": {"pairs": grade1, "together": grade1_together},
+              "grade1_positive": {"precision": precision1, "recall": recall1, "f1": f1_1},
               "unjudged_merged_pairs": unjudged, "all_pairs_precision": all_precision,
               "kinds": dict(sorted(kinds.items()))}
     if as_json:
@@ -225,7 +232,9 @@ def score(html_dir, run, labels_path, as_json):
     print(f"judged pairs: precision {precision:.4f} recall {recall:.4f} F1 {f1:.4f} "
           f"({tp} of {positives} copies, {fp} wrong merges)")
     print(f"merged pairs nobody judged (different pages): {unjudged}; all-pairs precision {all_precision:.4f}")
-    print(f"grade 1 (one largely contains the other): {grade1_together} of {grade1} together")
+    print(f"grade 1 (one largely contains the other): {grade1_together} of {grade1} together; "
+          f"counted as copies (positive at grade >= 1): precision {precision1:.4f} recall {recall1:.4f} "
+          f"F1 {f1_1:.4f}")
     for kind, k in result["kinds"].items():
         print(f"  {kind:34s} together {k['together']:4d} / {k['pairs']:4d}")
 

@@ -94,6 +94,12 @@ void DedupFlags::Register(CLI::App* dedup) {
                     "texts agree on less are not, however alike their templates")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
+  dedup->add_option("--min-containment", min_containment,
+                    "robust: pages on different sites (or on one site whose template is known) are near "
+                    "duplicates when the smaller main text is at least this much contained in the larger "
+                    "(an excerpt, a shortened wire story), where the estimate is sure enough; 0 turns it off")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   dedup->add_option("--min-content", min_content,
                     "robust: similar when at least this fraction of the min-hash positions not "
                     "shared as site boilerplate agree")
@@ -174,6 +180,7 @@ int DedupFlags::ToOptions(neardup::DedupOptions* options) const {
   options->robust.max_same_site_edit_shingles = same_site_edit_shingles;
   options->robust.main_minhashes = main_minhashes;
   options->robust.min_main_similarity = min_main;
+  options->robust.min_main_containment = min_containment;
   options->robust.normalize_numbers = !keep_numbers;
   options->robust.normalize_own_url = !keep_own_url;
   options->robust.seed = seed;

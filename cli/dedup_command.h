@@ -40,6 +40,7 @@ struct DedupFlags {
   uint32_t same_site_edit_shingles = robust_defaults.max_same_site_edit_shingles;
   uint32_t main_minhashes = robust_defaults.main_minhashes;
   double min_main = robust_defaults.min_main_similarity;
+  double min_containment = robust_defaults.min_main_containment;
   uint32_t sim_bits = 384, sim_threshold = 372, combined_threshold = 355;
   std::string level = "very-similar";
   uint32_t shingle = 5;

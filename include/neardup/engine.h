@@ -157,11 +157,25 @@ struct RobustMethodOptions {
   uint32_t main_line_terms = 10;
   uint32_t main_min_terms = 50;
   double min_main_similarity = 0.5;
+  // Containment (Broder, "On the resemblance and containment of
+  // documents": c(A, B) = |S(A) n S(B)| / |S(A)|). Two pages on different
+  // sites, or on one site whose template is known, are near duplicates
+  // when the smaller main text is at least this much contained in the
+  // larger: an excerpt, a wire story shortened, a press release split in
+  // parts. Estimated from the main texts' resemblance and their numbers
+  // of distinct shingles (kept beside the signature); a pair whose
+  // estimate is too uncertain (kMaxContainmentError: the smaller main
+  // text a small part of the larger) is left to the other rules. 0.8 is
+  // "largely contains", fixed beforehand. 0 turns it off (and the counts
+  // are not kept). Needs main text (main_minhashes > 0).
+  double min_main_containment = 0.8;
   bool normalize_numbers = true;  // terms with digits (and dates) -> one class
   bool normalize_own_url = true;  // the page's URL or host in its text -> one class
   uint64_t seed = 1234;           // draws the min-hash functions
   // Min-hash values a page carries: the whole page's, then its main text's.
   uint32_t positions() const { return num_minhashes + main_minhashes; }
+  // Whether a page carries its main text's number of distinct shingles.
+  bool keeps_main_shingles() const { return main_minhashes > 0 && min_main_containment > 0; }
   // e.g. "robust:k=5,m=84,r=3,template=2,template-fraction=0.05,content=0.2,edit=30,numbers,own-url,seed=1234"
   std::string Spec() const;
   // Parses a spec as Spec() writes it ("robust" or "robust:KEY=VALUE,...";

@@ -339,6 +339,9 @@ std::string RobustMethodOptions::Spec() const {
   std::snprintf(no_template, sizeof no_template, "%g", min_similarity_without_template);
   char main_sim[32];
   std::snprintf(main_sim, sizeof main_sim, "%g", min_main_similarity);
+  char contain_buf[32];
+  std::snprintf(contain_buf, sizeof contain_buf, "%g", min_main_containment);
+  const std::string contain = contain_buf;
   return "robust:k=" + std::to_string(shingle_size) + ",m=" + std::to_string(num_minhashes) +
          ",r=" + std::to_string(band_rows) + ",template=" + std::to_string(template_min_pages) +
          ",template-fraction=" + fraction +
@@ -347,7 +350,7 @@ std::string RobustMethodOptions::Spec() const {
          (main_minhashes == 0 ? std::string()
                               : ",main-m=" + std::to_string(main_minhashes) + ",main-line=" +
                                     std::to_string(main_line_terms) + ",main-min=" + std::to_string(main_min_terms) +
-                                    ",main=" + main_sim) +
+                                    ",main=" + main_sim + (keeps_main_shingles() ? ",contain=" + contain : "")) +
          (normalize_numbers ? ",numbers" : ",no-numbers") +
          (normalize_own_url ? ",own-url" : ",no-own-url") + ",seed=" + std::to_string(seed);
 }
@@ -509,6 +512,43 @@ BroderOptions RobustMainSketchOptions(const RobustMethodOptions& options) {
   return o;
 }
 
+namespace {
+
+// The number of distinct shingles (by their low 32 bits), through a hash
+// set that a new generation empties in O(1); with kKeepKeys their low bits
+// in first-seen order go to scratch->keys too.
+template <bool kKeepKeys>
+size_t DistinctShingleKeys(const std::vector<uint64_t>& shingles, SketchScratch* scratch) {
+  std::vector<uint32_t>& keys = scratch->keys;
+  std::vector<uint64_t>& set = scratch->key_set;
+  if (kKeepKeys) keys.clear();
+  size_t distinct = 0;
+  size_t capacity = 1024;
+  while (capacity < 2 * shingles.size()) capacity *= 2;
+  if (set.size() < capacity || ++scratch->key_set_generation == 0) {
+    set.assign(std::max(capacity, set.size()), 0);
+    scratch->key_set_generation = 1;
+  }
+  const uint64_t generation = uint64_t{scratch->key_set_generation} << 32;
+  const size_t mask = capacity - 1;
+  for (uint64_t sh : shingles) {
+    const uint32_t key = static_cast<uint32_t>(sh);
+    for (size_t slot = (key * 0x9e3779b1u) & mask;; slot = (slot + 1) & mask) {
+      const uint64_t v = set[slot];
+      if ((v & 0xffffffff00000000ull) != generation) {
+        set[slot] = generation | key;
+        if (kKeepKeys) keys.push_back(key);
+        ++distinct;
+        break;
+      }
+      if (static_cast<uint32_t>(v) == key) break;
+    }
+  }
+  return distinct;
+}
+
+}  // namespace
+
 RobustSignature ComputeRobustSignature(const TokenizedDocument& doc, std::string_view page_url,
                                        const RobustMethodOptions& options,
                                        const BroderSketcher& sketcher, const BroderSketcher* main_sketcher,
@@ -534,32 +574,8 @@ RobustSignature ComputeRobustSignature(const TokenizedDocument& doc, std::string
   if (!sketcher.MinHashes(scratch->shingles, scratch->minhashes.data())) return sig;
   for (uint32_t j = 0; j < m; ++j) mins_out[j] = static_cast<uint32_t>(scratch->minhashes[j]);
   if (digest_out) {
-    // The distinct shingles (low 32 bits) as a set, through a hash set that
-    // a new generation empties in O(1).
-    std::vector<uint32_t>& keys = scratch->keys;
-    std::vector<uint64_t>& set = scratch->key_set;
-    keys.clear();
-    size_t capacity = 1024;
-    while (capacity < 2 * scratch->shingles.size()) capacity *= 2;
-    if (set.size() < capacity || ++scratch->key_set_generation == 0) {
-      set.assign(std::max(capacity, set.size()), 0);
-      scratch->key_set_generation = 1;
-    }
-    const uint64_t generation = uint64_t{scratch->key_set_generation} << 32;
-    const size_t mask = capacity - 1;
-    for (uint64_t sh : scratch->shingles) {
-      const uint32_t key = static_cast<uint32_t>(sh);
-      for (size_t slot = (key * 0x9e3779b1u) & mask;; slot = (slot + 1) & mask) {
-        const uint64_t v = set[slot];
-        if ((v & 0xffffffff00000000ull) != generation) {
-          set[slot] = generation | key;
-          keys.push_back(key);
-          break;
-        }
-        if (static_cast<uint32_t>(v) == key) break;
-      }
-    }
-    DifferenceDigest::Build(keys, kRobustDigestCells, digest_out);
+    DistinctShingleKeys<true>(scratch->shingles, scratch);
+    DifferenceDigest::Build(scratch->keys, kRobustDigestCells, digest_out);
   }
   if (options.main_minhashes > 0) {
     uint32_t* main_out = mins_out + m;
@@ -568,6 +584,9 @@ RobustSignature ComputeRobustSignature(const TokenizedDocument& doc, std::string
     if (with_main && main_text.size() >= options.main_min_terms) {
       main_sketcher->Shingles(main_text, &scratch->shingles);
       scratch->minhashes.resize(options.main_minhashes);
+      if (options.keeps_main_shingles()) {
+        sig.main_shingles = static_cast<uint32_t>(DistinctShingleKeys<false>(scratch->shingles, scratch));
+      }
       if (main_sketcher->MinHashes(scratch->shingles, scratch->minhashes.data())) {
         for (uint32_t j = 0; j < options.main_minhashes; ++j) {
           main_out[j] = static_cast<uint32_t>(scratch->minhashes[j]);
@@ -586,6 +605,7 @@ RobustPageView RobustPages::View(uint32_t p) const {
   v.mins = Mins(p);
   v.site = site[p];
   v.digest = Digest(p);
+  if (main_shingles) v.main_shingles = static_cast<uint32_t>(main_shingles[size_t{p} * record_words]);
   return v;
 }
 
@@ -600,6 +620,7 @@ RobustPageView RobustPages::Fetch(uint32_t p, uint64_t* scratch) const {
   v.mins = reinterpret_cast<const uint32_t*>(scratch + mins_word);
   v.site = site[p];
   v.digest = digests ? scratch + digest_word : nullptr;
+  if (main_shingles) v.main_shingles = static_cast<uint32_t>(scratch[main_shingles_word]);
   return v;
 }
 
@@ -846,6 +867,21 @@ SiteTemplates::Match SiteTemplates::CompareMasked(const uint32_t* a, const uint3
   return CompareWith(a, b, options, [&](uint32_t j, uint32_t) { return ((a_mask[j / 64] >> (j % 64)) & 1) != 0; });
 }
 
+MainContainment EstimateMainContainment(const SiteTemplates::Match& r, uint32_t a_shingles, uint32_t b_shingles) {
+  MainContainment c;
+  if (r.main_positions == 0 || a_shingles == 0 || b_shingles == 0) return c;
+  const double n = r.main_positions;
+  const double j = r.main_agreeing / n;
+  const double s = std::min(a_shingles, b_shingles), l = std::max(a_shingles, b_shingles);
+  // |A n B| = J (|A| + |B|) / (1 + J); its share of the smaller set, and
+  // the error through dC/dJ = (s + l) / (s (1 + J)^2) and J's binomial
+  // error over the n positions.
+  c.value = std::min(1.0, j * (s + l) / ((1 + j) * s));
+  const double slope = (s + l) / (s * (1 + j) * (1 + j));
+  c.error = slope * std::sqrt(j * (1 - j) / n);
+  return c;
+}
+
 PairDecision RobustDecide(const SiteTemplates& templates, const RobustPageView& a, const RobustPageView& b,
                           const RobustMethodOptions& options, SiteTemplates::Match* match, bool with_reason) {
   const SiteTemplates::Match r = templates.Compare(a.mins, b.mins, options);
@@ -886,13 +922,45 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   const bool main_rule = !same_site && main_known;
   const bool main_passes =
       main_known && (!same_site || site_template_known) && r.main_similarity() >= options.min_main_similarity;
+  // Containment of the smaller main text in the larger
+  // (RobustMethodOptions::min_main_containment).
+  const MainContainment contained =
+      main_known && (!same_site || site_template_known) && options.min_main_containment > 0
+          ? EstimateMainContainment(r, a.main_shingles, b.main_shingles)
+          : MainContainment();
+  // A page that excerpts another shares its text, not its template: pages
+  // whose whole pages agree more than their main texts share what is
+  // around their items (a template whose long blocks read as main text),
+  // and containment is not judged.
+  const bool containment_passes = contained.known() && contained.value >= options.min_main_containment &&
+                                  contained.error <= kMaxContainmentError &&
+                                  r.similarity() <= r.main_similarity();
   auto main_text_note = [&](bool decided) {
     if (!main_known) return std::string();
-    char note[160];
-    std::snprintf(note, sizeof note, "%s%u of %u main-text positions outside the boilerplate agree (%.2f %s %.2f)",
+    char note[320];
+    int used = std::snprintf(note, sizeof note, "%s%u of %u main-text positions outside the boilerplate agree (%.2f %s %.2f)",
                   decided ? "" : "; main text: ", r.main_agreeing, r.main_positions, r.main_similarity(),
                   r.main_similarity() >= options.min_main_similarity ? ">=" : "<", options.min_main_similarity);
+    if (!decided && contained.known() && used > 0 && static_cast<size_t>(used) < sizeof note) {
+      std::snprintf(note + used, sizeof note - used,
+                    "; the smaller main text contained in the larger: %.2f (+/- %.2f; %.2f needed at +/- %.2f or less)",
+                    contained.value, contained.error, options.min_main_containment, kMaxContainmentError);
+    }
     return std::string(note);
+  };
+  auto decide_by_containment = [&]() {
+    d.duplicate = true;
+    d.similarity = contained.value;
+    if (with_reason) {
+      char note[256];
+      std::snprintf(note, sizeof note,
+                    ", the smaller main text contained in the larger: %.2f of its shingles (+/- %.2f; %.2f needed), "
+                    "from %u of %u main-text positions agreeing and %u and %u distinct main-text shingles",
+                    contained.value, contained.error, options.min_main_containment, r.main_agreeing,
+                    r.main_positions, a.main_shingles, b.main_shingles);
+      d.reason = std::string(same_site ? "one site, its template known" : "different sites") + note;
+    }
+    return d;
   };
   auto decide_by_main_text = [&]() {
     d.duplicate = true;
@@ -919,6 +987,7 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   // position), so they are not near duplicates.
   if (r.positions == 0) {
     if (with_digests && main_passes) return decide_by_main_text();
+    if (with_digests && containment_passes) return decide_by_containment();
     d.duplicate = !with_digests;
     if (with_reason) {
       d.reason = with_digests
@@ -940,6 +1009,7 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   const bool main_differs = main_rule && r.main_similarity() < options.min_main_similarity;
   d.duplicate = r.similarity() >= need && !main_differs;
   if (!d.duplicate && main_passes) return decide_by_main_text();
+  if (!d.duplicate && containment_passes) return decide_by_containment();
   if (!with_reason) return d;
   std::snprintf(buf, sizeof buf, "%u of %u min-hash positions outside the boilerplate agree (%.2f %s %.2f%s)",
                 r.agreeing, r.positions, r.similarity(), r.similarity() >= need ? ">=" : "<", need,

@@ -47,7 +47,11 @@
 //    pages on different sites, or on one site whose template is known,
 //    whose main texts agree on min_main_similarity of their positions
 //    outside the boilerplate are similar; pages on different sites whose
-//    main texts agree on less are not, whatever the rest.
+//    main texts agree on less are not, whatever the rest. Containment
+//    (RobustMethodOptions::min_main_containment): the same pages are
+//    similar when the smaller main text is largely contained in the larger
+//    (EstimateMainContainment), where the estimate is sure enough and the
+//    whole pages agree no more than their main texts.
 #ifndef NEARDUP_ENGINE_ROBUST_STAGE_H_
 #define NEARDUP_ENGINE_ROBUST_STAGE_H_
 
@@ -157,6 +161,9 @@ struct RobustSignature {
   uint32_t volatile_terms = 0;   // terms replaced by the volatile class
   uint32_t own_url_terms = 0;    // terms replaced as the page's own URL
   uint32_t main_terms = 0;       // normalized terms of the main text (0 without main_sketcher)
+  // Distinct shingles of the main text, when it has main_min_terms terms and
+  // options.keeps_main_shingles() (else 0).
+  uint32_t main_shingles = 0;
 };
 
 // The method's two sketchers: the whole page's and the main text's (none
@@ -189,6 +196,9 @@ struct RobustPageView {
   const uint32_t* mins = nullptr;
   uint64_t site = 0;
   const uint64_t* digest = nullptr;
+  // Distinct shingles of the main text (RobustSignature::main_shingles); 0
+  // when unknown: the containment rule then stays out.
+  uint32_t main_shingles = 0;
 };
 
 // The pages a stage reads (steps 3-5): page p's m min-hash values, its site
@@ -210,6 +220,11 @@ struct RobustPages {
   // digest from word digest_word) instead of touching the mapping (Fetch).
   const MappedFile* file = nullptr;
   size_t record_words = 0, mins_word = 0, digest_word = 0;
+  // Page p's main-text shingle count in the low half of the word at
+  // main_shingles + p * record_words (word main_shingles_word of its
+  // record); nullptr: not kept.
+  const uint64_t* main_shingles = nullptr;
+  size_t main_shingles_word = 0;
 
   const uint32_t* Mins(uint32_t p) const { return mins + p * mins_stride; }
   const uint64_t* Digest(uint32_t p) const { return digests ? digests + p * digest_stride : nullptr; }
@@ -299,6 +314,27 @@ class SiteTemplates {
   FlatU64Set values_;
   FlatU64Set known_sites_;
 };
+
+// The containment of the smaller of two main texts in the larger (Broder,
+// "On the resemblance and containment of documents"), estimated from the
+// main-text comparison `r` (resemblance J = main_agreeing / main_positions)
+// and the main texts' distinct shingles s <= l: |A n B| = J (s + l) / (1 + J),
+// c = |A n B| / s (at most 1). `error` is the estimate's standard error
+// (J's binomial error over the positions, through dc/dJ). Unknown (value
+// -1) without main-text positions or counts.
+struct MainContainment {
+  double value = -1;
+  double error = 0;
+  bool known() const { return value >= 0; }
+};
+MainContainment EstimateMainContainment(const SiteTemplates::Match& r, uint32_t a_shingles, uint32_t b_shingles);
+
+// The containment rule decides only where its estimate's standard error is
+// at most this: at 42 main-text positions a pair whose smaller main text is
+// 40% contained in a larger one of 2.5 times its size is then more than
+// three standard errors below a bar of 0.8, and a smaller text under about
+// a third of the larger's size is not judged (its estimate is too loose).
+inline constexpr double kMaxContainmentError = 0.15;
 
 // Step 5's rule, the one the stage, verification and `neardup compare`
 // call: pages a and b, not equal after normalization, with the boilerplate

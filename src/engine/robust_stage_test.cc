@@ -486,7 +486,7 @@ struct SignedPage {
   std::vector<uint32_t> mins;
   std::vector<uint64_t> digest;
   uint64_t site = 0;
-  RobustPageView View() const { return RobustPageView{mins.data(), site, digest.data()}; }
+  RobustPageView View() const { return RobustPageView{mins.data(), site, digest.data(), sig.main_shingles}; }
 };
 
 SignedPage Sign(const std::string& html, const std::string& url, const RobustMethodOptions& o) {
@@ -673,10 +673,103 @@ TEST(RobustMainTextTest, APageWithLittleMainTextTakesNoPartInTheMainTextRule) {
   EXPECT_EQ(RobustBandFirst(o, o.num_minhashes / o.band_rows), o.num_minhashes);
 }
 
+// Broder's containment estimated from min-hash agreement and set sizes, on
+// random sets: the smaller set A (s elements, `shared` of them in B) and B
+// (l elements), 42 main-text functions. Returns how often the rule would
+// judge the pair contained, and the mean estimate.
+struct ContainmentTrials {
+  double pass_rate = 0, mean = 0;
+};
+ContainmentTrials RunContainmentTrials(uint32_t s, uint32_t l, uint32_t shared, uint64_t seed) {
+  const RobustMethodOptions o;
+  const BroderSketcher sketcher(RobustMainSketchOptions(o));
+  std::mt19937_64 rng(seed);
+  const int trials = 300;
+  ContainmentTrials t;
+  std::vector<uint64_t> a(s), b(l), ma(o.main_minhashes), mb(o.main_minhashes);
+  for (int trial = 0; trial < trials; ++trial) {
+    for (uint64_t& v : a) v = rng();
+    for (uint32_t i = 0; i < l; ++i) b[i] = i < shared ? a[i] : rng();
+    EXPECT_TRUE(sketcher.MinHashes(a, ma.data()));
+    EXPECT_TRUE(sketcher.MinHashes(b, mb.data()));
+    SiteTemplates::Match r;
+    r.main_positions = o.main_minhashes;
+    for (uint32_t j = 0; j < o.main_minhashes; ++j) r.main_agreeing += ma[j] == mb[j];
+    const MainContainment c = EstimateMainContainment(r, s, l);
+    EXPECT_TRUE(c.known());
+    EXPECT_LE(c.value, 1.0);
+    t.mean += c.value / trials;
+    if (c.value >= o.min_main_containment && c.error <= kMaxContainmentError) t.pass_rate += 1.0 / trials;
+  }
+  return t;
+}
+
+TEST(RobustContainmentTest, TheEstimateFollowsBroderOnRandomSets) {
+  // A wholly inside a B of 2.25 times its size (J = 0.44): judged contained.
+  const ContainmentTrials inside = RunContainmentTrials(400, 900, 400, 1);
+  EXPECT_GE(inside.pass_rate, 0.85);
+  EXPECT_GT(inside.mean, 0.85);
+  // 60% of A in B (sizes 500 and 833): the estimate is about right, and
+  // rarely passes the bar.
+  const ContainmentTrials part = RunContainmentTrials(500, 833, 300, 2);
+  EXPECT_NEAR(part.mean, 0.6, 0.06);
+  EXPECT_LT(part.pass_rate, 0.1);
+  // 40% of A in a B of 2.5 times its size: three standard errors below the
+  // bar (kMaxContainmentError), never passes here.
+  EXPECT_LT(RunContainmentTrials(400, 1000, 160, 3).pass_rate, 0.01);
+  // A wholly inside a B of 5 times its size: the estimate is too loose to
+  // judge (its error above kMaxContainmentError), whatever it says.
+  EXPECT_EQ(RunContainmentTrials(200, 1000, 200, 4).pass_rate, 0.0);
+  // Unknown without counts.
+  SiteTemplates::Match r;
+  r.main_positions = 42;
+  r.main_agreeing = 20;
+  EXPECT_FALSE(EstimateMainContainment(r, 0, 500).known());
+}
+
+// An excerpt on another site (the first part of a wire story, a press
+// release's second part) is a near duplicate by containment; two stories
+// that quote one passage are not.
+TEST(RobustContainmentTest, AnExcerptOnAnotherSiteIsANearDuplicate) {
+  std::mt19937_64 rng(73);
+  const SiteTemplateHtml a = MakeTemplate(rng, 60), b = MakeTemplate(rng, 60);
+  const std::string story = Words(rng, 600);
+  // Its first 240 words (two fifths: resemblance 0.4, below the main-text bar).
+  const std::string first_half = story.substr(0, story.find(' ', story.size() * 2 / 5));
+  const RobustMethodOptions o;
+  const SignedPage full = Sign(a.head + Paragraphs(story) + a.tail, "http://www.wire-one.example/story/1", o);
+  const SignedPage excerpt =
+      Sign(b.head + Paragraphs(first_half) + b.tail, "http://news.paper-two.example/wire/77", o);
+  EXPECT_GT(excerpt.sig.main_shingles, 200u);
+  EXPECT_GT(2 * full.sig.main_shingles, 5 * excerpt.sig.main_shingles - 40);
+  SiteTemplates::Match match;
+  const PairDecision d = RobustDecide(SiteTemplates(), full.View(), excerpt.View(), o, &match);
+  EXPECT_TRUE(d.duplicate) << d.reason;
+  EXPECT_NE(d.reason.find("contained in the larger"), std::string::npos) << d.reason;
+  EXPECT_GE(d.similarity, o.min_main_containment);
+  // Without the counts (containment off) the main-text rule alone decides.
+  RobustMethodOptions off = o;
+  off.min_main_containment = 0;
+  const SignedPage full0 = Sign(a.head + Paragraphs(story) + a.tail, "http://www.wire-one.example/story/1", off);
+  const SignedPage excerpt0 =
+      Sign(b.head + Paragraphs(first_half) + b.tail, "http://news.paper-two.example/wire/77", off);
+  EXPECT_EQ(excerpt0.sig.main_shingles, 0u);
+  EXPECT_EQ(RobustDecide(SiteTemplates(), full0.View(), excerpt0.View(), off).duplicate,
+            match.main_similarity() >= o.min_main_similarity);
+  // Two stories of 400 words that share a quoted passage of 120.
+  const std::string quote = Words(rng, 120);
+  const SignedPage one = Sign(a.head + Paragraphs(Words(rng, 280) + " " + quote) + a.tail,
+                              "http://www.wire-one.example/story/2", o);
+  const SignedPage two = Sign(b.head + Paragraphs(quote + " " + Words(rng, 280)) + b.tail,
+                              "http://news.paper-two.example/wire/78", o);
+  const PairDecision q = RobustDecide(SiteTemplates(), one.View(), two.View(), o);
+  EXPECT_FALSE(q.duplicate) << q.reason;
+}
+
 TEST(RobustMainTextTest, SpecsRoundTripAndSpecsWrittenBeforeMainTextKeepTheirMeaning) {
   const RobustMethodOptions o;
   const std::string spec = o.Spec();
-  EXPECT_NE(spec.find(",main-m=42,main-line=10,main-min=50,main=0.5,"), std::string::npos) << spec;
+  EXPECT_NE(spec.find(",main-m=42,main-line=10,main-min=50,main=0.5,contain=0.8,"), std::string::npos) << spec;
   auto parsed = RobustMethodOptions::Parse(spec);
   ASSERT_TRUE(parsed.ok());
   EXPECT_EQ(parsed->Spec(), spec);
@@ -689,10 +782,22 @@ TEST(RobustMainTextTest, SpecsRoundTripAndSpecsWrittenBeforeMainTextKeepTheirMea
   ASSERT_TRUE(old.ok());
   EXPECT_EQ(old->main_minhashes, 0u);
   EXPECT_EQ(old->Spec(), before);
-  // A partial spec keeps the defaults, main text included.
+  // ... and one written with main text, before containment.
+  const std::string before_containment =
+      "robust:k=5,m=84,r=3,template=2,template-fraction=0.05,content=0.2,no-template=0.8,edit=30,"
+      "same-site-edit=20,main-m=42,main-line=10,main-min=50,main=0.5,numbers,own-url,seed=1234";
+  auto main_only = RobustMethodOptions::Parse(before_containment);
+  ASSERT_TRUE(main_only.ok());
+  EXPECT_EQ(main_only->main_minhashes, 42u);
+  EXPECT_EQ(main_only->min_main_containment, 0.0);
+  EXPECT_FALSE(main_only->keeps_main_shingles());
+  EXPECT_EQ(main_only->Spec(), before_containment);
+  // A partial spec keeps the defaults, main text and containment included.
   auto partial = RobustMethodOptions::Parse("robust:no-template=0.7");
   ASSERT_TRUE(partial.ok());
   EXPECT_EQ(partial->main_minhashes, 42u);
+  EXPECT_EQ(partial->min_main_containment, 0.8);
+  EXPECT_FALSE(RobustMethodOptions::Parse("robust:contain=1.2").ok());
   EXPECT_FALSE(RobustMethodOptions::Parse("robust:main-m=2").ok());  // fewer than r
   EXPECT_FALSE(RobustMethodOptions::Parse("robust:main=1.5").ok());
 }

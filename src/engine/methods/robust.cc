@@ -20,6 +20,10 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
   if (items.find("seed=") != std::string_view::npos && items.find("main-m=") == std::string_view::npos) {
     o->main_minhashes = 0;
   }
+  // ... and one written before containment (main text, no `contain`).
+  if (items.find("seed=") != std::string_view::npos && items.find("contain=") == std::string_view::npos) {
+    o->min_main_containment = 0;
+  }
   for (const SpecItem& it : SplitSpecItems(items)) {
     uint64_t v = 0;
     auto as_u32 = [&](uint64_t lo, uint64_t hi, uint32_t* out) {
@@ -54,6 +58,8 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
       s = as_u32(1, 1u << 30, &o->main_min_terms);
     } else if (it.key == "main") {
       s = ParseSpecDouble("robust", it, 0, 1, &o->min_main_similarity);
+    } else if (it.key == "contain") {
+      s = ParseSpecDouble("robust", it, 0, 1, &o->min_main_containment);
     } else if ((it.key == "numbers" || it.key == "no-numbers") && !it.has_value) {
       o->normalize_numbers = it.key == "numbers";
     } else if ((it.key == "own-url" || it.key == "no-own-url") && !it.has_value) {
@@ -63,7 +69,7 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
     } else {
       return UnknownSpecKey("robust", it,
                             "k=N, m=N, r=N, template=N, template-fraction=X, content=X, no-template=X, edit=N, "
-                            "same-site-edit=N, main-m=N, main-line=N, main-min=N, main=X, numbers, no-numbers, "
+                            "same-site-edit=N, main-m=N, main-line=N, main-min=N, main=X, contain=X, numbers, no-numbers, "
                             "own-url, no-own-url, seed=N");
     }
     NEARDUP_RETURN_IF_ERROR(s);
@@ -100,10 +106,11 @@ Status ValidateRobust(const RobustMethodOptions& o) {
   if (!(o.min_content_similarity >= 0 && o.min_content_similarity <= 1) ||
       !(o.min_similarity_without_template >= 0 && o.min_similarity_without_template <= 1) ||
       !(o.template_site_fraction >= 0 && o.template_site_fraction <= 1) ||
-      !(o.min_main_similarity >= 0 && o.min_main_similarity <= 1)) {
+      !(o.min_main_similarity >= 0 && o.min_main_similarity <= 1) ||
+      !(o.min_main_containment >= 0 && o.min_main_containment <= 1)) {
     return Status::InvalidArgument(
-        "robust: min_content_similarity, min_similarity_without_template, template_site_fraction and "
-        "min_main_similarity must be in [0, 1]");
+        "robust: min_content_similarity, min_similarity_without_template, template_site_fraction, "
+        "min_main_similarity and min_main_containment must be in [0, 1]");
   }
   return Status::OK();
 }
@@ -111,13 +118,19 @@ Status ValidateRobust(const RobustMethodOptions& o) {
 namespace {
 
 // Signature words: [site][normalized identity][m min-hash values, two per
-// word][kRobustDigestCells digest cells, when edits are looked for].
+// word][kRobustDigestCells digest cells, when edits are looked for][the
+// main text's distinct shingles, when containment is looked for].
 struct RobustLayout {
   uint32_t m = 0;
   bool digests = false;
+  bool main_shingles = false;
   size_t min_words() const { return (m + 1) / 2; }
-  size_t words() const { return 2 + min_words() + (digests ? kRobustDigestCells : 0); }
   size_t digest_at() const { return 2 + min_words(); }
+  size_t main_shingles_at() const { return digest_at() + (digests ? kRobustDigestCells : 0); }
+  size_t words() const { return main_shingles_at() + (main_shingles ? 1 : 0); }
+  uint32_t MainShingles(const uint64_t* record) const {
+    return main_shingles ? static_cast<uint32_t>(record[main_shingles_at()]) : 0;
+  }
 };
 
 uint64_t RobustSiteKey(std::string_view url) {
@@ -265,6 +278,7 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
     v.mins = reinterpret_cast<const uint32_t*>(record + 2);
     v.site = sites_[p];
     v.digest = l_.digests ? record + l_.digest_at() : nullptr;
+    v.main_shingles = l_.MainShingles(record);
     return v;
   }
   // Two records' room, the calling thread's.
@@ -286,6 +300,10 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
     p.record_words = l_.words();
     p.mins_word = 2;
     p.digest_word = l_.digest_at();
+    if (l_.main_shingles) {
+      p.main_shingles = base_ + l_.main_shingles_at();
+      p.main_shingles_word = l_.main_shingles_at();
+    }
     return p;
   }
 
@@ -697,8 +715,8 @@ class RobustDividedRun final : public DividedRun {
     b_mins_.resize(m);
     std::memcpy(a_mins_.data(), page + 2, m * sizeof(uint32_t));
     std::memcpy(b_mins_.data(), kept + 2, m * sizeof(uint32_t));
-    *a = RobustPageView{a_mins_.data(), page[0], l_.digests ? page + l_.digest_at() : nullptr};
-    *b = RobustPageView{b_mins_.data(), kept[0], l_.digests ? kept + l_.digest_at() : nullptr};
+    *a = RobustPageView{a_mins_.data(), page[0], l_.digests ? page + l_.digest_at() : nullptr, l_.MainShingles(page)};
+    *b = RobustPageView{b_mins_.data(), kept[0], l_.digests ? kept + l_.digest_at() : nullptr, l_.MainShingles(kept)};
     return SiteTemplates::CompareMasked(a_mins_.data(), b_mins_.data(), page + l_.words(), o_);
   }
 
@@ -716,6 +734,7 @@ class RobustMethod final : public MethodImpl {
   explicit RobustMethod(const RobustMethodOptions& o) : o_(o), sketchers_(o) {
     l_.m = o.positions();
     l_.digests = o.max_edit_shingles > 0 || o.max_same_site_edit_shingles > 0;
+    l_.main_shingles = o.keeps_main_shingles();
   }
   std::string name() const override { return "robust"; }
   std::string Spec() const override { return o_.Spec(); }
@@ -740,6 +759,7 @@ class RobustMethod final : public MethodImpl {
     words[1] = sig.identity;
     if (sig.has_sketch) {
       std::memcpy(words + 2, s->mins.data(), l_.m * sizeof(uint32_t));
+      if (l_.main_shingles) words[l_.main_shingles_at()] = sig.main_shingles;
     } else if (l_.digests) {
       std::fill(words + l_.digest_at(), words + l_.words(), 0);
     }
@@ -752,8 +772,10 @@ class RobustMethod final : public MethodImpl {
     std::vector<uint32_t> ma(l_.m), mb(l_.m);
     std::memcpy(ma.data(), a.words.data() + 2, l_.m * sizeof(uint32_t));
     std::memcpy(mb.data(), b.words.data() + 2, l_.m * sizeof(uint32_t));
-    RobustPageView va{ma.data(), a.words[0], l_.digests ? a.words.data() + l_.digest_at() : nullptr};
-    RobustPageView vb{mb.data(), b.words[0], l_.digests ? b.words.data() + l_.digest_at() : nullptr};
+    RobustPageView va{ma.data(), a.words[0], l_.digests ? a.words.data() + l_.digest_at() : nullptr,
+                      l_.MainShingles(a.words.data())};
+    RobustPageView vb{mb.data(), b.words[0], l_.digests ? b.words.data() + l_.digest_at() : nullptr,
+                      l_.MainShingles(b.words.data())};
     return RobustDecide(SiteTemplates(), va, vb, o_);
   }
   // Bands of r consecutive min-hash values (no boilerplate is known to the
