@@ -498,9 +498,10 @@ TEST(DedupTogetherErrorsTest, RefusedAlike) {
 }
 
 // DedupJobOptions::spill_signatures: the signature words kept in a mapped
-// spill file give exactly the outputs of words in memory, the spill and the
-// candidate tables' temporary files are gone afterwards, and moving pages
-// between processes is refused.
+// spill file (and the keeper rules' features in one of their own) give
+// exactly the outputs of words in memory, the spills and the candidate
+// tables' temporary files are gone afterwards, and moving pages between
+// processes is refused.
 TEST(DedupJobSpillTest, SpilledSignaturesGiveTheOutputsOfSignaturesInMemory) {
   const std::string data = testing::RepoTestDataDir();
   const std::vector<std::string> inputs = {data + "/html", data + "/sample/sample-crawl.warc.gz",

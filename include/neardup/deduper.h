@@ -74,8 +74,8 @@ class Clustering {
   Clustering() = default;
 
   // Ids covered: every id added before Cluster() was called.
-  size_t size() const { return keeper_.size(); }
-  bool removed(DocId id) const { return role_[id] == DocRole::kRemoved; }
+  size_t size() const { return d_->keeper_.size(); }
+  bool removed(DocId id) const { return d_->role_[id] == DocRole::kRemoved; }
 
   // Stable cluster ids: the smallest id among the cluster's members (a
   // page alone is its own cluster). The id stays the same across Cluster()
@@ -83,23 +83,25 @@ class Clustering {
   // merge with one holding a smaller id. REQUIRES: id < size().
   // kNoCluster for a removed id.
   static constexpr uint64_t kNoCluster = UINT64_MAX;
-  uint64_t cluster_of(DocId id) const { return cluster_[id] == kNone ? kNoCluster : cluster_[id]; }
+  uint64_t cluster_of(DocId id) const { return d_->cluster_[id] == kNone ? kNoCluster : d_->cluster_[id]; }
   // The page id's cluster keeps (id itself when alone or kept). A removed
   // id keeps itself.
-  DocId keeper_of(DocId id) const { return keeper_[id]; }
-  DocRole role_of(DocId id) const { return role_[id]; }
+  DocId keeper_of(DocId id) const { return d_->keeper_[id]; }
+  DocRole role_of(DocId id) const { return d_->role_[id]; }
   // What put the page in its cluster: "single", "exact" (an exact copy of
   // the kept page, or a kept page whose cluster holds exact copies only) or
   // the method's name.
   const char* method_of(DocId id) const;
   // The method's similarity to the kept page (PairDecision::similarity; 1
   // for exact copies and single pages).
-  double similarity_of(DocId id) const { return similarity_[id]; }
+  double similarity_of(DocId id) const { return d_->similarity_[id]; }
   // The keeper rule that set the cluster's kept page apart from the
   // runner-up ("status", "shorter-url", ..., "input-order"; "single" alone).
-  const std::string& keeper_reason_of(DocId id) const { return reason_names_[reason_[id]]; }
+  const std::string& keeper_reason_of(DocId id) const { return d_->reason_names_[d_->reason_[id]]; }
   // Members of id's cluster, id's included (1 for a page alone).
-  uint64_t cluster_size(DocId id) const { return role_[id] == DocRole::kRemoved ? 0 : size_[keeper_[id]]; }
+  uint64_t cluster_size(DocId id) const {
+    return d_->role_[id] == DocRole::kRemoved ? 0 : d_->size_[d_->keeper_[id]];
+  }
 
   // Clusters of two or more pages, and the pages in them.
   uint64_t num_clusters() const { return clusters_; }
@@ -110,14 +112,20 @@ class Clustering {
  private:
   friend class DeduperImpl;
   static constexpr uint32_t kNone = UINT32_MAX;
-  std::vector<uint32_t> cluster_;     // smallest member id, kNone when removed
-  std::vector<uint32_t> keeper_;
-  std::vector<uint32_t> size_;        // cluster size, indexed by the kept id
-  std::vector<double> similarity_;
-  std::vector<DocRole> role_;
-  std::vector<uint8_t> method_;       // 0 single, 1 exact, 2 the method
-  std::vector<uint8_t> reason_;       // index into reason_names_
-  std::vector<std::string> reason_names_;
+  // The columns, one entry per id (23 bytes), shared by the copies of a
+  // clustering: it never changes once made, and a Deduper keeps the last
+  // one it made beside the caller's.
+  struct Data {
+    std::vector<uint32_t> cluster_;     // smallest member id, kNone when removed
+    std::vector<uint32_t> keeper_;
+    std::vector<uint32_t> size_;        // cluster size, indexed by the kept id
+    std::vector<double> similarity_;
+    std::vector<DocRole> role_;
+    std::vector<uint8_t> method_;       // 0 single, 1 exact, 2 the method
+    std::vector<uint8_t> reason_;       // index into reason_names_
+    std::vector<std::string> reason_names_;
+  };
+  std::shared_ptr<Data> d_ = std::make_shared<Data>();
   std::string method_name_;
   uint64_t clusters_ = 0, documents_in_clusters_ = 0;
 };

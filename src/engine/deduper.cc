@@ -46,10 +46,10 @@ const char* DocRoleName(DocRole role) {
 }
 
 const char* Clustering::method_of(DocId id) const {
-  switch (method_[id]) {
+  switch (d_->method_[id]) {
     case 1: return "exact";
     case 2: return method_name_.c_str();
-    default: return role_[id] == DocRole::kRemoved ? "removed" : "single";
+    default: return d_->role_[id] == DocRole::kRemoved ? "removed" : "single";
   }
 }
 
@@ -260,12 +260,39 @@ DeduperImpl::~DeduperImpl() {
   mapped_words_.reset();
   if (words_spill_) (void)words_spill_->Close();
   if (!words_path_.empty()) (void)env_->RemoveFile(words_path_);
+  if (features_spill_) (void)features_spill_->Close();
+  if (!features_path_.empty()) (void)env_->RemoveFile(features_path_);
 }
 
 Status DeduperImpl::SpillSignatures() {
   if (count_ != 0) return Status::FailedPrecondition("SpillSignatures: pages were added already");
   if (!method_->reads_mapped_words() || words_per_doc_ == 0 || signatures_spilled()) return Status::OK();
-  return OpenSpill(".signatures", &words_path_, &words_spill_);
+  NEARDUP_RETURN_IF_ERROR(OpenSpill(".signatures", &words_path_, &words_spill_));
+  // The keeper rules' features wait on disk too: they are read once, by
+  // the keeper stage, after the near-duplicate stage.
+  return OpenSpill(".features", &features_path_, &features_spill_);
+}
+
+Result<std::vector<KeeperFeatures>> DeduperImpl::SpilledFeatures(uint32_t n) {
+  if (features_spill_) {
+    if (Status st = features_spill_->Close(); !st.ok()) {
+      return Status::IOError("cannot write " + features_path_ + ": " + st.message());
+    }
+    features_spill_.reset();
+  }
+  auto mapped = env_->MapFile(features_path_);
+  if (!mapped.ok()) return Status::IOError("cannot read " + features_path_ + ": " + mapped.status().message());
+  const std::string_view bytes = (*mapped)->data();
+  if (bytes.size() != size_t{n} * sizeof(KeeperFeatures)) {
+    return Status::Corruption(features_path_ + ": the features spill does not hold every page");
+  }
+  // Read, not copied from the mapping: its pages would be resident beside
+  // the copy.
+  std::vector<KeeperFeatures> features(n);
+  if (Status st = (*mapped)->ReadAt(0, bytes.size(), reinterpret_cast<char*>(features.data())); !st.ok()) {
+    return Status::IOError("cannot read " + features_path_ + ": " + st.message());
+  }
+  return features;
 }
 
 Status DeduperImpl::OpenSpill(const std::string& suffix, std::string* path, std::unique_ptr<BufferedWriter>* out) {
@@ -312,7 +339,12 @@ Status DeduperImpl::CommitBatch(SignBatch* b, const DocumentCallback& on_documen
     c.byte_fp.push_back(k.byte_fp);
     c.terms.push_back(k.terms);
     c.eligible.push_back(k.eligible);
-    c.features.push_back(KeeperFeatures::Of(d));
+    const KeeperFeatures features = KeeperFeatures::Of(d);
+    if (features_spill_) {
+      features_spill_->buffer()->append(reinterpret_cast<const char*>(&features), sizeof features);
+    } else {
+      c.features.push_back(features);
+    }
     const uint64_t* w = b->words.data() + i * words_per_doc_;
     if (words_spill_) {
       words_spill_->buffer()->append(reinterpret_cast<const char*>(w), words_per_doc_ * sizeof(uint64_t));
@@ -340,6 +372,11 @@ Status DeduperImpl::CommitBatch(SignBatch* b, const DocumentCallback& on_documen
   }
   if (words_spill_) {
     if (Status s = words_spill_->MaybeFlush(); !s.ok()) return Status::IOError("cannot write " + words_path_ + ": " + s.message());
+  }
+  if (features_spill_) {
+    if (Status s = features_spill_->MaybeFlush(); !s.ok()) {
+      return Status::IOError("cannot write " + features_path_ + ": " + s.message());
+    }
   }
   return Status::OK();
 }
@@ -769,7 +806,12 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   // member that fails both leaves the cluster, together with its exact
   // copies, so that chains of pairwise matches cannot pull unrelated pages
   // into one cluster.
-  std::vector<KeeperFeatures> features = live_column(col.features, 1);
+  std::vector<KeeperFeatures> features;
+  if (!features_path_.empty()) {
+    NEARDUP_ASSIGN_OR_RETURN(features, SpilledFeatures(n));  // all live: the signatures are spilled too
+  } else {
+    features = live_column(col.features, 1);
+  }
   std::vector<uint32_t> group(n), keeper(n);
   std::vector<uint8_t> reason(n, kReasonSingle);
   for (uint32_t i = 0; i < n; ++i) {
@@ -867,6 +909,11 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     if (any_failed) ChooseKeepers(group, features, keeper_options_, &keeper, &reason, in_links_ptr);
   }
 
+  // The keeper rules are done with: their columns go before the
+  // clustering's are made (24 bytes a page).
+  std::vector<KeeperFeatures>().swap(features);
+  std::vector<uint32_t>().swap(in_links);
+
   // ---- the clustering ----
   std::vector<uint32_t> cluster_size(n, 0);
   for (uint32_t i = 0; i < n; ++i) ++cluster_size[keeper[i]];
@@ -897,45 +944,45 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   c.clusters_ = s.clusters;
   c.documents_in_clusters_ = s.documents_in_clusters;
   const size_t total = count_;
-  c.cluster_.assign(total, Clustering::kNone);
-  c.keeper_.resize(total);
-  c.size_.assign(total, 0);
-  c.similarity_.assign(total, 1.0);
-  c.role_.assign(total, DocRole::kRemoved);
-  c.method_.assign(total, 0);
-  c.reason_.assign(total, 0);
+  c.d_->cluster_.assign(total, Clustering::kNone);
+  c.d_->keeper_.resize(total);
+  c.d_->size_.assign(total, 0);
+  c.d_->similarity_.assign(total, 1.0);
+  c.d_->role_.assign(total, DocRole::kRemoved);
+  c.d_->method_.assign(total, 0);
+  c.d_->reason_.assign(total, 0);
   // reason names: index 0 "single", then the rules, then "input-order".
-  for (uint8_t r : {kReasonSingle}) c.reason_names_.push_back(ReasonName(r, keeper_options_));
+  for (uint8_t r : {kReasonSingle}) c.d_->reason_names_.push_back(ReasonName(r, keeper_options_));
   std::vector<uint8_t> reason_slot(256, 0);
   for (size_t r = 0; r < keeper_options_.rules.size(); ++r) {
-    reason_slot[r] = static_cast<uint8_t>(c.reason_names_.size());
-    c.reason_names_.push_back(ReasonName(static_cast<uint8_t>(r), keeper_options_));
+    reason_slot[r] = static_cast<uint8_t>(c.d_->reason_names_.size());
+    c.d_->reason_names_.push_back(ReasonName(static_cast<uint8_t>(r), keeper_options_));
   }
-  reason_slot[kReasonInputOrder] = static_cast<uint8_t>(c.reason_names_.size());
-  c.reason_names_.push_back(ReasonName(kReasonInputOrder, keeper_options_));
+  reason_slot[kReasonInputOrder] = static_cast<uint8_t>(c.d_->reason_names_.size());
+  c.d_->reason_names_.push_back(ReasonName(kReasonInputOrder, keeper_options_));
   reason_slot[kReasonSingle] = 0;
-  for (uint64_t id = 0; id < total; ++id) c.keeper_[id] = static_cast<uint32_t>(id);
+  for (uint64_t id = 0; id < total; ++id) c.d_->keeper_[id] = static_cast<uint32_t>(id);
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t id = run_ids_[i];
     const uint32_t k = keeper[i];
     const bool clustered = cluster_size[k] >= 2;
-    c.keeper_[id] = run_ids_[k];
-    c.cluster_[id] = run_ids_[smallest[k]];
-    c.size_[run_ids_[k]] = cluster_size[k];
-    c.reason_[id] = reason_slot[reason[i]];
+    c.d_->keeper_[id] = run_ids_[k];
+    c.d_->cluster_[id] = run_ids_[smallest[k]];
+    c.d_->size_[run_ids_[k]] = cluster_size[k];
+    c.d_->reason_[id] = reason_slot[reason[i]];
     if (!clustered) {
-      c.role_[id] = DocRole::kSingle;
+      c.d_->role_[id] = DocRole::kSingle;
       continue;
     }
-    c.role_[id] = k == i ? DocRole::kKeep : DocRole::kDuplicate;
+    c.d_->role_[id] = k == i ? DocRole::kKeep : DocRole::kDuplicate;
     // method: what put the page in its cluster; similarity: to the kept page.
     if (k == i) {
-      c.method_[id] = near_method && near_cluster[k] ? 2 : 1;
+      c.d_->method_[id] = near_method && near_cluster[k] ? 2 : 1;
     } else if (grouper.Root(i) == grouper.Root(k)) {
-      c.method_[id] = 1;
+      c.d_->method_[id] = 1;
     } else {
-      c.method_[id] = 2;
-      c.similarity_[id] = run_->Similarity(i, k);
+      c.d_->method_[id] = 2;
+      c.d_->similarity_[id] = run_->Similarity(i, k);
     }
   }
   if (method_->batch_only()) last_clustering_ = std::make_unique<Clustering>(c);

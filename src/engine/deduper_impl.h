@@ -163,6 +163,11 @@ class DeduperImpl final : public Deduper {
   // mapping.
   std::string words_path_;
   std::unique_ptr<BufferedWriter> words_spill_;
+  // ... and the pages' KeeperFeatures, read back by the keeper stage.
+  std::string features_path_;
+  std::unique_ptr<BufferedWriter> features_spill_;
+  // The spilled features of the n pages (all live).
+  Result<std::vector<KeeperFeatures>> SpilledFeatures(uint32_t n);
   std::shared_ptr<const MappedFile> mapped_words_;
   bool finished_ = false;       // Finish() ran, or a batch-only method clustered
   std::unique_ptr<Clustering> last_clustering_;  // batch-only methods: the one clustering

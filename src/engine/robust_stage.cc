@@ -33,7 +33,7 @@ constexpr size_t kCopyCacheEntries = size_t{1} << 18;
 // Bytes of mapped pages read in page order between two
 // RobustPages::ReleaseResident calls; reads out of order go through
 // RobustPages::Fetch and make nothing resident.
-constexpr size_t kResidentBytesBetweenReleases = size_t{16} << 20;
+constexpr size_t kResidentBytesBetweenReleases = size_t{4} << 20;
 
 // The bytes of a site's column buffer (SiteTemplates): its values at as
 // many positions as fit, read in one pass over the site's pages. A site
@@ -105,7 +105,7 @@ RobustPages ContiguousPages(std::span<const uint32_t> mins, std::span<const uint
 template <typename T>
 class TempTables {
  public:
-  static constexpr size_t kBufferBytes = size_t{64} << 10;
+  static constexpr size_t kBufferBytes = size_t{32} << 10;
 
   TempTables(size_t tables, const RobustStageFiles& files, std::string prefix)
       : files_(files), prefix_(std::move(prefix)) {
@@ -144,8 +144,11 @@ class TempTables {
       return Status::OK();
     }
     std::string& b = buffers_[table];
+    // Exactly one buffer's room (appending would double the capacity past
+    // it): a stage holds one buffer a table, up to a few hundred tables.
+    if (b.capacity() < kBufferBytes) b.reserve(kBufferBytes);
     b.append(reinterpret_cast<const char*>(&record), sizeof record);
-    if (b.size() >= kBufferBytes) return Flush(table);
+    if (b.size() + sizeof record > kBufferBytes) return Flush(table);
     return Status::OK();
   }
   // After the last Add: closes the files (none in memory).

@@ -140,13 +140,14 @@ class PosixWritableFile final : public WritableFile {
     if (fd_ >= 0) (void)Close();
   }
   Status Append(const char* data, size_t n) override {
-    // Small appends are gathered; large ones go straight to the kernel.
-    if (buf_.size() + n <= kBufferSize) {
+    // Small appends are gathered; large ones (a caller's own buffer) go
+    // straight to the kernel, without a copy held here.
+    if (n < kDirectBytes && buf_.size() + n <= kBufferSize) {
       buf_.append(data, n);
       return Status::OK();
     }
     NEARDUP_RETURN_IF_ERROR(FlushBuffer());
-    if (n >= kBufferSize) return WriteRaw(data, n);
+    if (n >= kDirectBytes) return WriteRaw(data, n);
     buf_.append(data, n);
     return Status::OK();
   }
@@ -161,6 +162,7 @@ class PosixWritableFile final : public WritableFile {
 
  private:
   static constexpr size_t kBufferSize = 1 << 16;
+  static constexpr size_t kDirectBytes = 1 << 14;  // appends this large are not copied
   Status FlushBuffer() {
     Status s = WriteRaw(buf_.data(), buf_.size());
     buf_.clear();
