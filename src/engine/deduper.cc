@@ -756,6 +756,7 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     mc.temp_files = !options_.temp_dir.empty();
     mc.collect_pairs = options_.write_pairs;
     mc.max_bucket_pages = options_.broder.max_bucket_pages;
+    mc.executor = executor_;
     if (units_spill_) {
       if (Status st = units_spill_->Close(); !st.ok()) {
         return Status::IOError("cannot write " + units_path_ + ": " + st.message());

@@ -22,6 +22,7 @@
 #include "engine/exchanger.h"
 #include "neardup/engine.h"
 #include "neardup/env.h"
+#include "neardup/executor.h"
 #include "neardup/method.h"
 #include "output/pairs_file.h"
 #include "text/tokenizer.h"
@@ -62,6 +63,9 @@ struct MethodCollection {
   bool temp_files = false;            // the run may write temporary files in temp_dir (a batch job)
   bool collect_pairs = false;         // list the pairs for pairs.tsv
   uint32_t max_bucket_pages = 1000;   // DedupOptions::broder.max_bucket_pages
+  // The Deduper's executor (null: none): a stage may run its work on its
+  // threads too, with the same result as on one.
+  Executor* executor = nullptr;
   const uint64_t* word_at(uint32_t p, size_t w) const { return words.data() + size_t{p} * w; }
   // Makes `words` hold every page's words.
   void Materialize() {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "base/path.h"
+#include "engine/parallel.h"
 #include "sketch/difference_digest.h"
 #include "text/site.h"
 #include "text/url.h"
@@ -29,6 +30,8 @@ constexpr size_t kCopySamples = 3;
 constexpr uint32_t kMainCopySitePages = 6;
 constexpr uint32_t kMainCopyHolders = 3;
 constexpr size_t kCopyCacheEntries = size_t{1} << 18;
+// Candidate pairs a task of the rule takes (RunTasks).
+constexpr size_t kPairsPerTask = size_t{1} << 12;
 
 // Bytes of mapped pages read in page order between two
 // RobustPages::ReleaseResident calls; reads out of order go through
@@ -1029,7 +1032,7 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
 Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<const uint8_t> candidate,
                                          const RobustMethodOptions& options, uint32_t max_bucket_pages,
                                          bool collect_pairs, const RobustStageFiles& files, SiteTemplates* templates,
-                                         UnionFind* uf) {
+                                         UnionFind* uf, Executor* executor) {
   RobustStageResult result;
   const uint32_t m = options.num_minhashes;
   const uint32_t r = options.band_rows;
@@ -1103,27 +1106,40 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   }
   std::vector<BandEntry>().swap(keyed);
   result.candidate_pairs = pairs.size();
+  // The rule over the pairs, in tasks of consecutive pairs on the
+  // executor's threads (each reads its pages with its own scratch); the
+  // verdicts are then joined in pair order, as one thread would.
+  std::vector<uint8_t> duplicate(pairs.size(), 0);
+  std::vector<SiteTemplates::Match> matches(collect_pairs ? pairs.size() : 0);
+  const SiteTemplates& learned = *templates;
+  const size_t tasks = (pairs.size() + kPairsPerTask - 1) / kPairsPerTask;
+  RunTasks(executor, tasks, [&](size_t task) {
+    std::vector<uint64_t> scratch_a(pages.record_words), scratch_b(pages.record_words);  // Fetch
+    // The pairs are in (a, b) order: page a is read once for its run of pairs.
+    uint32_t fetched_a = UINT32_MAX;
+    RobustPageView view_a;
+    const size_t end = std::min(pairs.size(), (task + 1) * kPairsPerTask);
+    for (size_t k = task * kPairsPerTask; k < end; ++k) {
+      const uint32_t a = static_cast<uint32_t>(pairs[k] >> 32), b = static_cast<uint32_t>(pairs[k]);
+      if (a != fetched_a) {
+        view_a = pages.Fetch(a, scratch_a.data());
+        fetched_a = a;
+      }
+      SiteTemplates::Match match;
+      duplicate[k] = RobustDecide(learned, view_a, pages.Fetch(b, scratch_b.data()), options, &match,
+                                  /*with_reason=*/false)
+                         .duplicate;
+      if (collect_pairs) matches[k] = match;
+    }
+  });
   std::vector<uint8_t> has_pair(candidate.size(), 0);
-  std::vector<uint64_t> scratch_a(pages.record_words), scratch_b(pages.record_words);  // Fetch
-  // The pairs are in (a, b) order: page a is read once for its run of pairs.
-  uint32_t fetched_a = UINT32_MAX;
-  RobustPageView view_a;
-  for (uint64_t p : pairs) {
-    const uint32_t a = static_cast<uint32_t>(p >> 32), b = static_cast<uint32_t>(p);
-    if (a != fetched_a) {
-      view_a = pages.Fetch(a, scratch_a.data());
-      fetched_a = a;
-    }
-    SiteTemplates::Match match;
-    if (!RobustDecide(*templates, view_a, pages.Fetch(b, scratch_b.data()), options, &match,
-                      /*with_reason=*/false)
-             .duplicate) {
-      continue;
-    }
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    if (!duplicate[k]) continue;
+    const uint32_t a = static_cast<uint32_t>(pairs[k] >> 32), b = static_cast<uint32_t>(pairs[k]);
     uf->Union(a, b);
     ++result.pairs;
     has_pair[a] = has_pair[b] = 1;
-    if (collect_pairs) result.pairs_found.push_back(RobustPair{a, b, match});
+    if (collect_pairs) result.pairs_found.push_back(RobustPair{a, b, matches[k]});
   }
   pages.ReleaseResident();
   for (uint8_t h : has_pair) result.pages_with_pair += h;

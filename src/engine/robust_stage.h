@@ -66,6 +66,7 @@
 #include "cluster/union_find.h"
 #include "neardup/engine.h"
 #include "neardup/env.h"
+#include "neardup/executor.h"
 #include "neardup/method.h"
 #include "sketch/broder.h"
 #include "text/tokenizer.h"
@@ -372,12 +373,14 @@ struct RobustStageResult {
 
 
 // Steps 3-5 over the pages with candidate[i] set; similar pairs are joined
-// in *uf. `templates` receives the learned boilerplate. Errors: IOError when
-// a table's temporary file cannot be written or read.
+// in *uf. `templates` receives the learned boilerplate. With an executor,
+// the rule runs over the candidate pairs on its threads too (the result is
+// the same). Errors: IOError when a table's temporary file cannot be
+// written or read.
 Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<const uint8_t> candidate,
                                          const RobustMethodOptions& options, uint32_t max_bucket_pages,
                                          bool collect_pairs, const RobustStageFiles& files, SiteTemplates* templates,
-                                         UnionFind* uf);
+                                         UnionFind* uf, Executor* executor = nullptr);
 
 // The same over contiguous columns, tables in memory.
 // digests: n * kRobustDigestCells cells, or empty.

@@ -3,11 +3,17 @@
 #include <gtest/gtest.h>
 #include <xxhash.h>
 
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "engine/parallel.h"
+#include "neardup/executor.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -361,6 +367,80 @@ TEST(RobustStageTest, TablesInFilesFindThePairsOfTablesInMemory) {
   auto c = RunRobustStage(pages, candidate, s.options, 1000, false,
                           RobustStageFiles{Env::Default(), dir + "/missing/folder"}, &t3, &uf);
   EXPECT_FALSE(c.ok());
+}
+
+// The rule over the candidate pairs on an executor's threads (tasks of
+// consecutive pairs) decides as one thread does: the same pairs, in the
+// same order, and the same components.
+TEST(RobustStageTest, PairsDecidedOnAnExecutorAreThePairsOfOneThread) {
+  std::mt19937_64 rng(29);
+  Sketches s;
+  const auto page = Terms(rng, 300);
+  for (int c = 0; c < 250; ++c) {  // copies on sites of their own, 0 to 16 terms edited
+    auto copy = page;
+    for (int e = 0; e < (c % 5) * 4; ++e) copy[rng() % copy.size()] = rng();
+    s.Add(copy, /*site=*/10 + c);
+  }
+  const uint32_t n = static_cast<uint32_t>(s.sites.size());
+  std::vector<uint8_t> candidate(n, 1);
+  RobustPages pages;
+  pages.n = n;
+  pages.m = s.options.num_minhashes;
+  pages.mins = s.mins.data();
+  pages.mins_stride = pages.m;
+  pages.site = s.sites;
+  std::unique_ptr<Executor> executor = NewThreadPoolExecutor(3);
+  UnionFind alone(n), together(n);
+  SiteTemplates t1, t2;
+  auto a = RunRobustStage(pages, candidate, s.options, 1000, true, RobustStageFiles(), &t1, &alone);
+  auto b = RunRobustStage(pages, candidate, s.options, 1000, true, RobustStageFiles(), &t2, &together,
+                          executor.get());
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_GT(a->candidate_pairs, 3 * 4096u);  // several tasks
+  EXPECT_GT(a->pairs, 1000u);
+  EXPECT_LT(a->pairs, a->candidate_pairs);  // some pairs fail the rule
+  EXPECT_EQ(a->pairs, b->pairs);
+  ASSERT_EQ(a->pairs_found.size(), b->pairs_found.size());
+  for (size_t i = 0; i < a->pairs_found.size(); ++i) {
+    EXPECT_EQ(a->pairs_found[i].a, b->pairs_found[i].a);
+    EXPECT_EQ(a->pairs_found[i].b, b->pairs_found[i].b);
+    EXPECT_EQ(a->pairs_found[i].match.agreeing, b->pairs_found[i].match.agreeing);
+  }
+  for (uint32_t i = 0; i < n; ++i) EXPECT_EQ(alone.Find(i), together.Find(i));
+}
+
+// RunTasks runs every task once, also when called from a worker of its own
+// executor while the executor's other worker is busy.
+TEST(RunTasksTest, EveryTaskRunsOnceAndACallFromAWorkerFinishes) {
+  std::unique_ptr<Executor> executor = NewThreadPoolExecutor(2);
+  std::vector<std::atomic<int>> runs(1000);
+  RunTasks(executor.get(), runs.size(), [&](size_t t) { runs[t].fetch_add(1); });
+  for (const auto& r : runs) EXPECT_EQ(r.load(), 1);
+  std::mutex mu;
+  std::condition_variable cv;
+  bool release = false, finished = false;
+  executor->Schedule([&] {  // keeps one worker busy until the call below has finished
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return release; });
+  });
+  std::atomic<size_t> sum{0};
+  executor->Schedule([&] {
+    RunTasks(executor.get(), 100, [&](size_t t) { sum += t; });
+    std::lock_guard<std::mutex> lock(mu);
+    finished = true;
+    cv.notify_all();
+  });
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return finished; });
+    release = true;
+    cv.notify_all();
+  }
+  EXPECT_EQ(sum.load(), 99u * 100 / 2);
+  // Without an executor the tasks run in order on this thread.
+  std::vector<size_t> order;
+  RunTasks(nullptr, 5, [&](size_t t) { order.push_back(t); });
+  EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2, 3, 4}));
 }
 
 // A site too large for one block of columns (over 4 MiB of values) learns

@@ -216,7 +216,8 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
     RobustStageFiles files;
     if (c_.temp_files) files = RobustStageFiles{c_.env, c_.temp_dir};
     NEARDUP_ASSIGN_OR_RETURN(RobustStageResult found, RunRobustStage(Pages(), candidate, o_, c_.max_bucket_pages,
-                                                                     c_.collect_pairs, files, &templates_, uf));
+                                                                     c_.collect_pairs, files, &templates_, uf,
+                                                                     c_.executor));
     summary->near_candidates = found.candidates;
     summary->near_candidate_pairs = found.candidate_pairs;
     summary->near_pairs = found.pairs;

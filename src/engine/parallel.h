@@ -1,0 +1,57 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+//
+// RunTasks: tasks 0 .. count - 1 run on an executor's threads and on the
+// calling thread, which returns when every task has run. The calling thread
+// takes tasks too, so that a call made from one of the executor's own
+// workers (or while they are busy) still finishes: helpers that start late
+// find no task left and return without touching the caller's state.
+#ifndef NEARDUP_ENGINE_PARALLEL_H_
+#define NEARDUP_ENGINE_PARALLEL_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <mutex>
+
+#include "neardup/executor.h"
+
+namespace neardup {
+
+// fn(task) for every task in [0, count), each once, in no particular order
+// across threads. Without an executor (or with one task) they run here, in
+// order. fn must not throw.
+inline void RunTasks(Executor* executor, size_t count, const std::function<void(size_t)>& fn) {
+  if (executor == nullptr || executor->num_threads() < 2 || count < 2) {
+    for (size_t t = 0; t < count; ++t) fn(t);
+    return;
+  }
+  struct State {
+    std::atomic<size_t> next{0};
+    size_t count = 0;
+    const std::function<void(size_t)>* fn = nullptr;  // valid while a task is unfinished
+    std::mutex mu;
+    std::condition_variable cv;
+    size_t done = 0;
+  };
+  auto state = std::make_shared<State>();
+  state->count = count;
+  state->fn = &fn;
+  auto work = [](State* s) {
+    for (size_t t = s->next.fetch_add(1); t < s->count; t = s->next.fetch_add(1)) {
+      (*s->fn)(t);
+      std::lock_guard<std::mutex> lock(s->mu);
+      if (++s->done == s->count) s->cv.notify_all();
+    }
+  };
+  const int helpers = executor->num_threads() - 1;  // and this thread
+  for (int h = 0; h < helpers; ++h) executor->Schedule([state, work] { work(state.get()); });
+  work(state.get());
+  std::unique_lock<std::mutex> lock(state->mu);
+  state->cv.wait(lock, [&] { return state->done == state->count; });
+}
+
+}  // namespace neardup
+
+#endif  // NEARDUP_ENGINE_PARALLEL_H_
