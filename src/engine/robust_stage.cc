@@ -993,7 +993,6 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   // position), so they are not near duplicates.
   if (r.positions == 0) {
     if (with_digests && main_passes) return decide_by_main_text();
-    if (with_digests && containment_passes) return decide_by_containment();
     d.duplicate = !with_digests;
     if (with_reason) {
       d.reason = with_digests
