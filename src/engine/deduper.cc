@@ -13,6 +13,7 @@
 #include "base/path.h"
 #include "cluster/union_find.h"
 #include "engine/deduper_impl.h"
+#include "engine/parallel.h"
 #include "neardup/dedup_job.h"
 #include "neardup/env.h"
 #include "neardup/executor.h"
@@ -32,6 +33,9 @@ constexpr size_t kKeepBodyCapacity = 256 << 10;
 
 // Ids are page numbers of 32 bits inside the engine.
 constexpr uint64_t kMaxDocuments = UINT32_MAX - 1;
+// Pages a task of verification takes (RunTasks; methods whose rule may run
+// on several threads, MethodRun::decides_concurrently).
+constexpr size_t kVerifyPagesPerTask = 256;
 
 }  // namespace
 
@@ -850,12 +854,18 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     // (VerificationCandidates).
     std::vector<uint8_t> passes_kept(n, 1), failing(n, 0);  // failing: per kept page
     bool any_failing = false;
+    Executor* verifiers = run_->decides_concurrently() ? executor_ : nullptr;
+    RunTasks(verifiers, (n + kVerifyPagesPerTask - 1) / kVerifyPagesPerTask, [&](size_t task) {
+      const uint32_t end = static_cast<uint32_t>(std::min<uint64_t>(n, (task + 1) * kVerifyPagesPerTask));
+      for (uint32_t i = static_cast<uint32_t>(task * kVerifyPagesPerTask); i < end; ++i) {
+        const uint32_t k = keeper[i];
+        if (k == i || grouper.Root(i) == grouper.Root(k)) continue;
+        passes_kept[i] = run_->Decide(i, k).duplicate;
+      }
+    });
     for (uint32_t i = 0; i < n; ++i) {
-      const uint32_t k = keeper[i];
-      if (k == i || grouper.Root(i) == grouper.Root(k)) continue;
-      if (run_->Decide(i, k).duplicate) continue;
-      passes_kept[i] = 0;
-      failing[k] = 1;
+      if (passes_kept[i]) continue;
+      failing[keeper[i]] = 1;
       any_failing = true;
     }
     for (uint32_t i = 0; i < n; ++i) group[i] = kNoGroup;
@@ -963,6 +973,7 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   c.d_->reason_names_.push_back(ReasonName(kReasonInputOrder, keeper_options_));
   reason_slot[kReasonSingle] = 0;
   for (uint64_t id = 0; id < total; ++id) c.d_->keeper_[id] = static_cast<uint32_t>(id);
+  std::vector<uint32_t> similar_members;  // near-duplicate members (page numbers)
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t id = run_ids_[i];
     const uint32_t k = keeper[i];
@@ -983,9 +994,18 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
       c.d_->method_[id] = 1;
     } else {
       c.d_->method_[id] = 2;
-      c.d_->similarity_[id] = run_->Similarity(i, k);
+      similar_members.push_back(i);
     }
   }
+  // The method's similarity of each near-duplicate member to its kept page.
+  RunTasks(run_->decides_concurrently() ? executor_ : nullptr,
+           (similar_members.size() + kVerifyPagesPerTask - 1) / kVerifyPagesPerTask, [&](size_t task) {
+             const size_t end = std::min(similar_members.size(), (task + 1) * kVerifyPagesPerTask);
+             for (size_t t = task * kVerifyPagesPerTask; t < end; ++t) {
+               const uint32_t i = similar_members[t];
+               c.d_->similarity_[run_ids_[i]] = run_->Similarity(i, keeper[i]);
+             }
+           });
   if (method_->batch_only()) last_clustering_ = std::make_unique<Clustering>(c);
   return c;
 }

@@ -128,6 +128,9 @@ class MethodRun {
   // The similarity column of clusters.tsv for `page`, a near-duplicate
   // member, against its cluster's kept page.
   virtual double Similarity(uint32_t page, uint32_t kept) const { return Decide(page, kept).similarity; }
+  // Whether Decide and Similarity may be called from several threads at
+  // once (the Deduper then verifies on its executor's threads too).
+  virtual bool decides_concurrently() const { return false; }
   // pairs.tsv: the method's columns after url_a and url_b, whether
   // url_a < url_b in every row (as in Shivakumar and Garcia-Molina's Overlap
   // table), and the pairs listed (a < b, in order).

@@ -245,6 +245,9 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
     // The similarity of the rule's decision (the main text's when it decided).
     return RobustDecide(templates_, ViewOf(page, ra), ViewOf(kept, rb), o_, nullptr, /*with_reason=*/false).similarity;
   }
+  // Each call reads its records into the calling thread's scratch; the
+  // templates and sites are not written after FindPairs.
+  bool decides_concurrently() const override { return true; }
   std::vector<PairColumn> PairColumns() const override {
     return {{"content_similarity", 4}, {"content_positions", 0}};
   }
