@@ -277,23 +277,29 @@ Status DeduperImpl::SpillSignatures() {
   return OpenSpill(".features", &features_path_, &features_spill_);
 }
 
+Result<std::unique_ptr<MappedFile>> DeduperImpl::MapSpill(const std::string& path,
+                                                          std::unique_ptr<BufferedWriter>* writer, uint64_t bytes,
+                                                          const char* what) {
+  if (*writer) {
+    if (Status st = (*writer)->Close(); !st.ok()) return Status::IOError("cannot write " + path + ": " + st.message());
+    writer->reset();
+  }
+  auto mapped = env_->MapFile(path);
+  if (!mapped.ok()) return Status::IOError("cannot read " + path + ": " + mapped.status().message());
+  if ((*mapped)->data().size() != bytes) {
+    return Status::Corruption(path + ": the " + what + " spill does not hold every page");
+  }
+  return std::move(mapped).value();
+}
+
 Result<std::vector<KeeperFeatures>> DeduperImpl::SpilledFeatures(uint32_t n) {
-  if (features_spill_) {
-    if (Status st = features_spill_->Close(); !st.ok()) {
-      return Status::IOError("cannot write " + features_path_ + ": " + st.message());
-    }
-    features_spill_.reset();
-  }
-  auto mapped = env_->MapFile(features_path_);
-  if (!mapped.ok()) return Status::IOError("cannot read " + features_path_ + ": " + mapped.status().message());
-  const std::string_view bytes = (*mapped)->data();
-  if (bytes.size() != size_t{n} * sizeof(KeeperFeatures)) {
-    return Status::Corruption(features_path_ + ": the features spill does not hold every page");
-  }
+  const uint64_t bytes = uint64_t{n} * sizeof(KeeperFeatures);
+  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<MappedFile> mapped,
+                           MapSpill(features_path_, &features_spill_, bytes, "features"));
   // Read, not copied from the mapping: its pages would be resident beside
   // the copy.
   std::vector<KeeperFeatures> features(n);
-  if (Status st = (*mapped)->ReadAt(0, bytes.size(), reinterpret_cast<char*>(features.data())); !st.ok()) {
+  if (Status st = mapped->ReadAt(0, bytes, reinterpret_cast<char*>(features.data())); !st.ok()) {
     return Status::IOError("cannot read " + features_path_ + ": " + st.message());
   }
   return features;
@@ -735,16 +741,10 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     if (signatures_spilled()) {
       if (!all_live) return Status::FailedPrecondition("the signatures are spilled: pages cannot be clustered after Remove");
       if (words_spill_) {
-        if (Status st = words_spill_->Close(); !st.ok()) {
-          return Status::IOError("cannot write " + words_path_ + ": " + st.message());
-        }
-        words_spill_.reset();
-        auto mapped = env_->MapFile(words_path_);
-        if (!mapped.ok()) return Status::IOError("cannot read " + words_path_ + ": " + mapped.status().message());
-        mapped_words_ = std::shared_ptr<const MappedFile>(std::move(mapped).value());
-        if (mapped_words_->data().size() != size_t{n} * words_per_doc_ * sizeof(uint64_t)) {
-          return Status::Corruption(words_path_ + ": the signature spill does not hold every page");
-        }
+        NEARDUP_ASSIGN_OR_RETURN(
+            std::unique_ptr<MappedFile> mapped,
+            MapSpill(words_path_, &words_spill_, uint64_t{n} * words_per_doc_ * sizeof(uint64_t), "signature"));
+        mapped_words_ = std::move(mapped);
       }
       mc.mapped_words = mapped_words_;
     } else if (release && all_live) {

@@ -166,6 +166,10 @@ class DeduperImpl final : public Deduper {
   // ... and the pages' KeeperFeatures, read back by the keeper stage.
   std::string features_path_;
   std::unique_ptr<BufferedWriter> features_spill_;
+  // Closes a spill's writer (when still open) and maps its file, which must
+  // hold `bytes` (Corruption naming the `what` spill otherwise).
+  Result<std::unique_ptr<MappedFile>> MapSpill(const std::string& path, std::unique_ptr<BufferedWriter>* writer,
+                                               uint64_t bytes, const char* what);
   // The spilled features of the n pages (all live).
   Result<std::vector<KeeperFeatures>> SpilledFeatures(uint32_t n);
   std::shared_ptr<const MappedFile> mapped_words_;

@@ -334,7 +334,7 @@ MainContainment EstimateMainContainment(const SiteTemplates::Match& r, uint32_t 
 // at most this: at 42 main-text positions a pair whose smaller main text is
 // 40% contained in a larger one of 2.5 times its size is then more than
 // three standard errors below a bar of 0.8, and a smaller text under about
-// a third of the larger's size is not judged (its estimate is too loose).
+// two fifths of the larger's size is not judged (its estimate is too loose).
 inline constexpr double kMaxContainmentError = 0.15;
 
 // Step 5's rule, the one the stage, verification and `neardup compare`
