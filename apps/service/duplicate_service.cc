@@ -178,6 +178,8 @@ class DirectMappedCache {
 using SignatureCache = DirectMappedCache<Comparable>;
 // Slots of the records cache.
 constexpr uint64_t kRecordCacheSlots = uint64_t{1} << 16;
+// Slots of the cache of winners' URLs (about 20 MB when full).
+constexpr uint64_t kUrlCacheSlots = uint64_t{1} << 18;
 
 // A batch of changes sealed from a transaction, and its place in the order
 // in which batches are written to the store.
@@ -414,6 +416,7 @@ class ServiceImpl final : public DuplicateService {
     signatures_ = SignatureCache(o_.signature_cache_pages);
     signatures_.Grow(counters_.next_page);
     records_.Grow(kRecordCacheSlots);
+    urls_.Grow(kUrlCacheSlots);
     // Ids below this share no cache slot with a later id.
     const uint64_t cached_from = counters_.next_page - std::min(counters_.next_page, signatures_.slots());
     const std::string pages(1, service::kPagePrefix);
@@ -919,6 +922,20 @@ class ServiceImpl final : public DuplicateService {
     if (committed) records_.Put(id, *p);
     return true;
   }
+  // The URL of page `id`. A committed page keeps its id and URL for good
+  // (ids are not reused), so the URLs of the winners answers name are
+  // cached apart from the records.
+  bool UrlOf(Ctx* ctx, uint64_t id, std::string* url) {
+    if (const std::string* cached = urls_.Find(id)) {
+      *url = *cached;
+      return true;
+    }
+    PageRecord p;
+    if (!LoadPage(ctx, id, &p)) return false;
+    if (!ctx->txn->IsPending(service::PageKey(id))) urls_.Put(id, p.url);
+    *url = std::move(p.url);
+    return true;
+  }
   bool LoadByUrl(Ctx* ctx, std::string_view url, PageRecord* p) {
     std::string v;
     if (!ctx->txn->Get(service::UrlKey(url), &v)) return false;
@@ -1285,64 +1302,49 @@ class ServiceImpl final : public DuplicateService {
   }
 
   // Places content page *p (in no group, filed, saved) by many-to-all
-  // comparison through the postings. With `merge`, every group holding a
-  // duplicate of p becomes one group (transitive clustering, §5), whose
-  // members are then verified against its winner; without it p joins the
-  // group of its best duplicate whose winner p verifies against.
+  // comparison through the postings: each group holding a candidate is
+  // compared once, through its winner (the group's representative, Zhu et
+  // al. §5.1; every member was verified against it, §5.2). Without `merge`
+  // p joins the group whose winner it matches best. With `merge`, p joins
+  // the largest group whose winner it matches, and each other such group
+  // whose winner matches that group's winner is merged into it (transitive
+  // clustering, §5); a group whose winner does not stays apart: its
+  // members would fail against the merged group's winner and be placed
+  // again, for every new copy of the page that bridges the two.
   void PlaceByTier2(Ctx* ctx, PageRecord* p, bool merge) {
     ++ctx->counters.tier2_decided;
     const std::vector<uint64_t> candidates = Candidates(ctx, *p);
     NextGroupMark();
     Comparable scratch;
-    if (!merge) {
-      // p joins the group, among its candidates' groups, whose winner it
-      // verifies against with the highest similarity: one comparison a
-      // group, with its winner. (A winner p verifies against is a duplicate
-      // of p, so the group holds one; for methods whose candidate keys find
-      // every duplicate, as simhash's pieces do, the winner is itself a
-      // candidate.)
-      uint64_t chosen = 0;
-      double chosen_similarity = -1;
-      for (uint64_t c : candidates) {
-        uint64_t gid = 0;
-        PageState state;
-        if (!BriefOf(ctx, c, &gid, &state) || state != PageState::kContent || gid == 0 || !MarkGroup(gid)) continue;
-        GroupRecord g;
-        if (!LoadGroup(ctx, gid, &g)) continue;
-        const Comparable* w = ComparableOf(ctx, g.winner, &scratch);
-        if (w == nullptr) continue;  // a winner that is not a content page
-        PairDecision d = Decide(ctx, p->body_hash, p->signature, w->body_hash, w->signature);
-        if (d.duplicate && d.similarity > chosen_similarity) {
-          chosen = gid;
-          chosen_similarity = d.similarity;
-        }
-      }
-      if (chosen != 0) ++ctx->counters.verifications;
-      if (chosen == 0 || !AddMember(ctx, chosen, p, chosen_similarity)) NewGroup(ctx, p);
-      return;
-    }
-    // (group, the similarity of the first duplicate found in it), by group.
+    // (group, p's similarity to its winner) for every group whose winner p
+    // matches, in the order the candidates list them.
     std::vector<std::pair<uint64_t, double>> found;
     for (uint64_t c : candidates) {
-      // The brief passes over pages that are not content, and over groups
-      // already found; the others are compared without reading their
-      // records when their signatures are cached. One duplicate puts a
-      // group in the set; its winner decides the rest.
-      uint64_t group = 0;
+      // The brief passes over pages that are not content and groups seen
+      // already; a winner's signature is usually cached, and the winners
+      // of large groups are compared again and again (they stay in the
+      // processor's cache).
+      uint64_t gid = 0;
       PageState state;
-      if (!BriefOf(ctx, c, &group, &state) || state != PageState::kContent || group == 0 || GroupMarked(group)) {
-        continue;
-      }
-      const Comparable* q = ComparableOf(ctx, c, &scratch);
-      if (q == nullptr) continue;
-      PairDecision d = Decide(ctx, p->body_hash, p->signature, q->body_hash, q->signature);
-      if (d.duplicate) {
-        MarkGroup(group);
-        found.emplace_back(group, d.similarity);
-      }
+      if (!BriefOf(ctx, c, &gid, &state) || state != PageState::kContent || gid == 0 || !MarkGroup(gid)) continue;
+      GroupRecord g;
+      if (!LoadGroup(ctx, gid, &g)) continue;
+      const Comparable* w = ComparableOf(ctx, g.winner, &scratch);
+      if (w == nullptr) continue;  // a winner that is not a content page
+      PairDecision d = Decide(ctx, p->body_hash, p->signature, w->body_hash, w->signature);
+      if (d.duplicate) found.emplace_back(gid, d.similarity);
     }
     if (found.empty()) {
       NewGroup(ctx, p);
+      return;
+    }
+    if (!merge) {
+      size_t best = 0;
+      for (size_t i = 1; i < found.size(); ++i) {
+        if (found[i].second > found[best].second) best = i;
+      }
+      ++ctx->counters.verifications;
+      if (!AddMember(ctx, found[best].first, p, found[best].second)) NewGroup(ctx, p);
       return;
     }
     std::sort(found.begin(), found.end());
@@ -1368,6 +1370,13 @@ class ServiceImpl final : public DuplicateService {
       if (gid == target) continue;
       GroupRecord g;
       if (!LoadGroup(ctx, gid, &g)) continue;
+      Comparable g_scratch, t_scratch;
+      const Comparable* gwc = ComparableOf(ctx, g.winner, &g_scratch);
+      const Comparable* twc = ComparableOf(ctx, tg.winner, &t_scratch);
+      if (gwc == nullptr || twc == nullptr ||
+          !Decide(ctx, gwc->body_hash, gwc->signature, twc->body_hash, twc->signature).duplicate) {
+        continue;
+      }
       PageRecord gw, tw;
       LoadPage(ctx, tg.winner, &tw);
       LoadPage(ctx, g.winner, &gw);
@@ -1395,42 +1404,20 @@ class ServiceImpl final : public DuplicateService {
       }
     }
     // p joins; AddMember elects p when it is better and then verifies every
-    // member against it.
+    // member against it. p matched the target's first winner.
+    ++ctx->counters.verifications;
     AddMember(ctx, target, p, groups.at(target));
     LoadGroup(ctx, target, &tg);
     if (tg.winner != p->id) {
       if (tg.winner != old_winner) {
         VerifyMembers(ctx, target);  // p among them
       } else if (!moved.empty()) {
-        // The target's own members were verified against this winner:
-        // those moved in, and p, are verified now.
-        moved.push_back(p->id);
+        // The target's own members, and p, were verified against this
+        // winner: those moved in are verified now.
         VerifyMembers(ctx, target, &moved);
-      } else {
-        VerifyOne(ctx, target, p);
       }
     }
     LoadPage(ctx, p->id, p);
-  }
-
-  // Verifies *p against its group's winner; a failure sends it to tier 2
-  // without merging.
-  void VerifyOne(Ctx* ctx, uint64_t gid, PageRecord* p) {
-    GroupRecord g;
-    PageRecord w;
-    if (!LoadGroup(ctx, gid, &g) || !LoadPage(ctx, g.winner, &w) || w.id == p->id) return;
-    LoadPage(ctx, p->id, p);
-    PairDecision d = Decide(ctx, *p, w);
-    ++ctx->counters.verifications;
-    if (d.duplicate) {
-      p->similarity = d.similarity;
-      SavePage(ctx, *p);
-      return;
-    }
-    ++ctx->counters.verifications_failed;
-    LeaveGroup(ctx, p);
-    SavePage(ctx, *p);
-    PlaceByTier2(ctx, p, /*merge=*/false);
   }
 
   // ---- repair (§5.2) ----
@@ -1520,8 +1507,13 @@ class ServiceImpl final : public DuplicateService {
     }
     a.group = p.group;
     GroupRecord g;
-    PageRecord w;
-    if (LoadGroup(ctx, p.group, &g) && LoadPage(ctx, g.winner, &w)) a.winner = w.url;
+    if (LoadGroup(ctx, p.group, &g)) {
+      if (g.winner == p.id) {
+        a.winner = p.url;
+      } else {
+        UrlOf(ctx, g.winner, &a.winner);
+      }
+    }
     if (p.state == PageState::kRedirect) {
       a.role = "redirect";
       a.similarity = p.similarity;
@@ -1764,6 +1756,7 @@ class ServiceImpl final : public DuplicateService {
   std::vector<uint64_t> briefs_;
   // Committed page records read lately (LoadPage).
   DirectMappedCache<PageRecord> records_{kRecordCacheSlots};
+  DirectMappedCache<std::string> urls_{kUrlCacheSlots};  // UrlOf
   // Committed groups by id (kNone where there is none).
   std::vector<GroupSlot> groups_;
   // The method's candidate postings and the lists of identical bodies

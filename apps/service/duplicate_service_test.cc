@@ -132,6 +132,72 @@ TEST_F(ServiceTest, NewPageJoinsTheGroupOfItsDuplicate) {  // case 2
   EXPECT_EQ(g->members.size(), 2u);
 }
 
+// A page matching the winners of two groups whose winners do not match
+// each other joins one of them; the other group is left as it was (a merge
+// would move its members in, fail them against the new winner and place
+// each again).
+TEST_F(ServiceTest, APageBridgingTwoGroupsLeavesAGroupWhoseWinnerDiffers) {
+  service_.reset();
+  std::filesystem::remove_all(dir_);
+  Open("simhash");
+  auto method = NewMethod("simhash");
+  ASSERT_TRUE(method.ok());
+  auto sign = [&](const PageInput& p) {
+    Document d;
+    d.url = p.url;
+    d.body = p.body;
+    d.kind = ContentKind::kHtml;
+    return (*method)->Sign(d);
+  };
+  // Find an article and a share of its words to replace where the two ends
+  // differ and the page between them matches both (the simhash rule: at
+  // most t differing bits).
+  auto replaced = [](const std::string& text, size_t words) {
+    std::string out;
+    size_t i = 0, pos = 0;
+    while (pos < text.size()) {
+      size_t end = text.find(' ', pos);
+      if (end == std::string::npos) end = text.size();
+      out += i < words ? "other" + std::to_string(i) : text.substr(pos, end - pos);
+      out += ' ';
+      pos = end + 1;
+      ++i;
+    }
+    return out;
+  };
+  for (uint32_t seed = 1; seed < 100; ++seed) {
+    const std::string base = Article(seed, 600);
+    for (size_t far = 6; far <= 120; far += 6) {
+      const PageInput a = Page("https://a.example/a.html", base);
+      const PageInput b = Page("https://b.example/b.html", replaced(base, far));
+      const PageInput mid = Page("https://m.example/long/path/m.html", replaced(base, far / 2));
+      const Signature sa = sign(a), sb = sign(b), sm = sign(mid);
+      if ((*method)->Compare(sa, sb).duplicate || !(*method)->Compare(sa, sm).duplicate ||
+          !(*method)->Compare(sb, sm).duplicate) {
+        continue;
+      }
+      const PageAnswer first = One(a), second = One(b);
+      ASSERT_NE(first.group, second.group);
+      const PageAnswer bridge = One(mid);
+      EXPECT_TRUE(bridge.group == first.group || bridge.group == second.group);
+      EXPECT_EQ(bridge.role, "duplicate");
+      // Both ends stay where they were, each its group's winner, and no
+      // verification failed.
+      const PageAnswer a_after = Get(a.url), b_after = Get(b.url);
+      EXPECT_EQ(a_after.group, first.group);
+      EXPECT_EQ(b_after.group, second.group);
+      EXPECT_EQ(a_after.role, "keep");
+      EXPECT_EQ(b_after.role, "keep");
+      auto stats = service_->Stats();
+      ASSERT_TRUE(stats.ok());
+      EXPECT_EQ(stats->verifications_failed, 0u);
+      EXPECT_EQ(stats->groups, 2u);
+      return;
+    }
+  }
+  FAIL() << "no article with a page between two differing copies";
+}
+
 TEST_F(ServiceTest, RecrawlWithLittleChangeIsDecidedByTierOne) {
   const std::string a = Article(3);
   One(Page("https://a.example/p", a));

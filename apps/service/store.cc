@@ -272,6 +272,10 @@ Result<std::unique_ptr<rocksdb::DB>> OpenStoreDb(const std::string& dir, const S
   // LZ4 where data is rewritten often, zstd where it settles.
   options.compression = rocksdb::kLZ4Compression;
   options.bottommost_compression = rocksdb::kZSTD;
+  // zstd's fastest level: at its default (3) compressing the bottom level
+  // took half of the compactions' time; the records compress about as well.
+  options.bottommost_compression_opts.level = 1;
+  options.bottommost_compression_opts.enabled = true;
   // Most lookups are of candidate keys no page has yet: bloom filters
   // answer those without reading a block, in the memtable too.
   options.memtable_whole_key_filtering = true;
