@@ -1255,7 +1255,10 @@ class ServiceImpl final : public DuplicateService {
         ctx->txn->Put(service::PostingKey(service::kPostingPrefix, key), service::LargeBucketMark());
       }
     };
-    for (uint64_t key : CandidateKeysOf(p)) file(candidates_.get(), key);
+    const std::vector<uint64_t> keys = CandidateKeysOf(p);
+    for (uint64_t key : keys) candidates_->Prefetch(key);
+    identical_->Prefetch(p.body_hash);
+    for (uint64_t key : keys) file(candidates_.get(), key);
     file(identical_.get(), p.body_hash);
   }
 
@@ -1263,6 +1266,8 @@ class ServiceImpl final : public DuplicateService {
   std::vector<uint64_t> Candidates(Ctx*, const PageRecord& p) {
     std::vector<uint64_t> listed;
     if (p.signature.eligible) method_->CandidateKeys(p.signature, &keys_scratch_);
+    for (uint64_t key : keys_scratch_) candidates_->Prefetch(key);
+    identical_->Prefetch(p.body_hash);
     for (uint64_t key : keys_scratch_) candidates_->Append(key, &listed);
     keys_scratch_.clear();
     identical_->Append(p.body_hash, &listed);
@@ -1272,9 +1277,16 @@ class ServiceImpl final : public DuplicateService {
       std::fill(seen_.begin(), seen_.end(), 0);
       seen_epoch_ = 1;
     }
+    const uint64_t max_id = listed.empty() ? 0 : *std::max_element(listed.begin(), listed.end());
+    if (max_id >= seen_.size()) seen_.resize(std::max<size_t>(max_id + 1, seen_.size() * 3 / 2), 0);
+    // Marks and briefs are fetched for every id first (the ids fall all
+    // over both tables), then read.
+    for (uint64_t id : listed) {
+      __builtin_prefetch(&seen_[id]);
+      if (id < briefs_.size()) __builtin_prefetch(&briefs_[id]);
+    }
     std::vector<uint64_t> ids;
     for (uint64_t id : listed) {
-      if (id >= seen_.size()) seen_.resize(std::max<size_t>(id + 1, seen_.size() * 3 / 2), 0);
       if (seen_[id] == seen_epoch_ || id == p.id) continue;
       seen_[id] = seen_epoch_;
       ids.push_back(id);

@@ -50,6 +50,10 @@ class PostingTable {
   bool Remove(uint64_t key, uint64_t id);
   // Appends the ids listed under key to *ids (none for a large bucket).
   void Append(uint64_t key, std::vector<uint64_t>* ids) const;
+  // Asks the processor to fetch key's slot, so that a page's keys, all
+  // asked for first, are then added or read without waiting on memory for
+  // each in turn. Changes nothing.
+  void Prefetch(uint64_t key) const { __builtin_prefetch(&slots_[Home(Fingerprint(key))]); }
   bool IsLarge(uint64_t key) const;
   // Makes key a large bucket (a store's mark, when it opens).
   void SetLarge(uint64_t key);
