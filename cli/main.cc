@@ -7,6 +7,10 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#ifdef NEARDUP_WITH_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#include <sys/types.h>
+#endif
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -220,7 +224,27 @@ int RunSynthCommand(const neardup::SynthOptions& options) {
   return kExitOk;
 }
 
+#ifdef NEARDUP_WITH_JEMALLOC
+// The server allocates and frees each request's pages, parsed lines and
+// transaction again and again: jemalloc's default of keeping freed pages 10
+// seconds before returning them (instead of at once, as the batch commands
+// do; `malloc_conf` below) saves faulting them in anew for every request.
+void KeepFreedPagesForReuse() {
+  ssize_t decay_ms = 10000;
+  mallctl("arenas.dirty_decay_ms", nullptr, nullptr, &decay_ms, sizeof(decay_ms));
+  const std::string all = "arena." + std::to_string(MALLCTL_ARENAS_ALL) + ".dirty_decay_ms";
+  mallctl(all.c_str(), nullptr, nullptr, &decay_ms, sizeof(decay_ms));
+}
+#endif
+
 }  // namespace
+
+#ifdef NEARDUP_WITH_JEMALLOC
+// jemalloc's options, read when it starts: freed pages go back to the system
+// at once, so that a batch run's resident memory is what its stages hold
+// (the bytes a page that bench/RESULTS.md reports).
+const char* malloc_conf = "dirty_decay_ms:0,muzzy_decay_ms:0";
+#endif
 
 int main(int argc, char** argv) {
 #ifdef __GLIBC__
@@ -356,7 +380,11 @@ int main(int argc, char** argv) {
                            dedup_flags.warning_limit);
   }
   for (const neardup_cli::Command& c : commands) {
-    if (c.app->parsed()) return c.run();
+    if (!c.app->parsed()) continue;
+#ifdef NEARDUP_WITH_JEMALLOC
+    if (c.app->get_name() == "serve") KeepFreedPagesForReuse();
+#endif
+    return c.run();
   }
   if (eval->parsed()) return RunEvalCommand(truth_path, eval_dir, eval_json);
   if (synth->parsed()) return RunSynthCommand(synth_options);

@@ -30,6 +30,7 @@ PACKAGES=(
   time python3                                           # bench scripts: peak RSS, JSON
   bsdextrautils                                          # column, for the sample script
   librocksdb-dev libcpp-httplib-dev                      # the service's store and HTTP
+  libjemalloc-dev                                        # the CLI's memory allocator
   openmpi-bin libopenmpi-dev                             # neardup-mpi
   pybind11-dev python3-dev python3-numpy                 # the Python module
   python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
