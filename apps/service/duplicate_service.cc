@@ -1304,7 +1304,6 @@ class ServiceImpl final : public DuplicateService {
       group_epoch_ = 1;
     }
   }
-  bool GroupMarked(uint64_t gid) const { return gid < group_seen_.size() && group_seen_[gid] == group_epoch_; }
   // Marks the group; false when it was marked already.
   bool MarkGroup(uint64_t gid) {
     if (gid >= group_seen_.size()) group_seen_.resize(std::max<size_t>(gid + 1, group_seen_.size() * 3 / 2), 0);
