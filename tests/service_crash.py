@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
@@ -147,6 +148,8 @@ def main():
         print(f"service_crash: neardup serve exited with {proc.returncode} on SIGTERM", file=sys.stderr)
         return 1
     print(f"service_crash: {args.kills} kills, {len(acked)} acknowledged pages, none lost")
+    log.close()
+    shutil.rmtree(work, ignore_errors=True)  # a failed run keeps its store and log
     return 0
 
 

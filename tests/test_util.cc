@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <atomic>
@@ -9,7 +10,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
+#include <vector>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,6 +37,28 @@ const char* SharedDataSkipMessage() {
          "repository, or set NEARDUP_SHARED_DATA); skipping this real-data test";
 }
 
+namespace {
+// The folders MakeTempDir made in this process.
+std::vector<std::string>& MadeTempDirs() {
+  static std::vector<std::string> dirs;
+  return dirs;
+}
+std::mutex& MadeTempDirsMutex() {
+  static std::mutex mu;
+  return mu;
+}
+// At exit: the folders go when every test passed, unless
+// NEARDUP_KEEP_TEST_DIRS is set; a failed run keeps them for inspection.
+void RemoveMadeTempDirs() {
+  if (std::getenv("NEARDUP_KEEP_TEST_DIRS") != nullptr || !::testing::UnitTest::GetInstance()->Passed()) return;
+  std::lock_guard<std::mutex> lock(MadeTempDirsMutex());
+  for (const std::string& dir : MadeTempDirs()) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+}
+}  // namespace
+
 std::string MakeTempDir(const std::string& prefix) {
   static std::atomic<int> counter{0};
   fs::path base = fs::temp_directory_path() /
@@ -41,6 +66,15 @@ std::string MakeTempDir(const std::string& prefix) {
                    std::to_string(counter++));
   fs::remove_all(base);
   fs::create_directories(base);
+  {
+    std::lock_guard<std::mutex> lock(MadeTempDirsMutex());
+    std::vector<std::string>& dirs = MadeTempDirs();
+    // Registered after the list exists, so that it runs before the list is
+    // destroyed (exit runs them in the reverse order).
+    static const bool registered = (std::atexit(RemoveMadeTempDirs), true);
+    (void)registered;
+    dirs.push_back(base.string());
+  }
   return base.string();
 }
 

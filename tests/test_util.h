@@ -20,8 +20,9 @@ std::string RepoTestDataDir();
 std::string SharedDataDir();
 const char* SharedDataSkipMessage();
 
-// A fresh empty directory under the system temp dir, removed by the caller
-// (or left for inspection); unique per call.
+// A fresh empty directory under the system temp dir; unique per call. Every
+// such directory is removed when the process exits after all its tests
+// passed (kept after a failure, or with NEARDUP_KEEP_TEST_DIRS set).
 std::string MakeTempDir(const std::string& prefix);
 
 // Reads a whole file ("" when missing); writes one (aborts on failure).
