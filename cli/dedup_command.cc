@@ -22,7 +22,8 @@ void DedupFlags::Register(CLI::App* dedup) {
       ->required();
   dedup->add_option("--out,-o", out_dir, "Output folder (created if missing)")->required();
   dedup->add_option("--threads,-t", threads,
-                    "Worker threads; 0 = all cores (default). Output is identical for any value")
+                    "Threads in all: the main thread reads and signs beside N-1 workers; 0 = all cores (default). "
+                    "Output is identical for any value")
       ->check(CLI::Range(0, 1024));
   dedup->add_flag("--quiet,-q", quiet, "No progress, warnings or summary on stderr; errors only");
   dedup->add_option("--method,-m", method,
@@ -326,9 +327,9 @@ std::string NothingUsableLine(const neardup::DedupSummary& s, const StderrObserv
 int RunDedupCommand(const std::vector<std::string>& inputs, const std::string& out,
                     neardup::DedupOptions options, int threads, bool quiet, uint64_t warning_limit) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  // One thread: everything inline on the main thread (per-core figures).
-  std::unique_ptr<neardup::Executor> executor;
-  if (threads > 1) executor = neardup::NewThreadPoolExecutor(threads);
+  // The main thread reads and signs beside threads - 1 workers; one thread:
+  // everything inline on it (per-core figures).
+  std::unique_ptr<neardup::Executor> executor = neardup::NewExecutorForThreads(threads);
 
   StderrObserver observer(quiet, warning_limit);
   auto progress = DedupProgressPrinter(quiet, &observer);

@@ -454,8 +454,7 @@ int RunMpiDedup(const DedupFlags& flags, const PartitionFlags& partition, neardu
 
   int threads = flags.threads;
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::unique_ptr<neardup::Executor> executor;
-  if (threads > 1) executor = neardup::NewThreadPoolExecutor(threads);
+  std::unique_ptr<neardup::Executor> executor = neardup::NewExecutorForThreads(threads);
   options.memory_probe = ProcessMemory;
 
   // Rank 0 prints every warning (its own as it reads, the others' as it

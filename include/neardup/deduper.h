@@ -35,7 +35,9 @@
 // DedupOptions::temp_dir.
 //
 // Thread safety: a Deduper is not thread-safe; call it from one thread. Add
-// of a batch runs the signing on the executor's threads.
+// of a batch runs the signing on the executor's threads and on the calling
+// thread, which signs the batches no worker has started instead of waiting:
+// an executor of T - 1 workers (NewExecutorForThreads) keeps T cores busy.
 #ifndef NEARDUP_DEDUPER_H_
 #define NEARDUP_DEDUPER_H_
 

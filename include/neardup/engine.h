@@ -7,9 +7,12 @@
 // point.
 //
 // Pipeline (one pass over the input, then in-memory stages):
-//   read     -> DocumentSource, one thread (decompression, WARC/HTTP parsing)
+//   read     -> DocumentSource, on the calling thread (decompression,
+//               WARC/HTTP parsing)
 //   tokenize -> Henzinger's HTML-to-token rules and the method's signatures
-//               (supershingles, simhash), on the executor's threads
+//               (supershingles, simhash), on the executor's threads and on
+//               the calling thread whenever it would wait for them (a run
+//               on T threads: NewExecutorForThreads(T), T - 1 workers)
 //   exact    -> identity sets: documents with the same token sequence, and
 //               documents with the same bytes (Shivakumar and Garcia-Molina,
 //               Henzinger: exact copies are found first)

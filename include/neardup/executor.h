@@ -24,6 +24,12 @@ class Executor {
 // finishes queued tasks and joins the workers.
 std::unique_ptr<Executor> NewThreadPoolExecutor(int num_threads);
 
+// The executor for work on `threads` threads in all, where the calling
+// thread works too (Deduper::Add and AddFrom sign batches on it while they
+// would wait; the stages after reading run tasks on it): a pool of
+// threads - 1 workers, or nullptr for one thread (everything inline).
+std::unique_ptr<Executor> NewExecutorForThreads(int threads);
+
 }  // namespace neardup
 
 #endif  // NEARDUP_EXECUTOR_H_

@@ -133,7 +133,7 @@ int ThreadsFrom(int threads) {
 
 // One thread: everything on the calling thread (as the CLI does).
 std::unique_ptr<neardup::Executor> ExecutorFor(int threads) {
-  return threads > 1 ? neardup::NewThreadPoolExecutor(threads) : nullptr;
+  return neardup::NewExecutorForThreads(threads);
 }
 
 // ---- Deduper ----
@@ -716,7 +716,7 @@ removed id.)doc")
       .def_property_readonly(
           "live", [](PyDeduper& self) { return self.Locked([](neardup::Deduper& d) { return d.live(); }); },
           "Pages added and not removed.")
-      .def_property_readonly("threads", &PyDeduper::threads, "Worker threads that sign pages.")
+      .def_property_readonly("threads", &PyDeduper::threads, "Threads that sign pages, the calling thread included.")
       .def_property_readonly(
           "method", [](PyDeduper& self) { return self.Locked([](neardup::Deduper& d) { return d.method().Spec(); }); },
           "The method's spec string, every parameter included (e.g. robust:k=5,m=84,...).")

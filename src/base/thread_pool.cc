@@ -61,4 +61,9 @@ std::unique_ptr<Executor> NewThreadPoolExecutor(int num_threads) {
   return std::make_unique<ThreadPool>(num_threads < 1 ? 1 : num_threads);
 }
 
+std::unique_ptr<Executor> NewExecutorForThreads(int threads) {
+  if (threads <= 1) return nullptr;
+  return NewThreadPoolExecutor(threads - 1);
+}
+
 }  // namespace neardup

@@ -549,7 +549,7 @@ DedupSummary DedupJobImpl::CompleteSummary(const std::string& clusters_path, con
                                            const std::string& warnings_path) {
   DedupSummary summary = deduper_.summary();
   summary.inputs = inputs_;
-  summary.threads = executor_ ? executor_->num_threads() : 1;
+  summary.threads = executor_ ? executor_->num_threads() + 1 : 1;  // and the calling thread
   summary.clusters_path = clusters_path;
   summary.summary_path = summary_path;
   summary.warnings_path = warnings_path;

@@ -4,6 +4,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -106,6 +107,25 @@ struct SignBatch {
   std::mutex mu;
   std::condition_variable cv;
   bool done = true;
+  // Taken by the worker that runs it or by the calling thread, which signs
+  // a scheduled batch itself rather than wait (SignWhileWaiting). A fresh
+  // token each time the batch is scheduled, shared with the worker's task:
+  // a task whose batch the calling thread took touches only the token, since
+  // the batch may be gone (or scheduled again) by the time the task runs.
+  std::shared_ptr<std::atomic<bool>> claim;
+
+  bool Claim() { return claim != nullptr && !claim->exchange(true, std::memory_order_acq_rel); }
+  bool IsDone() {
+    std::lock_guard<std::mutex> lock(mu);
+    return done;
+  }
+  void MarkDone() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      done = true;
+    }
+    cv.notify_all();
+  }
 
   void Resize(size_t n, size_t words_per_doc) {
     keys.resize(n);
@@ -219,14 +239,39 @@ void Schedule(Executor* executor, SignBatch* b, SignContextPool* pool) {
     std::lock_guard<std::mutex> lock(b->mu);
     b->done = false;
   }
-  executor->Schedule([b, pool] {
+  auto claim = std::make_shared<std::atomic<bool>>(false);
+  b->claim = claim;
+  executor->Schedule([b, pool, claim] {
+    if (claim->exchange(true, std::memory_order_acq_rel)) return;  // the calling thread took it
     SignDocuments(b, pool);
-    {
-      std::lock_guard<std::mutex> lock(b->mu);
-      b->done = true;
-    }
-    b->cv.notify_all();
+    b->MarkDone();
   });
+}
+
+// Signs `b` here when no worker has started it. True when this call did.
+bool SignHereIfUnclaimed(SignBatch* b, SignContextPool* pool) {
+  if (!b->Claim()) return false;
+  SignDocuments(b, pool);
+  b->MarkDone();
+  return true;
+}
+
+// The calling thread is one of the run's threads: until `wait_for` is
+// signed it signs it itself, if no worker started it, or else a batch of
+// `others` that no worker started, taken from the back (the workers take
+// batches from the front): others[*cursor - 1] first, and *cursor moves
+// down past every batch looked at. Returns when `wait_for` is done or none
+// is left to take; the caller then waits for it.
+void SignWhileWaiting(SignBatch* wait_for, std::span<SignBatch* const> others, size_t* cursor,
+                      SignContextPool* pool) {
+  while (!wait_for->IsDone() && !SignHereIfUnclaimed(wait_for, pool)) {
+    bool helped = false;
+    while (*cursor > 0 && !helped) {
+      SignBatch* other = others[--*cursor];
+      helped = other != wait_for && other->count > 0 && SignHereIfUnclaimed(other, pool);
+    }
+    if (!helped) return;
+  }
 }
 
 }  // namespace
@@ -254,7 +299,7 @@ DeduperImpl::DeduperImpl(const DedupOptions& options, std::unique_ptr<MethodImpl
   contexts_ = std::make_unique<SignContextPool>(method_.get(), count_in_links_, 0);
   summary_.method_spec = method_->Spec();
   summary_.kernel = method_->kernel();
-  summary_.threads = executor ? executor->num_threads() : 1;
+  summary_.threads = executor ? executor->num_threads() + 1 : 1;  // and the calling thread
 }
 
 DeduperImpl::~DeduperImpl() {
@@ -419,9 +464,15 @@ Result<std::vector<DocId>> DeduperImpl::Add(std::span<const Document> documents)
   std::vector<DocId> ids;
   ids.reserve(documents.size());
   for (size_t i = 0; i < documents.size(); ++i) ids.push_back(count_ + i);
+  std::vector<SignBatch*> batches_in_order;
+  if (executor != nullptr) {
+    for (auto& b : work) batches_in_order.push_back(b.get());
+  }
+  size_t cursor = batches_in_order.size();
   Status status;
   for (auto& b : work) {
     if (status.ok()) {
+      if (executor != nullptr) SignWhileWaiting(b.get(), batches_in_order, &cursor, contexts_.get());
       status = CommitBatch(b.get(), {});
     } else {
       b->Wait();
@@ -449,8 +500,9 @@ Status DeduperImpl::AddFrom(DocumentSource* source, const DocumentCallback& on_d
     p.seconds = SecondsSince(t_start);
     return progress(p);
   };
+  // The calling thread signs too (SignWhileWaiting): it counts as a thread.
   const size_t num_slots =
-      executor_ ? static_cast<size_t>(executor_->num_threads()) * options_.in_flight_per_thread + 1 : 1;
+      executor_ ? static_cast<size_t>(executor_->num_threads() + 1) * options_.in_flight_per_thread + 1 : 1;
   std::vector<std::unique_ptr<SignBatch>> ring(num_slots);
   for (auto& b : ring) {
     b = std::make_unique<SignBatch>();
@@ -458,7 +510,15 @@ Status DeduperImpl::AddFrom(DocumentSource* source, const DocumentCallback& on_d
     b->docs = b->owned.data();
     b->Resize(options_.batch_documents, words_per_doc_);
   }
+  size_t next_slot = 0;
   auto commit = [&](SignBatch* b) -> Status {
+    if (executor_ != nullptr) {
+      // The newest batches are those just before next_slot.
+      std::vector<SignBatch*> others;
+      for (size_t k = 1; k < num_slots; ++k) others.push_back(ring[(next_slot + k) % num_slots].get());
+      size_t cursor = others.size();
+      SignWhileWaiting(b, others, &cursor, contexts_.get());
+    }
     NEARDUP_RETURN_IF_ERROR(CommitBatch(b, on_document));
     // A slot keeps its buffers between batches, but not those grown by an
     // unusually large page: memory stays bounded by the batch.
@@ -469,7 +529,6 @@ Status DeduperImpl::AddFrom(DocumentSource* source, const DocumentCallback& on_d
   };
   Status status;
   bool cancelled = false;
-  size_t next_slot = 0;
   bool end_of_input = false;
   while (!end_of_input && !cancelled && status.ok()) {
     SignBatch* b = ring[next_slot].get();

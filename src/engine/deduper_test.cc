@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -165,6 +166,60 @@ TEST(DeduperTest, OutputDoesNotDependOnTheThreadCount) {
     EXPECT_GT(a->num_clusters(), 0u);
     EXPECT_TRUE(Rows(*a, ptrs) == Rows(*b, ptrs));
   }
+}
+
+// An executor whose worker is always busy: it runs the tasks it was given
+// only when Release() is called.
+class HeldExecutor final : public Executor {
+ public:
+  void Schedule(std::function<void()> task) override { held_.push_back(std::move(task)); }
+  int num_threads() const override { return 1; }
+  size_t held() const { return held_.size(); }
+  void Release() {
+    for (auto& task : held_) task();
+    held_.clear();
+  }
+
+ private:
+  std::vector<std::function<void()>> held_;
+};
+
+// The calling thread is one of a run's threads: it signs the batches no
+// worker started rather than wait for them, and a worker that gets to such
+// a batch later leaves it alone (the batch may be gone by then).
+TEST(DeduperTest, TheCallingThreadSignsWhatNoWorkerStarted) {
+  const auto& docs = SynthDocs();
+  std::vector<const Document*> ptrs;
+  for (const Document& d : docs) ptrs.push_back(&d);
+  auto alone = MakeDeduper("robust");
+  ASSERT_TRUE(alone->Add(std::span<const Document>(docs)).ok());
+  auto expected = alone->Cluster();
+  ASSERT_TRUE(expected.ok());
+
+  HeldExecutor held;
+  auto with_span = MakeDeduper("robust", &held);
+  ASSERT_TRUE(with_span->Add(std::span<const Document>(docs)).ok());  // would wait forever for the worker
+  EXPECT_GT(held.held(), 1u);
+  held.Release();  // the tasks find their batches taken
+  auto got = with_span->Cluster();
+  ASSERT_TRUE(got.ok());
+  EXPECT_TRUE(Rows(*expected, ptrs) == Rows(*got, ptrs));
+
+  auto with_source = MakeDeduper("robust", &held);
+  auto source = OpenDocumentSource({testing::RepoTestDataDir() + "/sample/sample-crawl.warc.gz"});
+  ASSERT_TRUE(source.ok());
+  ASSERT_TRUE(with_source->AddFrom(source->get()).ok());
+  EXPECT_EQ(with_source->size(), SampleDocs().size());
+  EXPECT_GT(held.held(), 1u);
+  held.Release();
+  auto sample = MakeDeduper("robust");
+  ASSERT_TRUE(sample->Add(std::span<const Document>(SampleDocs())).ok());
+  std::vector<const Document*> sample_ptrs;
+  for (const Document& d : SampleDocs()) sample_ptrs.push_back(&d);
+  auto a = sample->Cluster();
+  auto b = with_source->Cluster();
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_TRUE(Rows(*a, sample_ptrs) == Rows(*b, sample_ptrs));
 }
 
 TEST(DeduperTest, ClusterIdsAreStableAcrossCalls) {

@@ -8,6 +8,7 @@
 #ifndef NEARDUP_ENGINE_PARALLEL_H_
 #define NEARDUP_ENGINE_PARALLEL_H_
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
@@ -23,7 +24,7 @@ namespace neardup {
 // across threads. Without an executor (or with one task) they run here, in
 // order. fn must not throw.
 inline void RunTasks(Executor* executor, size_t count, const std::function<void(size_t)>& fn) {
-  if (executor == nullptr || executor->num_threads() < 2 || count < 2) {
+  if (executor == nullptr || count < 2) {
     for (size_t t = 0; t < count; ++t) fn(t);
     return;
   }
@@ -45,7 +46,7 @@ inline void RunTasks(Executor* executor, size_t count, const std::function<void(
       if (++s->done == s->count) s->cv.notify_all();
     }
   };
-  const int helpers = executor->num_threads() - 1;  // and this thread
+  const int helpers = static_cast<int>(std::min<size_t>(static_cast<size_t>(executor->num_threads()), count - 1));  // and this thread
   for (int h = 0; h < helpers; ++h) executor->Schedule([state, work] { work(state.get()); });
   work(state.get());
   std::unique_lock<std::mutex> lock(state->mu);
