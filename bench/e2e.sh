@@ -110,5 +110,10 @@ for d, s, kb in one[1:]:
     growth = (kb - base_kb) * 1024 / (d - base_d)
     print(f"{d/base_d:.0f}x pages: time {s/base_s:.2f}x, peak RSS {kb/base_kb:.2f}x; "
           f"memory growth {growth:.0f} bytes per added page")
+# --all-cores: every core against one thread on the same crawl.
+one_time = {d: s for d, s, kb in one}
+for t, d, s, kb in rows:
+    if t == "0" and int(d) in one_time:
+        print(f"{int(d):,} pages on every core: {one_time[int(d)] / float(s):.2f}x the speed of one thread")
 PY
 rm -f "$results"

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "base/path.h"
@@ -634,8 +636,60 @@ SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uin
                              std::span<const uint8_t> candidate, const RobustMethodOptions& options)
     : SiteTemplates(ContiguousPages(mins, site, {}, options.positions()), candidate, options) {}
 
+namespace {
+
+// What one thread needs to look at a site's positions (SiteTemplates):
+// the position's (value, page) column and its sort, a block of positions
+// read from the pages when the site's column files cannot be read, the
+// pages a copy check reads, and the verdicts of the copy checks made.
+struct SitePositionScratch {
+  explicit SitePositionScratch(size_t record_words)
+      : scratch_a(record_words), scratch_b(record_words), scratch_first(record_words) {}
+  std::vector<std::pair<uint32_t, uint32_t>> column, sort_scratch;  // (value, page)
+  std::vector<uint32_t> column_values;
+  std::vector<uint32_t> block;  // positions [block_first, block_end), position-major
+  uint32_t block_first = 0, block_end = 0;
+  std::vector<uint64_t> scratch_a, scratch_b, scratch_first;  // RobustPages::Fetch
+  uint32_t fetched_first = UINT32_MAX;
+  const uint32_t* first_mins = nullptr;
+  FlatU64Set copies, not_copies;  // (first << 32 | page): page is, or is not, a copy of first
+  FlatU64Set main_copies, main_not_copies;  // the same by main text alone
+  std::vector<uint64_t> found;  // (position << 32 | value) this thread found
+};
+
+// Scratch for the tasks of RunTasks, one per thread at a time, kept for
+// the next task.
+class SitePositionScratchPool {
+ public:
+  explicit SitePositionScratchPool(size_t record_words) : record_words_(record_words) {}
+  std::unique_ptr<SitePositionScratch> Acquire() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (free_.empty()) return std::make_unique<SitePositionScratch>(record_words_);
+    auto s = std::move(free_.back());
+    free_.pop_back();
+    return s;
+  }
+  void Release(std::unique_ptr<SitePositionScratch> s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    free_.push_back(std::move(s));
+  }
+  // Every scratch made so far (none may be in use).
+  std::vector<std::unique_ptr<SitePositionScratch>>& all() { return free_; }
+
+ private:
+  size_t record_words_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<SitePositionScratch>> free_;
+};
+
+// A site's positions are looked at on several threads from this many
+// values on (pages times positions); below it, on the calling thread.
+constexpr uint64_t kParallelSiteValues = uint64_t{1} << 20;
+
+}  // namespace
+
 SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> candidate,
-                             const RobustMethodOptions& options, const RobustStageFiles& files) {
+                             const RobustMethodOptions& options, const RobustStageFiles& files, Executor* executor) {
   const uint32_t m = options.positions();
   // The mark of a page without main text is never boilerplate nor shared.
   auto no_main = [&](uint32_t j, uint32_t value) { return j >= options.num_minhashes && value == kNoMainText; };
@@ -648,12 +702,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
   std::sort(by_site.begin(), by_site.end(), [&](uint32_t a, uint32_t b) {
     return pages.site[a] != pages.site[b] ? pages.site[a] < pages.site[b] : a < b;
   });
-  std::vector<std::pair<uint32_t, uint32_t>> column, sort_scratch;  // (value, page)
-  std::vector<uint32_t> block;  // the site's values at positions [block_first, block_end), position-major
-  std::vector<uint64_t> scratch_a(pages.record_words), scratch_b(pages.record_words),
-      scratch_first(pages.record_words);  // Fetch
-  FlatU64Set copies, not_copies;  // (first << 32 | page): page is, or is not, a copy of first
-  FlatU64Set main_copies, main_not_copies;  // the same by main text alone
+  SitePositionScratchPool scratch_pool(pages.record_words);
   FlatU64Set common;  // the site's values held by TemplateHolders pages
   for (size_t s = 0; s < by_site.size();) {
     size_t e = s;
@@ -673,34 +722,15 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       const uint32_t need = options.main_minhashes > 0 && pages_of_site >= kMainCopySitePages
                                 ? std::max(site_need, kMainCopyHolders)
                                 : site_need;
-      copies = FlatU64Set();
-      not_copies = FlatU64Set();
-      main_copies = FlatU64Set();
-      main_not_copies = FlatU64Set();
       common = FlatU64Set();
       // Positions per block: as many as kSiteColumnBytes holds, one at least.
       const uint32_t per_block = static_cast<uint32_t>(
           std::clamp<size_t>(kSiteColumnBytes / (sizeof(uint32_t) * pages_of_site), 1, m));
-      uint32_t block_first = 0, block_end = 0;
       // A site holding at least a quarter of the pages its own span covers
       // is read through the mapping in page order; a sparser one page by
       // page out of it (Fetch), so that reading it makes nothing resident.
       const uint64_t span = uint64_t{by_site[e - 1]} - by_site[s] + 1;
       const bool dense = uint64_t{pages_of_site} * 4 >= span;
-      auto load = [&](uint32_t j) {
-        if (j >= block_first && j < block_end) return;
-        block_first = j / per_block * per_block;
-        block_end = std::min(m, block_first + per_block);
-        block.resize(size_t{block_end - block_first} * pages_of_site);
-        for (size_t q = 0; q < pages_of_site; ++q) {
-          const uint32_t page = by_site[s + q];
-          const uint32_t* v = dense ? pages.Mins(page) : pages.FetchMins(page, scratch_a.data());
-          for (uint32_t t = block_first; t < block_end; ++t) block[size_t{t - block_first} * pages_of_site + q] = v[t];
-          if (dense) resident.Read();
-        }
-      };
-      // The site's pages' values at position j, sorted; fn(value, first,
-      // end) for each run of equal values [first, end) in `column`.
       // A site larger than one block: its values, position by position, in
       // column files written in one pass over its pages (an I/O error falls
       // back to blocks: the same values, read again).
@@ -708,39 +738,98 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       if (per_block < m && files.env != nullptr) {
         columns = std::make_unique<TempTables<uint32_t>>(m, files, ".robust.site.");
         Status st = columns->Open();
-        for (size_t q = 0; st.ok() && q < pages_of_site; ++q) {
-          const uint32_t page = by_site[s + q];
-          const uint32_t* v = dense ? pages.Mins(page) : pages.FetchMins(page, scratch_a.data());
-          for (uint32_t t = 0; t < m && st.ok(); ++t) st = columns->Add(t, v[t]);
-          if (dense) resident.Read();
+        // A large site's positions are written by several threads, each
+        // its own range of columns in one pass over the site's pages.
+        const uint32_t writers = executor != nullptr && uint64_t{pages_of_site} * m >= kParallelSiteValues
+                                     ? static_cast<uint32_t>(executor->num_threads()) + 1
+                                     : 1;
+        std::vector<Status> written(writers);
+        if (st.ok()) {
+          RunTasks(writers > 1 ? executor : nullptr, writers, [&](size_t w) {
+            const uint32_t from = static_cast<uint32_t>(m * w / writers), to = static_cast<uint32_t>(m * (w + 1) / writers);
+            ResidentPages read(pages);  // one per thread: each releases what it read
+            std::vector<uint64_t> scratch(pages.record_words);
+            Status& ws = written[w];
+            for (size_t q = 0; ws.ok() && q < pages_of_site; ++q) {
+              const uint32_t page = by_site[s + q];
+              const uint32_t* v = dense ? pages.Mins(page) : pages.FetchMins(page, scratch.data());
+              for (uint32_t t = from; t < to && ws.ok(); ++t) ws = columns->Add(t, v[t]);
+              if (dense) read.Read();
+            }
+          });
+        }
+        for (const Status& ws : written) {
+          if (st.ok()) st = ws;
         }
         if (st.ok()) st = columns->Close();
         if (!st.ok()) columns.reset();
       }
-      std::vector<uint32_t> column_values;
-      auto runs_at = [&](uint32_t j, const auto& fn) {
-        const uint32_t* values = nullptr;
-        if (columns && columns->Take(j, &column_values, /*keep=*/true).ok() && column_values.size() == pages_of_site) {
-          values = column_values.data();
-        } else {
-          load(j);
-          values = block.data() + size_t{j - block_first} * pages_of_site;
+      // Positions are looked at on the executor's threads when the site is
+      // large and its columns are in files (each task reads its own);
+      // otherwise here, in order. Either way each position's verdicts are
+      // the same: a copy check depends only on its two pages and `common`.
+      Executor* site_executor =
+          columns != nullptr && uint64_t{pages_of_site} * m >= kParallelSiteValues ? executor : nullptr;
+      // Blocks read from the mapping count toward its release only on this
+      // thread; tasks on other threads read pages with Fetch.
+      const bool map_blocks = dense && site_executor == nullptr;
+      auto load = [&](uint32_t j, SitePositionScratch* x) {
+        if (j >= x->block_first && j < x->block_end) return;
+        x->block_first = j / per_block * per_block;
+        x->block_end = std::min(m, x->block_first + per_block);
+        x->block.resize(size_t{x->block_end - x->block_first} * pages_of_site);
+        for (size_t q = 0; q < pages_of_site; ++q) {
+          const uint32_t page = by_site[s + q];
+          const uint32_t* v = map_blocks ? pages.Mins(page) : pages.FetchMins(page, x->scratch_a.data());
+          for (uint32_t t = x->block_first; t < x->block_end; ++t) {
+            x->block[size_t{t - x->block_first} * pages_of_site + q] = v[t];
+          }
+          if (map_blocks) resident.Read();
         }
-        column.clear();
-        for (size_t q = 0; q < pages_of_site; ++q) column.emplace_back(values[q], by_site[s + q]);
-        SortByValue(&column, &sort_scratch);  // pages ascending already: (value, page) order
-        for (size_t a = 0; a < column.size();) {
+      };
+      // The site's pages' values at position j, sorted, in x->column;
+      // fn(value, first, end) for each run of equal values [first, end).
+      auto runs_at = [&](uint32_t j, SitePositionScratch* x, const auto& fn) {
+        const uint32_t* values = nullptr;
+        if (columns && columns->Take(j, &x->column_values, /*keep=*/true).ok() &&
+            x->column_values.size() == pages_of_site) {
+          values = x->column_values.data();
+        } else {
+          load(j, x);
+          values = x->block.data() + size_t{j - x->block_first} * pages_of_site;
+        }
+        x->column.clear();
+        for (size_t q = 0; q < pages_of_site; ++q) x->column.emplace_back(values[q], by_site[s + q]);
+        SortByValue(&x->column, &x->sort_scratch);  // pages ascending already: (value, page) order
+        for (size_t a = 0; a < x->column.size();) {
           size_t b = a;
-          while (b < column.size() && column[b].first == column[a].first) ++b;
-          fn(column[a].first, a, b);
+          while (b < x->column.size() && x->column[b].first == x->column[a].first) ++b;
+          fn(x->column[a].first, a, b);
           a = b;
         }
       };
-      for (uint32_t j = 0; j < m; ++j) {
-        runs_at(j, [&](uint32_t value, size_t a, size_t b) {
-          if (b - a >= need && !no_main(j, value)) common.Insert((uint64_t{j} << 32) | value);
+      // fn(j, scratch) for every position, then each scratch's `found`
+      // handed to `take` (in no particular order: they go into sets).
+      auto for_each_position = [&](const auto& fn, const auto& take) {
+        RunTasks(site_executor, m, [&](size_t j) {
+          auto x = scratch_pool.Acquire();
+          fn(static_cast<uint32_t>(j), x.get());
+          scratch_pool.Release(std::move(x));
         });
-      }
+        for (auto& x : scratch_pool.all()) {
+          for (uint64_t v : x->found) take(v);
+          x->found.clear();
+          x->block_first = x->block_end = 0;  // the next site's blocks are its own
+          x->fetched_first = UINT32_MAX;
+        }
+      };
+      for_each_position(
+          [&](uint32_t j, SitePositionScratch* x) {
+            runs_at(j, x, [&](uint32_t value, size_t a, size_t b) {
+              if (b - a >= need && !no_main(j, value)) x->found.push_back((uint64_t{j} << 32) | value);
+            });
+          },
+          [&](uint64_t v) { common.Insert(v); });
       common.ForEach([&](uint64_t v) { values_.Insert(v); });
       // A value fewer pages hold is boilerplate too (a sidebar, a section's
       // template), unless its holders are copies of one item: the holders
@@ -750,22 +839,20 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       // the other sites. A second pass over the positions keeps memory to
       // one block of columns.
       // The first holder's values are read once for its samples.
-      uint32_t fetched_first = UINT32_MAX;
-      const uint32_t* first_mins = nullptr;
-      auto copy_of = [&](uint32_t first, uint32_t page, bool main_only) {
-        if (first != fetched_first) {
-          first_mins = pages.FetchMins(first, scratch_first.data());
-          fetched_first = first;
+      auto copy_of = [&](uint32_t first, uint32_t page, bool main_only, SitePositionScratch* x) {
+        if (first != x->fetched_first) {
+          x->first_mins = pages.FetchMins(first, x->scratch_first.data());
+          x->fetched_first = first;
         }
-        const uint32_t* x = first_mins;
-        const uint32_t* y = pages.FetchMins(page, scratch_b.data());
+        const uint32_t* a = x->first_mins;
+        const uint32_t* b = pages.FetchMins(page, x->scratch_b.data());
         uint32_t agreeing = 0, positions = 0, main_agreeing = 0, main_positions = 0;
-        const bool with_main = HasMainText(x, options) && HasMainText(y, options);
+        const bool with_main = HasMainText(a, options) && HasMainText(b, options);
         for (uint32_t j = 0; j < m; ++j) {
           const bool main_position = j >= options.num_minhashes;
           if (main_position && !with_main) continue;
-          if (x[j] == y[j]) {
-            if (common.Contains((uint64_t{j} << 32) | x[j])) continue;
+          if (a[j] == b[j]) {
+            if (common.Contains((uint64_t{j} << 32) | a[j])) continue;
             ++agreeing;
             main_agreeing += main_position;
           }
@@ -788,37 +875,45 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
         return positions == 0 || static_cast<double>(agreeing) / positions >= kCopyContentSimilarity;
       };
       if (need > options.template_min_pages) {
-        for (uint32_t j = 0; j < m; ++j) {
-          runs_at(j, [&](uint32_t value, size_t a, size_t b) {
-            if (b - a >= need || b - a < options.template_min_pages || no_main(j, value)) return;
-            // The first holder against the next, the middle and the last
-            // (kCopySamples): a sidebar of distinct items shows at the
-            // first, and the cost stays linear in the site's pages.
-            const uint32_t first = column[a].second;
-            const bool main_only = b - a >= site_need;
-            FlatU64Set& yes = main_only ? main_copies : copies;
-            FlatU64Set& no = main_only ? main_not_copies : not_copies;
-            const size_t samples[kCopySamples] = {a + 1, a + (b - a) / 2, b - 1};
-            for (size_t t = 0; t < kCopySamples; ++t) {
-              const size_t k = samples[t];
-              if (k <= a || (t > 0 && k == samples[t - 1])) continue;
-              if (yes.size() + no.size() >= kCopyCacheEntries) {
-                yes = FlatU64Set();
-                no = FlatU64Set();
-              }
-              const uint64_t pair = (uint64_t{first} << 32) | column[k].second;
-              bool copy = yes.Contains(pair);
-              if (!copy && !no.Contains(pair)) {
-                copy = copy_of(first, column[k].second, main_only);
-                (copy ? yes : no).Insert(pair);
-              }
-              if (!copy) {
-                values_.Insert((uint64_t{j} << 32) | value);
-                return;
-              }
-            }
-          });
+        for (auto& x : scratch_pool.all()) {  // verdicts are per site
+          x->copies = FlatU64Set();
+          x->not_copies = FlatU64Set();
+          x->main_copies = FlatU64Set();
+          x->main_not_copies = FlatU64Set();
         }
+        for_each_position(
+            [&](uint32_t j, SitePositionScratch* x) {
+              runs_at(j, x, [&](uint32_t value, size_t a, size_t b) {
+                if (b - a >= need || b - a < options.template_min_pages || no_main(j, value)) return;
+                // The first holder against the next, the middle and the last
+                // (kCopySamples): a sidebar of distinct items shows at the
+                // first, and the cost stays linear in the site's pages.
+                const uint32_t first = x->column[a].second;
+                const bool main_only = b - a >= site_need;
+                FlatU64Set& yes = main_only ? x->main_copies : x->copies;
+                FlatU64Set& no = main_only ? x->main_not_copies : x->not_copies;
+                const size_t samples[kCopySamples] = {a + 1, a + (b - a) / 2, b - 1};
+                for (size_t t = 0; t < kCopySamples; ++t) {
+                  const size_t k = samples[t];
+                  if (k <= a || (t > 0 && k == samples[t - 1])) continue;
+                  if (yes.size() + no.size() >= kCopyCacheEntries) {
+                    yes = FlatU64Set();
+                    no = FlatU64Set();
+                  }
+                  const uint64_t pair = (uint64_t{first} << 32) | x->column[k].second;
+                  bool copy = yes.Contains(pair);
+                  if (!copy && !no.Contains(pair)) {
+                    copy = copy_of(first, x->column[k].second, main_only, x);
+                    (copy ? yes : no).Insert(pair);
+                  }
+                  if (!copy) {
+                    x->found.push_back((uint64_t{j} << 32) | value);
+                    return;
+                  }
+                }
+              });
+            },
+            [&](uint64_t v) { values_.Insert(v); });
       }
     }
     s = e;
@@ -1036,7 +1131,7 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   const uint32_t m = options.num_minhashes;
   const uint32_t r = options.band_rows;
   const uint32_t bands = RobustBandCount(options, true);
-  *templates = SiteTemplates(pages, candidate, options, files);
+  *templates = SiteTemplates(pages, candidate, options, files, executor);
   result.template_values = templates->size();
 
   // Tables 0 .. bands - 1: (band key, page) for every band holding a
@@ -1048,62 +1143,110 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   // whose items are tiny) are checked against their first page only.
   const bool whole_bands = options.max_edit_shingles > 0 || options.max_same_site_edit_shingles > 0;
   const uint32_t whole_count = whole_bands ? m / kRobustWholeBandRows : 0;
-  TempTables<BandEntry> tables(bands + whole_count, files, ".robust.table.");
-  NEARDUP_RETURN_IF_ERROR(tables.Open());
-  ResidentPages resident(pages);
-  for (uint32_t i = 0; i < candidate.size(); ++i) {
-    if (!candidate[i]) continue;
-    ++result.candidates;
-    const uint32_t* v = pages.Mins(i);
-    resident.Read();
-    const uint32_t usable_bands = RobustBandCount(options, HasMainText(v, options));
-    for (uint32_t band = 0; band < usable_bands; ++band) {
-      const uint32_t first = RobustBandFirst(options, band);
-      bool all_template = true;
-      for (uint32_t k = 0; k < r && all_template; ++k) {
-        all_template = templates->IsTemplate(first + k, v[first + k]);
-      }
-      if (all_template) {
-        ++result.template_bands_skipped;
-        continue;
-      }
-      const uint64_t key = XXH3_64bits_withSeed(v + first, r * sizeof(uint32_t), band + 1);
-      NEARDUP_RETURN_IF_ERROR(tables.Add(band, BandEntry{key, i}));
-    }
-    for (uint32_t w = 0; w < whole_count; ++w) {
-      const uint32_t first = w * kRobustWholeBandRows;
-      const uint64_t key = XXH3_64bits_withSeed(v + first, kRobustWholeBandRows * sizeof(uint32_t), 1000 + first);
-      NEARDUP_RETURN_IF_ERROR(tables.Add(bands + w, BandEntry{key, i}));
-    }
+  // The candidates are cut into one range of pages a thread, each written
+  // to tables of its own; table t is then the ranges' tables t together.
+  const uint32_t parts = executor != nullptr ? static_cast<uint32_t>(executor->num_threads()) + 1 : 1;
+  std::vector<std::unique_ptr<TempTables<BandEntry>>> part_tables(parts);
+  for (uint32_t c = 0; c < parts; ++c) {
+    part_tables[c] = std::make_unique<TempTables<BandEntry>>(
+        bands + whole_count, files, ".robust.table." + (parts > 1 ? std::to_string(c) + "." : std::string()));
+    NEARDUP_RETURN_IF_ERROR(part_tables[c]->Open());
   }
+  std::vector<Status> part_status(parts);
+  std::vector<uint64_t> part_candidates(parts, 0), part_skipped(parts, 0);
+  const size_t n = candidate.size();
+  RunTasks(executor, parts, [&](size_t c) {
+    TempTables<BandEntry>& tables = *part_tables[c];
+    ResidentPages resident(pages);  // releases the mapping for every range: the others fault theirs back in
+    auto add_page = [&](uint32_t i) -> Status {
+      const uint32_t* v = pages.Mins(i);
+      resident.Read();
+      const uint32_t usable_bands = RobustBandCount(options, HasMainText(v, options));
+      for (uint32_t band = 0; band < usable_bands; ++band) {
+        const uint32_t first = RobustBandFirst(options, band);
+        bool all_template = true;
+        for (uint32_t k = 0; k < r && all_template; ++k) {
+          all_template = templates->IsTemplate(first + k, v[first + k]);
+        }
+        if (all_template) {
+          ++part_skipped[c];
+          continue;
+        }
+        const uint64_t key = XXH3_64bits_withSeed(v + first, r * sizeof(uint32_t), band + 1);
+        NEARDUP_RETURN_IF_ERROR(tables.Add(band, BandEntry{key, i}));
+      }
+      for (uint32_t w = 0; w < whole_count; ++w) {
+        const uint32_t first = w * kRobustWholeBandRows;
+        const uint64_t key = XXH3_64bits_withSeed(v + first, kRobustWholeBandRows * sizeof(uint32_t), 1000 + first);
+        NEARDUP_RETURN_IF_ERROR(tables.Add(bands + w, BandEntry{key, i}));
+      }
+      return Status::OK();
+    };
+    const size_t begin = n * c / parts, end = n * (c + 1) / parts;
+    for (size_t i = begin; i < end && part_status[c].ok(); ++i) {
+      if (!candidate[i]) continue;
+      ++part_candidates[c];
+      part_status[c] = add_page(static_cast<uint32_t>(i));
+    }
+    if (part_status[c].ok()) part_status[c] = tables.Close();
+  });
   pages.ReleaseResident();
-  NEARDUP_RETURN_IF_ERROR(tables.Close());
+  for (uint32_t c = 0; c < parts; ++c) {
+    NEARDUP_RETURN_IF_ERROR(part_status[c]);
+    result.candidates += part_candidates[c];
+    result.template_bands_skipped += part_skipped[c];
+  }
+  // Table t of every range, in page order.
+  auto take_table = [&](uint32_t t, std::vector<BandEntry>* keyed) -> Status {
+    NEARDUP_RETURN_IF_ERROR(part_tables[0]->Take(t, keyed));
+    std::vector<BandEntry> part;
+    for (uint32_t c = 1; c < parts; ++c) {
+      NEARDUP_RETURN_IF_ERROR(part_tables[c]->Take(t, &part));
+      keyed->insert(keyed->end(), part.begin(), part.end());
+    }
+    return Status::OK();
+  };
   std::vector<uint64_t> pairs;  // (a << 32) | b, a < b
   // Pages sharing a key are paired: all pairs in a bucket of at most `cap`
-  // pages; in a larger one, every page with the bucket's first page.
-  std::vector<BandEntry> keyed;
-  for (uint32_t t = 0; t < bands + whole_count; ++t) {
-    NEARDUP_RETURN_IF_ERROR(tables.Take(t, &keyed));
-    std::sort(keyed.begin(), keyed.end());
-    const size_t distinct = pairs.size();
-    const size_t cap = t < bands ? max_bucket_pages : kRobustWholeBandBucket;
-    for (size_t s = 0; s < keyed.size();) {
-      size_t e = s;
-      while (e < keyed.size() && keyed[e].key == keyed[s].key) ++e;
-      for (size_t x = s; x < (e - s <= cap ? e : s + 1); ++x) {
-        for (size_t y = x + 1; y < e; ++y) pairs.push_back((uint64_t{keyed[x].page} << 32) | keyed[y].page);
+  // pages; in a larger one, every page with the bucket's first page. The
+  // tables are read, sorted and paired a round at a time, one table a
+  // thread (so the stage holds a round of tables, not all of them); each
+  // round's pairs, sorted, are merged into the sorted distinct pairs so far.
+  const uint32_t all_tables = bands + whole_count;
+  const uint32_t round = executor != nullptr ? static_cast<uint32_t>(executor->num_threads()) + 1 : 1;
+  std::vector<std::vector<uint64_t>> round_pairs(round);
+  std::vector<Status> round_status(round);
+  for (uint32_t first = 0; first < all_tables; first += round) {
+    const uint32_t count = std::min(round, all_tables - first);
+    RunTasks(executor, count, [&](size_t k) {
+      const uint32_t t = first + static_cast<uint32_t>(k);
+      std::vector<BandEntry> keyed;
+      round_status[k] = take_table(t, &keyed);
+      std::vector<uint64_t>& out = round_pairs[k];
+      out.clear();
+      if (!round_status[k].ok()) return;
+      std::sort(keyed.begin(), keyed.end());
+      const size_t cap = t < bands ? max_bucket_pages : kRobustWholeBandBucket;
+      for (size_t s = 0; s < keyed.size();) {
+        size_t e = s;
+        while (e < keyed.size() && keyed[e].key == keyed[s].key) ++e;
+        for (size_t x = s; x < (e - s <= cap ? e : s + 1); ++x) {
+          for (size_t y = x + 1; y < e; ++y) out.push_back((uint64_t{keyed[x].page} << 32) | keyed[y].page);
+        }
+        s = e;
       }
-      s = e;
+      std::sort(out.begin(), out.end());
+      out.erase(std::unique(out.begin(), out.end()), out.end());
+    });
+    for (uint32_t k = 0; k < count; ++k) {
+      NEARDUP_RETURN_IF_ERROR(round_status[k]);
+      const size_t distinct = pairs.size();
+      pairs.insert(pairs.end(), round_pairs[k].begin(), round_pairs[k].end());
+      std::vector<uint64_t>().swap(round_pairs[k]);
+      std::inplace_merge(pairs.begin(), pairs.begin() + static_cast<std::ptrdiff_t>(distinct), pairs.end());
+      pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
     }
-    // Pairs found twice go at once, so that they never hold more than one
-    // table's worth beside the distinct ones: the table's pairs sorted and
-    // merged into the sorted distinct pairs so far.
-    const auto middle = pairs.begin() + static_cast<std::ptrdiff_t>(distinct);
-    std::sort(middle, pairs.end());
-    std::inplace_merge(pairs.begin(), middle, pairs.end());
-    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
   }
-  std::vector<BandEntry>().swap(keyed);
   result.candidate_pairs = pairs.size();
   // The rule over the pairs, in tasks of consecutive pairs on the
   // executor's threads (each reads its pages with its own scratch); the

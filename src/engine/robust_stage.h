@@ -241,8 +241,9 @@ struct RobustPages {
 
 // Where a stage keeps its large temporary tables (the candidate tables, a
 // large site's columns of values): in memory (no env), or in temporary
-// files in `dir`, read back one table at a time, so that the stage holds one
-// table (16 bytes a candidate page; 4 bytes a page of the site) at a time.
+// files in `dir`, read back one table a thread at a time, so that the stage
+// holds one table (16 bytes a candidate page; 4 bytes a page of the site) a
+// thread at a time.
 struct RobustStageFiles {
   Env* env = nullptr;
   std::string dir;
@@ -269,8 +270,10 @@ class SiteTemplates {
   // read in one pass; a site whose values pass 4 MiB goes to one temporary
   // file per position (`files`; without an env, in blocks of positions that
   // keep its buffer near 4 MiB, a pass over the site's pages each).
+  // A large site's positions are looked at on `executor`'s threads and the
+  // calling thread (the same values as on one thread).
   SiteTemplates(const RobustPages& pages, std::span<const uint8_t> candidate, const RobustMethodOptions& options,
-                const RobustStageFiles& files = RobustStageFiles());
+                const RobustStageFiles& files = RobustStageFiles(), Executor* executor = nullptr);
 
   // How many distinct pages of a site of `site_pages` must hold a value for
   // it to be boilerplate: template_min_pages, and template_site_fraction of
