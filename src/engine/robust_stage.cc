@@ -170,14 +170,27 @@ class TempTables {
   // table stays to be read again.
   Status Take(size_t table, std::vector<T>* records, bool keep = false) {
     records->clear();
+    return TakeAppend(table, records, keep);
+  }
+  // The records of table `table` after Close() (0 when its file's size
+  // cannot be read).
+  uint64_t Records(size_t table) const {
+    if (files_.env == nullptr) return memory_[table].size();
+    auto size = files_.env->GetFileSize(paths_[table]);
+    return size.ok() ? *size / sizeof(T) : 0;
+  }
+  // Take(), appending to *records.
+  Status TakeAppend(size_t table, std::vector<T>* records, bool keep = false) {
     if (files_.env == nullptr) {
-      if (keep) {
-        *records = memory_[table];
-      } else {
+      if (records->empty() && !keep) {
         records->swap(memory_[table]);
+      } else {
+        records->insert(records->end(), memory_[table].begin(), memory_[table].end());
+        if (!keep) std::vector<T>().swap(memory_[table]);
       }
       return Status::OK();
     }
+    records->reserve(records->size() + Records(table));  // exactly: no doubling while reading
     auto f = files_.env->NewSequentialFile(paths_[table]);
     if (!f.ok()) return Status::IOError("cannot read a temporary table: " + f.status().message());
     std::vector<char> buf(kBufferBytes / sizeof(T) * sizeof(T));
@@ -1198,12 +1211,11 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   }
   // Table t of every range, in page order.
   auto take_table = [&](uint32_t t, std::vector<BandEntry>* keyed) -> Status {
-    NEARDUP_RETURN_IF_ERROR(part_tables[0]->Take(t, keyed));
-    std::vector<BandEntry> part;
-    for (uint32_t c = 1; c < parts; ++c) {
-      NEARDUP_RETURN_IF_ERROR(part_tables[c]->Take(t, &part));
-      keyed->insert(keyed->end(), part.begin(), part.end());
-    }
+    keyed->clear();
+    uint64_t records = 0;
+    for (uint32_t c = 0; c < parts; ++c) records += part_tables[c]->Records(t);
+    keyed->reserve(records);
+    for (uint32_t c = 0; c < parts; ++c) NEARDUP_RETURN_IF_ERROR(part_tables[c]->TakeAppend(t, keyed));
     return Status::OK();
   };
   std::vector<uint64_t> pairs;  // (a << 32) | b, a < b
