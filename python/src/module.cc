@@ -5,7 +5,8 @@
 // input `dedup` reads, `compare`, and `dedup` itself (whose Python wrapper in
 // neardup/__init__.py loads the summary it writes). Every long call releases
 // the GIL; Deduper.add_many hands a Python iterable to Deduper::AddFrom, so
-// the library's threads sign one batch while this thread converts the next.
+// the library's threads sign one batch while this thread converts the next
+// (and signs batches itself where it would wait: `threads` counts it).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
