@@ -172,6 +172,34 @@ class TempTables {
     records->clear();
     return TakeAppend(table, records, keep);
   }
+  // Table `table`'s records, kept, handed to fn(records, count) in the order
+  // they were added, a buffer at a time (nothing is held beside the buffer).
+  template <typename Fn>
+  Status ForEachChunk(size_t table, const Fn& fn) const {
+    if (files_.env == nullptr) {
+      fn(memory_[table].data(), memory_[table].size());
+      return Status::OK();
+    }
+    auto f = files_.env->NewSequentialFile(paths_[table]);
+    if (!f.ok()) return Status::IOError("cannot read a temporary table: " + f.status().message());
+    std::vector<T> buf(kBufferBytes / sizeof(T));
+    char* bytes = reinterpret_cast<char*>(buf.data());
+    size_t have = 0;  // bytes in buf
+    for (;;) {
+      size_t got = 0;
+      if (Status s = (*f)->Read(buf.size() * sizeof(T) - have, bytes + have, &got); !s.ok()) {
+        return Status::IOError("cannot read a temporary table: " + s.message());
+      }
+      have += got;
+      const size_t whole = have / sizeof(T);
+      if (whole > 0) fn(buf.data(), whole);
+      std::memmove(bytes, bytes + whole * sizeof(T), have - whole * sizeof(T));
+      have -= whole * sizeof(T);
+      if (got == 0) break;
+    }
+    if (have != 0) return Status::Corruption("a temporary table ends inside a record: " + paths_[table]);
+    return Status::OK();
+  }
   // The records of table `table` after Close() (0 when its file's size
   // cannot be read).
   uint64_t Records(size_t table) const {
@@ -659,7 +687,6 @@ struct SitePositionScratch {
   explicit SitePositionScratch(size_t record_words)
       : scratch_a(record_words), scratch_b(record_words), scratch_first(record_words) {}
   std::vector<std::pair<uint32_t, uint32_t>> column, sort_scratch;  // (value, page)
-  std::vector<uint32_t> column_values;
   std::vector<uint32_t> block;  // positions [block_first, block_end), position-major
   uint32_t block_first = 0, block_end = 0;
   std::vector<uint64_t> scratch_a, scratch_b, scratch_first;  // RobustPages::Fetch
@@ -803,16 +830,21 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       // The site's pages' values at position j, sorted, in x->column;
       // fn(value, first, end) for each run of equal values [first, end).
       auto runs_at = [&](uint32_t j, SitePositionScratch* x, const auto& fn) {
-        const uint32_t* values = nullptr;
-        if (columns && columns->Take(j, &x->column_values, /*keep=*/true).ok() &&
-            x->column_values.size() == pages_of_site) {
-          values = x->column_values.data();
-        } else {
-          load(j, x);
-          values = x->block.data() + size_t{j - x->block_first} * pages_of_site;
-        }
         x->column.clear();
-        for (size_t q = 0; q < pages_of_site; ++q) x->column.emplace_back(values[q], by_site[s + q]);
+        if (columns) {  // the column file straight into (value, page) pairs
+          size_t q = 0;
+          const Status read = columns->ForEachChunk(j, [&](const uint32_t* values, size_t count) {
+            for (size_t k = 0; k < count; ++k, ++q) {
+              if (q < pages_of_site) x->column.emplace_back(values[k], by_site[s + q]);
+            }
+          });
+          if (!read.ok() || q != pages_of_site) x->column.clear();
+        }
+        if (x->column.empty()) {
+          load(j, x);
+          const uint32_t* values = x->block.data() + size_t{j - x->block_first} * pages_of_site;
+          for (size_t q = 0; q < pages_of_site; ++q) x->column.emplace_back(values[q], by_site[s + q]);
+        }
         SortByValue(&x->column, &x->sort_scratch);  // pages ascending already: (value, page) order
         for (size_t a = 0; a < x->column.size();) {
           size_t b = a;
