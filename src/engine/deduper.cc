@@ -153,17 +153,8 @@ class SignContextPool {
     options_.collect_links = count_in_links;  // only the in-links keeper rule needs links
     options_.keep_term_text = method->needs_term_text();
   }
-  std::unique_ptr<SignContext> Acquire() {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (free_.empty()) return std::make_unique<SignContext>(options_, method_->NewScratch());
-    auto c = std::move(free_.back());
-    free_.pop_back();
-    return c;
-  }
-  void Release(std::unique_ptr<SignContext> c) {
-    std::lock_guard<std::mutex> lock(mu_);
-    free_.push_back(std::move(c));
-  }
+  std::unique_ptr<SignContext> Acquire() { return contexts_.Acquire(); }
+  void Release(std::unique_ptr<SignContext> c) { contexts_.Release(std::move(c)); }
   bool count_in_links() const { return count_in_links_; }
   uint32_t length_dims() const { return length_dims_; }
   const MethodImpl& method() const { return *method_; }
@@ -173,8 +164,7 @@ class SignContextPool {
   bool count_in_links_;
   uint32_t length_dims_;
   TokenizeOptions options_;
-  std::mutex mu_;
-  std::vector<std::unique_ptr<SignContext>> free_;
+  WorkPool<SignContext> contexts_{[this] { return std::make_unique<SignContext>(options_, method_->NewScratch()); }};
 };
 
 namespace {

@@ -5,6 +5,7 @@
 // takes tasks too, so that a call made from one of the executor's own
 // workers (or while they are busy) still finishes: helpers that start late
 // find no task left and return without touching the caller's state.
+// WorkPool: the per-thread work objects of such tasks, reused.
 #ifndef NEARDUP_ENGINE_PARALLEL_H_
 #define NEARDUP_ENGINE_PARALLEL_H_
 
@@ -15,6 +16,8 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 #include "neardup/executor.h"
 
@@ -52,6 +55,37 @@ inline void RunTasks(Executor* executor, size_t count, const std::function<void(
   std::unique_lock<std::mutex> lock(state->mu);
   state->cv.wait(lock, [&] { return state->done == state->count; });
 }
+
+// A free list of work objects (a tokenizer, scratch buffers) for tasks on
+// several threads: Acquire() hands out a free one, or one made by `make`;
+// Release() keeps it for the next task. Thread-safe.
+template <typename T>
+class WorkPool {
+ public:
+  explicit WorkPool(std::function<std::unique_ptr<T>()> make) : make_(std::move(make)) {}
+  std::unique_ptr<T> Acquire() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!free_.empty()) {
+        auto t = std::move(free_.back());
+        free_.pop_back();
+        return t;
+      }
+    }
+    return make_();
+  }
+  void Release(std::unique_ptr<T> t) {
+    std::lock_guard<std::mutex> lock(mu_);
+    free_.push_back(std::move(t));
+  }
+  // Every object made so far; none may be in use (not thread-safe).
+  std::vector<std::unique_ptr<T>>& all() { return free_; }
+
+ private:
+  std::function<std::unique_ptr<T>()> make_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<T>> free_;
+};
 
 }  // namespace neardup
 

@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "base/path.h"
@@ -166,12 +165,6 @@ class TempTables {
     }
     return Status::OK();
   }
-  // Table `table`'s records, in the order they were added; with `keep`, the
-  // table stays to be read again.
-  Status Take(size_t table, std::vector<T>* records, bool keep = false) {
-    records->clear();
-    return TakeAppend(table, records, keep);
-  }
   // Table `table`'s records, kept, handed to fn(records, count) in the order
   // they were added, a buffer at a time (nothing is held beside the buffer).
   template <typename Fn>
@@ -207,43 +200,23 @@ class TempTables {
     auto size = files_.env->GetFileSize(paths_[table]);
     return size.ok() ? *size / sizeof(T) : 0;
   }
-  // Take(), appending to *records.
-  Status TakeAppend(size_t table, std::vector<T>* records, bool keep = false) {
+  // Table `table`'s records appended to *records, in the order they were
+  // added; the table is gone afterwards.
+  Status TakeAppend(size_t table, std::vector<T>* records) {
     if (files_.env == nullptr) {
-      if (records->empty() && !keep) {
+      if (records->empty()) {
         records->swap(memory_[table]);
       } else {
         records->insert(records->end(), memory_[table].begin(), memory_[table].end());
-        if (!keep) std::vector<T>().swap(memory_[table]);
       }
+      std::vector<T>().swap(memory_[table]);
       return Status::OK();
     }
     records->reserve(records->size() + Records(table));  // exactly: no doubling while reading
-    auto f = files_.env->NewSequentialFile(paths_[table]);
-    if (!f.ok()) return Status::IOError("cannot read a temporary table: " + f.status().message());
-    std::vector<char> buf(kBufferBytes / sizeof(T) * sizeof(T));
-    size_t have = 0;
-    for (;;) {
-      size_t got = 0;
-      if (Status s = (*f)->Read(buf.size() - have, buf.data() + have, &got); !s.ok()) {
-        return Status::IOError("cannot read a temporary table: " + s.message());
-      }
-      have += got;
-      const size_t whole = have / sizeof(T) * sizeof(T);
-      if (whole > 0) {
-        const size_t at = records->size();
-        records->resize(at + whole / sizeof(T));
-        std::memcpy(records->data() + at, buf.data(), whole);
-      }
-      std::memmove(buf.data(), buf.data() + whole, have - whole);
-      have -= whole;
-      if (got == 0) break;
-    }
-    if (have != 0) return Status::Corruption("a temporary table ends inside a record: " + paths_[table]);
-    if (!keep) {
-      (void)files_.env->RemoveFile(paths_[table]);
-      paths_[table].clear();
-    }
+    NEARDUP_RETURN_IF_ERROR(
+        ForEachChunk(table, [&](const T* chunk, size_t count) { records->insert(records->end(), chunk, chunk + count); }));
+    (void)files_.env->RemoveFile(paths_[table]);
+    paths_[table].clear();
     return Status::OK();
   }
 
@@ -697,31 +670,6 @@ struct SitePositionScratch {
   std::vector<uint64_t> found;  // (position << 32 | value) this thread found
 };
 
-// Scratch for the tasks of RunTasks, one per thread at a time, kept for
-// the next task.
-class SitePositionScratchPool {
- public:
-  explicit SitePositionScratchPool(size_t record_words) : record_words_(record_words) {}
-  std::unique_ptr<SitePositionScratch> Acquire() {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (free_.empty()) return std::make_unique<SitePositionScratch>(record_words_);
-    auto s = std::move(free_.back());
-    free_.pop_back();
-    return s;
-  }
-  void Release(std::unique_ptr<SitePositionScratch> s) {
-    std::lock_guard<std::mutex> lock(mu_);
-    free_.push_back(std::move(s));
-  }
-  // Every scratch made so far (none may be in use).
-  std::vector<std::unique_ptr<SitePositionScratch>>& all() { return free_; }
-
- private:
-  size_t record_words_;
-  std::mutex mu_;
-  std::vector<std::unique_ptr<SitePositionScratch>> free_;
-};
-
 // A site's positions are looked at on several threads from this many
 // values on (pages times positions); below it, on the calling thread.
 constexpr uint64_t kParallelSiteValues = uint64_t{1} << 20;
@@ -742,7 +690,8 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
   std::sort(by_site.begin(), by_site.end(), [&](uint32_t a, uint32_t b) {
     return pages.site[a] != pages.site[b] ? pages.site[a] < pages.site[b] : a < b;
   });
-  SitePositionScratchPool scratch_pool(pages.record_words);
+  WorkPool<SitePositionScratch> scratch_pool(
+      [&] { return std::make_unique<SitePositionScratch>(pages.record_words); });
   FlatU64Set common;  // the site's values held by TemplateHolders pages
   for (size_t s = 0; s < by_site.size();) {
     size_t e = s;
