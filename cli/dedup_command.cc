@@ -234,8 +234,8 @@ void PrintDedupSummary(const neardup::DedupSummary& s) {
   std::fprintf(stderr, "  identity sets: %s by token sequence, %s by bytes\n",
                WithCommas(s.token_identity_sets).c_str(), WithCommas(s.byte_identity_sets).c_str());
   if (s.verification_split_off) {
-    std::fprintf(stderr, "  verification: %s pages split off their cluster's kept page\n",
-                 WithCommas(s.verification_split_off).c_str());
+    std::fprintf(stderr, "  verification: %s pages split off their cluster's kept page, %s of them regrouped\n",
+                 WithCommas(s.verification_split_off).c_str(), WithCommas(s.verification_repaired).c_str());
   }
   std::fprintf(stderr, "  clusters: %s holding %s documents; duplicates: %s (%.1f%%); largest cluster: %s\n",
                WithCommas(s.clusters).c_str(), WithCommas(s.documents_in_clusters).c_str(),

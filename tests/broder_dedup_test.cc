@@ -186,7 +186,9 @@ namespace {
 // duplicates, far ends are not. Union-find alone joins the chain;
 // verification splits off every member that shares 2 supershingles neither
 // with the kept page nor with the cluster's center, a member that does with
-// the kept page (VerificationCandidates): the chain's far end leaves.
+// the kept page (VerificationCandidates): the chain's far end leaves, and
+// is verified again as a cluster of its own (group repair), so its pages
+// are not left alone.
 TEST(BroderDedupTest, VerificationSplitsOffChainedMembers) {
   const std::string dir = testing::MakeTempDir("broder-verify");
   std::mt19937 rng(17);
@@ -225,6 +227,14 @@ TEST(BroderDedupTest, VerificationSplitsOffChainedMembers) {
   if (kept_through_center > 0) EXPECT_GT(b.value().verification_recentered, 0u);
   EXPECT_EQ(a.value().verification_split_off, 0u);
   EXPECT_LT(b.value().largest_cluster, a.value().largest_cluster);
+  // Group repair: the far end is a verified cluster of its own.
+  EXPECT_GT(b.value().verification_repaired, 0u);
+  EXPECT_LE(b.value().verification_repaired, b.value().verification_split_off);
+  std::map<std::string, int> members;
+  for (const auto& row : Rows(dir + "/verified/clusters.tsv")) {
+    if (row.size() > 2 && row[2] != "role" && row[2] != "single") ++members[row[1]];
+  }
+  EXPECT_GE(members.size(), 2u) << "the chain's far end should form a cluster of its own";
   fs::remove_all(dir);
 }
 

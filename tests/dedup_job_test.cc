@@ -328,7 +328,7 @@ void ExpectTogetherGivesOneJobsOutputs(const DedupOptions& options, std::vector<
   }
   const std::string single = MakeTempDir("together-single");
   std::vector<std::pair<uint64_t, uint64_t>> pairs;
-  uint64_t split_off = 0;
+  uint64_t split_off = 0, repaired = 0;
   {
     auto job = DedupJob::Create(inputs, single, options);
     ASSERT_TRUE(job.ok()) << job.status().ToString();
@@ -340,6 +340,7 @@ void ExpectTogetherGivesOneJobsOutputs(const DedupOptions& options, std::vector<
     auto summary = (*job)->Finish();
     ASSERT_TRUE(summary.ok()) << summary.status().ToString();
     split_off = summary->verification_split_off;
+    repaired = summary->verification_repaired;
   }
   if (mix && near && options.verify) {
     EXPECT_GT(split_off, 0u) << "the test's chains should fail verification";
@@ -350,6 +351,7 @@ void ExpectTogetherGivesOneJobsOutputs(const DedupOptions& options, std::vector<
     // The chain's edits are looked for unless the spec turns them off.
     if (options.verify && options.method.find("edit=0") == std::string::npos) {
       EXPECT_GT(split_off, 0u) << "verification should split the chain's far end off";
+      EXPECT_GT(repaired, 0u) << "the chain's far end should be verified again as a cluster of its own";
     }
   }
 

@@ -366,7 +366,13 @@ struct DedupSummary {
   uint64_t duplicates = 0;            // documents_in_clusters - clusters
   double duplicate_percentage = 0;    // 100 * duplicates / documents
   uint64_t largest_cluster = 0;
-  uint64_t verification_split_off = 0;  // members split off by verification
+  // Members that failed their cluster's kept page and its center: they
+  // left that cluster (Zhu et al. §5.2).
+  uint64_t verification_split_off = 0;
+  // Of those, members that passed the page kept by their cluster's failed
+  // members, verified again as a cluster of their own (group repair), or
+  // its center.
+  uint64_t verification_repaired = 0;
   // Clusters where members that failed against the kept page stayed
   // because they passed a verified member at the cluster's center.
   uint64_t verification_recentered = 0;

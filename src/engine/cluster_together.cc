@@ -333,162 +333,190 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
   const auto t_verify = Clock::now();
   std::vector<double> similarity(n, 1.0);
   if (near_method) {
-    std::vector<uint64_t> asked;
-    std::vector<size_t> who;
-    for (uint64_t i = 0; i < n; ++i) {
-      if (keeper[i] != base + i && keeper_root[i] != root[i]) {
-        asked.push_back(keeper[i]);
-        who.push_back(i);
-      }
-    }
-    // The kept page's record (its signature, and what the run learned of it).
-    const size_t rw = run->record_words();
-    NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> kept, x.Ask(asked, rw, false, [&](uint64_t id, uint64_t* o) {
-      run->Record(local(id), o);
-    }));
-    std::vector<uint64_t> page(rw);
-    std::vector<uint8_t> passes_kept(n, 1);
-    std::vector<size_t> asked_at(n, SIZE_MAX);  // i -> its kept page's record in `kept`
-    for (size_t j = 0; j < who.size(); ++j) {
-      const size_t i = who[j];
-      asked_at[i] = j;
-      run->Record(i, page.data());
-      const uint64_t* kept_page = kept.data() + j * rw;
-      if (options_.verify && !run->Decide(page.data(), kept_page).duplicate) {
-        passes_kept[i] = 0;
-        continue;
-      }
-      similarity[i] = run->Similarity(page.data(), kept_page);
-    }
-    std::vector<uint8_t> failed(n, 0);
-    uint64_t split = 0;
-    if (options_.verify) {
-      // Clusters where some member failed against the kept page are
-      // verified against a center too (VerificationCandidates), as
-      // ClusterLive does: the holder of each such cluster's kept page
-      // gathers its members' exact roots (with each root's own verdict)
-      // and names the candidates; members decide against each; the holder
-      // counts and names the center.
-      std::vector<std::vector<KeyAndId>> out(static_cast<size_t>(x.size()));
+    // Group repair (as ClusterLive): the members that fail both their kept
+    // page and its center are verified as a cluster of their own, labelled
+    // by the kept page they failed, for at most kVerificationRounds rounds;
+    // every process runs the same rounds (the count of repaired members is
+    // summed).
+    std::vector<uint8_t> in_play(n, 1), failed(n, 0), repaired(n, 0);
+    std::vector<uint64_t> repair_label(n, 0);
+    uint64_t split = 0, repaired_members = 0;
+    const size_t rounds = options_.verify ? kVerificationRounds : 1;
+    for (size_t round = 0; round < rounds; ++round) {
+      const bool last_round = round + 1 == rounds;
+      std::vector<uint64_t> asked;
+      std::vector<size_t> who;
       for (uint64_t i = 0; i < n; ++i) {
-        if (!passes_kept[i]) out[x.OwnerOfId(keeper[i])].push_back({keeper[i], 0});
-      }
-      NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> failing_in, x.ExchangeFlat(out));
-      std::vector<uint8_t> failing(n, 0);  // per local kept page
-      for (const KeyAndId& f : failing_in) failing[local(f.key)] = 1;
-      NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> in_failing,
-                               x.Ask(keeper, 1, false, [&](uint64_t id, uint64_t* o) { *o = failing[local(id)]; }));
-      for (auto& o : out) o.clear();
-      std::vector<size_t> flagged;  // local pages of such clusters
-      for (uint64_t i = 0; i < n; ++i) {
-        if (!in_failing[i]) continue;
-        flagged.push_back(i);
-        constexpr uint64_t kVerified = uint64_t{1} << 63;  // ids are below 2^63
-        const bool verified_root = root[i] == base + i && passes_kept[i];
-        out[x.OwnerOfId(keeper[i])].push_back({keeper[i], root[i] | (verified_root ? kVerified : 0)});
-      }
-      NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> member_roots, x.ExchangeFlat(out));
-      std::unordered_map<uint64_t, std::vector<uint64_t>> roots_of;  // kept page -> members' roots
-      std::unordered_set<uint64_t> verified;                         // roots that passed their kept page
-      for (const KeyAndId& r : member_roots) {
-        const uint64_t member_root = r.id & ~(uint64_t{1} << 63);
-        roots_of[r.key].push_back(member_root);
-        if (r.id >> 63) verified.insert(member_root);
-      }
-      std::vector<KeyAndId>().swap(member_roots);
-      std::unordered_map<uint64_t, std::vector<uint64_t>> candidates_of;
-      for (auto& [k, roots] : roots_of) {
-        std::vector<uint64_t> c = VerificationCandidates(k, root[local(k)], roots);
-        // A candidate is a center only when it is a verified member itself.
-        for (size_t t = 1; t < c.size(); ++t) {
-          if (!verified.count(c[t])) c[t] = UINT64_MAX;
+        if (round > 0 && in_play[i] && keeper[i] != base + i && keeper_root[i] == root[i]) ++repaired_members;
+        if (in_play[i] && keeper[i] != base + i && keeper_root[i] != root[i]) {
+          asked.push_back(keeper[i]);
+          who.push_back(i);
         }
-        c.resize(kVerificationCenters, UINT64_MAX);
-        candidates_of[k] = std::move(c);
       }
-      roots_of.clear();
-      std::vector<uint64_t> flagged_keepers;
-      for (size_t i : flagged) flagged_keepers.push_back(keeper[i]);
-      NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> candidates,
-                               x.Ask(flagged_keepers, kVerificationCenters, false, [&](uint64_t id, uint64_t* o) {
-                                 const std::vector<uint64_t>& c = candidates_of.at(id);
-                                 std::copy(c.begin(), c.end(), o);
-                               }));
-      // The candidates' records, each asked once.
-      std::vector<uint64_t> wanted;
-      for (uint64_t c : candidates) {
-        if (c != UINT64_MAX) wanted.push_back(c);
-      }
-      std::sort(wanted.begin(), wanted.end());
-      wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
-      NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> records, x.Ask(wanted, rw, false, [&](uint64_t id, uint64_t* o) {
+      // The kept page's record (its signature, and what the run learned of it).
+      const size_t rw = run->record_words();
+      NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> kept, x.Ask(asked, rw, false, [&](uint64_t id, uint64_t* o) {
         run->Record(local(id), o);
       }));
-      auto record_of = [&](uint64_t id) {
-        const size_t at = static_cast<size_t>(std::lower_bound(wanted.begin(), wanted.end(), id) - wanted.begin());
-        return records.data() + at * rw;
-      };
-      // Each member's verdict on each candidate, as a bit mask.
-      std::vector<uint64_t> verdicts(flagged.size(), 0);
-      for (auto& o : out) o.clear();
-      for (size_t f = 0; f < flagged.size(); ++f) {
-        const size_t i = flagged[f];
+      std::vector<uint64_t> page(rw);
+      std::vector<uint8_t> passes_kept(n, 1);
+      std::vector<size_t> asked_at(n, SIZE_MAX);  // i -> its kept page's record in `kept`
+      for (size_t j = 0; j < who.size(); ++j) {
+        const size_t i = who[j];
+        asked_at[i] = j;
         run->Record(i, page.data());
-        for (size_t t = 0; t < kVerificationCenters; ++t) {
-          const uint64_t c = candidates[f * kVerificationCenters + t];
-          if (c == UINT64_MAX) continue;
-          // Members that passed the kept page stay whatever the center.
-          bool pass = keeper_root[i] == root[i] || passes_kept[i];
-          if (t > 0 && !pass) pass = root[i] == c || run->Decide(page.data(), record_of(c)).duplicate;
-          if (pass) verdicts[f] |= uint64_t{1} << t;
-        }
-        out[x.OwnerOfId(keeper[i])].push_back({keeper[i], verdicts[f]});
-      }
-      NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> votes, x.ExchangeFlat(out));
-      // Per kept page: passes per candidate, then the members (one vote each).
-      std::unordered_map<uint64_t, std::vector<uint64_t>> counts;
-      for (const KeyAndId& v : votes) {
-        std::vector<uint64_t>& c = counts.try_emplace(v.key, kVerificationCenters + 1, 0).first->second;
-        for (size_t t = 0; t < kVerificationCenters; ++t) c[t] += (v.id >> t) & 1;
-        ++c[kVerificationCenters];
-      }
-      std::vector<KeyAndId>().swap(votes);
-      uint64_t moved_here = 0;
-      std::unordered_map<uint64_t, uint64_t> center_index;
-      for (const auto& [k, c] : counts) {
-        size_t best = 0;
-        for (size_t t = 1; t < kVerificationCenters; ++t) {
-          if (c[t] > c[best]) best = t;
-        }
-        if (!CenterGathers(c[kVerificationCenters], c[0], c[best])) best = 0;
-        center_index[k] = best;
-        moved_here += best != 0;
-      }
-      NEARDUP_ASSIGN_OR_RETURN(s.verification_recentered, x.Sum(moved_here));
-      NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> chosen,
-                               x.Ask(flagged_keepers, 1, false, [&](uint64_t id, uint64_t* o) {
-                                 *o = center_index.at(id);
-                               }));
-      for (size_t f = 0; f < flagged.size(); ++f) {
-        const size_t i = flagged[f];
-        const size_t t = chosen[f];
-        if ((verdicts[f] >> t) & 1) {
-          if (!passes_kept[i]) {  // stays through the center (it was asked: it failed the kept page)
-            run->Record(i, page.data());
-            similarity[i] = run->Similarity(page.data(), kept.data() + asked_at[i] * rw);
-          }
+        const uint64_t* kept_page = kept.data() + j * rw;
+        if (options_.verify && !run->Decide(page.data(), kept_page).duplicate) {
+          passes_kept[i] = 0;
           continue;
         }
-        // Leaves with its exact copies (they fail alike; robust: with the
-        // pages equal to it after normalization).
-        failed[i] = 1;
-        keeper[i] = base + i;
-        keeper_root[i] = root[i];
-        reason[i] = kReasonSingle;
-        ++split;
+        repaired_members += round > 0;
+        similarity[i] = run->Similarity(page.data(), kept_page);
       }
+      if (options_.verify) {
+        // Clusters where some member failed against the kept page are
+        // verified against a center too (VerificationCandidates), as
+        // ClusterLive does: the holder of each such cluster's kept page
+        // gathers its members' exact roots (with each root's own verdict)
+        // and names the candidates; members decide against each; the holder
+        // counts and names the center.
+        std::vector<std::vector<KeyAndId>> out(static_cast<size_t>(x.size()));
+        for (uint64_t i = 0; i < n; ++i) {
+          if (!passes_kept[i]) out[x.OwnerOfId(keeper[i])].push_back({keeper[i], 0});
+        }
+        NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> failing_in, x.ExchangeFlat(out));
+        std::vector<uint8_t> failing(n, 0);  // per local kept page
+        for (const KeyAndId& f : failing_in) failing[local(f.key)] = 1;
+        NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> in_failing,
+                                 x.Ask(keeper, 1, false, [&](uint64_t id, uint64_t* o) { *o = failing[local(id)]; }));
+        for (auto& o : out) o.clear();
+        std::vector<size_t> flagged;  // local pages of such clusters
+        for (uint64_t i = 0; i < n; ++i) {
+          if (!in_play[i] || !in_failing[i]) continue;
+          flagged.push_back(i);
+          constexpr uint64_t kVerified = uint64_t{1} << 63;  // ids are below 2^63
+          const bool verified_root = root[i] == base + i && passes_kept[i];
+          out[x.OwnerOfId(keeper[i])].push_back({keeper[i], root[i] | (verified_root ? kVerified : 0)});
+        }
+        NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> member_roots, x.ExchangeFlat(out));
+        std::unordered_map<uint64_t, std::vector<uint64_t>> roots_of;  // kept page -> members' roots
+        std::unordered_set<uint64_t> verified;                         // roots that passed their kept page
+        for (const KeyAndId& r : member_roots) {
+          const uint64_t member_root = r.id & ~(uint64_t{1} << 63);
+          roots_of[r.key].push_back(member_root);
+          if (r.id >> 63) verified.insert(member_root);
+        }
+        std::vector<KeyAndId>().swap(member_roots);
+        std::unordered_map<uint64_t, std::vector<uint64_t>> candidates_of;
+        for (auto& [k, roots] : roots_of) {
+          std::vector<uint64_t> c = VerificationCandidates(k, root[local(k)], roots);
+          // A candidate is a center only when it is a verified member itself.
+          for (size_t t = 1; t < c.size(); ++t) {
+            if (!verified.count(c[t])) c[t] = UINT64_MAX;
+          }
+          c.resize(kVerificationCenters, UINT64_MAX);
+          candidates_of[k] = std::move(c);
+        }
+        roots_of.clear();
+        std::vector<uint64_t> flagged_keepers;
+        for (size_t i : flagged) flagged_keepers.push_back(keeper[i]);
+        NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> candidates,
+                                 x.Ask(flagged_keepers, kVerificationCenters, false, [&](uint64_t id, uint64_t* o) {
+                                   const std::vector<uint64_t>& c = candidates_of.at(id);
+                                   std::copy(c.begin(), c.end(), o);
+                                 }));
+        // The candidates' records, each asked once.
+        std::vector<uint64_t> wanted;
+        for (uint64_t c : candidates) {
+          if (c != UINT64_MAX) wanted.push_back(c);
+        }
+        std::sort(wanted.begin(), wanted.end());
+        wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+        NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> records, x.Ask(wanted, rw, false, [&](uint64_t id, uint64_t* o) {
+          run->Record(local(id), o);
+        }));
+        auto record_of = [&](uint64_t id) {
+          const size_t at = static_cast<size_t>(std::lower_bound(wanted.begin(), wanted.end(), id) - wanted.begin());
+          return records.data() + at * rw;
+        };
+        // Each member's verdict on each candidate, as a bit mask.
+        std::vector<uint64_t> verdicts(flagged.size(), 0);
+        for (auto& o : out) o.clear();
+        for (size_t f = 0; f < flagged.size(); ++f) {
+          const size_t i = flagged[f];
+          run->Record(i, page.data());
+          for (size_t t = 0; t < kVerificationCenters; ++t) {
+            const uint64_t c = candidates[f * kVerificationCenters + t];
+            if (c == UINT64_MAX) continue;
+            // Members that passed the kept page stay whatever the center.
+            bool pass = keeper_root[i] == root[i] || passes_kept[i];
+            if (t > 0 && !pass) pass = root[i] == c || run->Decide(page.data(), record_of(c)).duplicate;
+            if (pass) verdicts[f] |= uint64_t{1} << t;
+          }
+          out[x.OwnerOfId(keeper[i])].push_back({keeper[i], verdicts[f]});
+        }
+        NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> votes, x.ExchangeFlat(out));
+        // Per kept page: passes per candidate, then the members (one vote each).
+        std::unordered_map<uint64_t, std::vector<uint64_t>> counts;
+        for (const KeyAndId& v : votes) {
+          std::vector<uint64_t>& c = counts.try_emplace(v.key, kVerificationCenters + 1, 0).first->second;
+          for (size_t t = 0; t < kVerificationCenters; ++t) c[t] += (v.id >> t) & 1;
+          ++c[kVerificationCenters];
+        }
+        std::vector<KeyAndId>().swap(votes);
+        uint64_t moved_here = 0;
+        std::unordered_map<uint64_t, uint64_t> center_index;
+        for (const auto& [k, c] : counts) {
+          size_t best = 0;
+          for (size_t t = 1; t < kVerificationCenters; ++t) {
+            if (c[t] > c[best]) best = t;
+          }
+          if (!CenterGathers(c[kVerificationCenters], c[0], c[best])) best = 0;
+          center_index[k] = best;
+          moved_here += best != 0;
+        }
+        NEARDUP_ASSIGN_OR_RETURN(const uint64_t recentered, x.Sum(moved_here));
+        s.verification_recentered += recentered;
+        NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> chosen,
+                                 x.Ask(flagged_keepers, 1, false, [&](uint64_t id, uint64_t* o) {
+                                   *o = center_index.at(id);
+                                 }));
+        for (size_t f = 0; f < flagged.size(); ++f) {
+          const size_t i = flagged[f];
+          const size_t t = chosen[f];
+          if ((verdicts[f] >> t) & 1) {
+            if (!passes_kept[i]) {  // stays through the center (it was asked: it failed the kept page)
+              repaired_members += round > 0;
+              run->Record(i, page.data());
+              similarity[i] = run->Similarity(page.data(), kept.data() + asked_at[i] * rw);
+            }
+            continue;
+          }
+          split += round == 0;
+          if (!last_round) {  // a cluster of the failed members, kept apart
+            repaired[i] = 1;
+            repair_label[i] = keeper[i];
+          } else {
+            // Leaves with its exact copies (they fail alike; robust: with the
+            // pages equal to it after normalization).
+            failed[i] = 1;
+          }
+          keeper[i] = base + i;
+          keeper_root[i] = root[i];
+          reason[i] = kReasonSingle;
+        }
+      }
+      if (last_round) break;
+      uint64_t repaired_here = 0;
+      for (uint8_t r : repaired) repaired_here += r;
+      NEARDUP_ASSIGN_OR_RETURN(const uint64_t repaired_all, x.Sum(repaired_here));
+      if (repaired_all == 0) break;
+      NEARDUP_RETURN_IF_ERROR(choose(repair_label, repaired));
+      in_play.swap(repaired);
+      std::fill(repaired.begin(), repaired.end(), 0);
     }
     NEARDUP_ASSIGN_OR_RETURN(s.verification_split_off, x.Sum(split));
+    NEARDUP_ASSIGN_OR_RETURN(s.verification_repaired, x.Sum(repaired_members));
     std::vector<uint64_t> split_root(n);
     for (uint64_t i = 0; i < n; ++i) split_root[i] = run->SplitRoot(i);
     if (s.verification_split_off > 0) NEARDUP_RETURN_IF_ERROR(choose(split_root, failed));

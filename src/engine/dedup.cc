@@ -142,6 +142,7 @@ nlohmann::ordered_json SummaryJson(const DedupSummary& s, const DedupOptions& o,
   j["largest_cluster"] = s.largest_cluster;
   j["verification_split_off"] = s.verification_split_off;
   j["verification_recentered"] = s.verification_recentered;
+  j["verification_repaired"] = s.verification_repaired;
   j["method_spec"] = s.method_spec;
   if (d.method().finds_near_duplicates()) {
     nlohmann::ordered_json near = {

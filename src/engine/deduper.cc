@@ -900,31 +900,42 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   if (near_method && run_->verifies() && options_.verify) {
     // Every member against the kept page; in a cluster where some fail, a
     // member that passes the cluster's center stays too
-    // (VerificationCandidates).
-    std::vector<uint8_t> passes_kept(n, 1), failing(n, 0);  // failing: per kept page
-    bool any_failing = false;
+    // (VerificationCandidates). The members that fail both are a cluster
+    // of their own, verified the same way against the page they keep
+    // (group repair), for at most kVerificationRounds rounds; what fails
+    // the last round leaves with its exact copies.
+    std::vector<uint8_t> in_play(n, 1), next_play(n, 0), passes_kept(n, 1), failing(n, 0);  // failing: per kept page
     Executor* verifiers = run_->decides_concurrently() ? executor_ : nullptr;
-    RunTasks(verifiers, (n + kVerifyPagesPerTask - 1) / kVerifyPagesPerTask, [&](size_t task) {
-      const uint32_t end = static_cast<uint32_t>(std::min<uint64_t>(n, (task + 1) * kVerifyPagesPerTask));
-      for (uint32_t i = static_cast<uint32_t>(task * kVerifyPagesPerTask); i < end; ++i) {
-        const uint32_t k = keeper[i];
-        if (k == i || grouper.Root(i) == grouper.Root(k)) continue;
-        passes_kept[i] = run_->Decide(i, k).duplicate;
+    for (size_t round = 0; round < kVerificationRounds; ++round) {
+      const bool last_round = round + 1 == kVerificationRounds;
+      RunTasks(verifiers, (n + kVerifyPagesPerTask - 1) / kVerifyPagesPerTask, [&](size_t task) {
+        const uint32_t end = static_cast<uint32_t>(std::min<uint64_t>(n, (task + 1) * kVerifyPagesPerTask));
+        for (uint32_t i = static_cast<uint32_t>(task * kVerifyPagesPerTask); i < end; ++i) {
+          passes_kept[i] = 1;
+          if (!in_play[i]) continue;
+          const uint32_t k = keeper[i];
+          if (k == i || grouper.Root(i) == grouper.Root(k)) continue;
+          passes_kept[i] = run_->Decide(i, k).duplicate;
+        }
+      });
+      bool any_failing = false;
+      std::fill(failing.begin(), failing.end(), 0);
+      for (uint32_t i = 0; i < n; ++i) {
+        if (passes_kept[i]) {
+          s.verification_repaired += round > 0 && in_play[i] && keeper[i] != i;  // passes its new kept page
+          continue;
+        }
+        failing[keeper[i]] = 1;
+        any_failing = true;
       }
-    });
-    for (uint32_t i = 0; i < n; ++i) {
-      if (passes_kept[i]) continue;
-      failing[keeper[i]] = 1;
-      any_failing = true;
-    }
-    for (uint32_t i = 0; i < n; ++i) group[i] = kNoGroup;
-    bool any_failed = false;
-    if (any_failing) {
+      if (!any_failing) break;
+      for (uint32_t i = 0; i < n; ++i) group[i] = kNoGroup;
       // Members of each such cluster, in input order, keyed by kept page.
       std::unordered_map<uint32_t, std::vector<uint32_t>> members;
       for (uint32_t i = 0; i < n; ++i) {
-        if (failing[keeper[i]]) members[keeper[i]].push_back(i);
+        if (in_play[i] && failing[keeper[i]]) members[keeper[i]].push_back(i);
       }
+      std::fill(next_play.begin(), next_play.end(), 0);
       for (uint32_t k = 0; k < n; ++k) {
         if (!failing[k]) continue;
         const std::vector<uint32_t>& m = members[k];
@@ -942,7 +953,7 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
         size_t best = 0;
         size_t kept_count = 0;
         for (uint64_t c : candidates) {
-          if (c != k && !passes_kept[c]) continue;
+          if (c != k && (!in_play[c] || !passes_kept[c])) continue;
           size_t count = 0;
           for (size_t j = 0; j < m.size(); ++j) count += passes_kept[m[j]] || passes(j, static_cast<uint32_t>(c));
           if (c == k) kept_count = count;
@@ -954,19 +965,27 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
         if (!CenterGathers(m.size(), kept_count, best)) center = k;
         for (size_t j = 0; j < m.size(); ++j) {
           const uint32_t i = m[j];
-          if (passes_kept[i] || passes(j, center)) continue;
-          // Leaves with its exact copies (robust: with the pages equal to it
-          // after normalization).
-          group[i] = run_->SplitRoot(i);
+          if (passes_kept[i] || passes(j, center)) {
+            s.verification_repaired += round > 0 && !passes_kept[i];  // through the center
+            continue;
+          }
           keeper[i] = i;
           reason[i] = kReasonSingle;
-          ++s.verification_split_off;
-          any_failed = true;
+          s.verification_split_off += round == 0;
+          if (last_round) {
+            // Leaves with its exact copies (robust: with the pages equal
+            // to it after normalization).
+            group[i] = run_->SplitRoot(i);
+          } else {
+            group[i] = k;  // the cluster's failed members, kept apart
+            next_play[i] = 1;
+          }
         }
         s.verification_recentered += center != k;
       }
+      ChooseKeepers(group, features, keeper_options_, &keeper, &reason, in_links_ptr);
+      in_play.swap(next_play);
     }
-    if (any_failed) ChooseKeepers(group, features, keeper_options_, &keeper, &reason, in_links_ptr);
   }
 
   // The keeper rules are done with: their columns go before the

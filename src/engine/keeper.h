@@ -103,6 +103,9 @@ int CompareKeepers(const KeeperFeatures& a, uint64_t order_a, const KeeperFeatur
 // `member_roots` lists the exact-set root of every member; ids are any page
 // ids of one numbering.
 inline constexpr size_t kVerificationCenters = 8;
+// Rounds of group repair: the members that fail a cluster's kept page and
+// center are verified as a cluster of their own, at most this many times.
+inline constexpr size_t kVerificationRounds = 4;
 // Whether a center that `with_center` of a cluster's `members` pass (those
 // that pass the kept page, `with_kept`, among them) is used: when it brings
 // back at least half of the members that failed the kept page. A center
