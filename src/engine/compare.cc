@@ -293,9 +293,11 @@ Result<Comparison> CompareLoaded(const Loaded& a, const Loaded& b, const std::st
     r.why = "equal after volatile terms and the own URL are normalized (Henzinger's correct near duplicates)";
   } else {
     // The method's one rule (RobustDecide), as dedup applies it.
-    RobustPageView va{pa.mins.data(), key_a, pa.digest.empty() ? nullptr : pa.digest.data(), pa.sig.main_shingles};
+    RobustPageView va{pa.mins.data(), key_a, pa.digest.empty() ? nullptr : pa.digest.data(), pa.sig.main_shingles,
+                      pa.sig.shingles};
     RobustPageView vb{pb.mins.data(), XXH3_64bits(site_b.data(), site_b.size()),
-                      pb.digest.empty() ? nullptr : pb.digest.data(), pb.sig.main_shingles};
+                      pb.digest.empty() ? nullptr : pb.digest.data(), pb.sig.main_shingles,
+                      pb.sig.shingles};
     SiteTemplates::Match m;
     const PairDecision d = RobustDecide(templates, va, vb, ro, &m);
     r.content_agreeing = m.agreeing;

@@ -596,7 +596,8 @@ RobustSignature ComputeRobustSignature(const TokenizedDocument& doc, std::string
   if (!sketcher.MinHashes(scratch->shingles, scratch->minhashes.data())) return sig;
   for (uint32_t j = 0; j < m; ++j) mins_out[j] = static_cast<uint32_t>(scratch->minhashes[j]);
   if (digest_out) {
-    DistinctShingleKeys<true>(scratch->shingles, scratch);
+    const size_t distinct = DistinctShingleKeys<true>(scratch->shingles, scratch);
+    if (options.keeps_main_shingles()) sig.shingles = static_cast<uint32_t>(distinct);
     DifferenceDigest::Build(scratch->keys, kRobustDigestCells, digest_out);
   }
   if (options.main_minhashes > 0) {
@@ -627,7 +628,11 @@ RobustPageView RobustPages::View(uint32_t p) const {
   v.mins = Mins(p);
   v.site = site[p];
   v.digest = Digest(p);
-  if (main_shingles) v.main_shingles = static_cast<uint32_t>(main_shingles[size_t{p} * record_words]);
+  if (main_shingles) {
+    const uint64_t counts = main_shingles[size_t{p} * record_words];
+    v.main_shingles = static_cast<uint32_t>(counts);
+    v.shingles = static_cast<uint32_t>(counts >> 32);
+  }
   return v;
 }
 
@@ -642,7 +647,10 @@ RobustPageView RobustPages::Fetch(uint32_t p, uint64_t* scratch) const {
   v.mins = reinterpret_cast<const uint32_t*>(scratch + mins_word);
   v.site = site[p];
   v.digest = digests ? scratch + digest_word : nullptr;
-  if (main_shingles) v.main_shingles = static_cast<uint32_t>(scratch[main_shingles_word]);
+  if (main_shingles) {
+    v.main_shingles = static_cast<uint32_t>(scratch[main_shingles_word]);
+    v.shingles = static_cast<uint32_t>(scratch[main_shingles_word] >> 32);
+  }
   return v;
 }
 
@@ -1076,6 +1084,23 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
     }
     return d;
   }
+  // Large pages alike at nearly every position (kLargePageShingles), unless
+  // on different sites their main texts differ.
+  const bool main_differs = main_rule && r.main_similarity() < options.min_main_similarity;
+  if (std::min(a.shingles, b.shingles) >= kLargePageShingles && !main_differs &&
+      r.agreeing + r.template_shared >= kLargePageAgreement * options.num_minhashes) {
+    d.duplicate = true;
+    d.similarity = static_cast<double>(r.agreeing + r.template_shared) / options.num_minhashes;
+    if (with_reason) {
+      std::snprintf(buf, sizeof buf,
+                    "large pages (%u and %u distinct shingles, %u or more each) agree at %u of %u min-hash "
+                    "positions, boilerplate or not (%.2f >= %.2f)",
+                    a.shingles, b.shingles, kLargePageShingles, r.agreeing + r.template_shared,
+                    options.num_minhashes, d.similarity, kLargePageAgreement);
+      d.reason = buf;
+    }
+    return d;
+  }
   // Sketches that agree only on boilerplate: without digests the pages are
   // taken as both being the template; with them, the digests said the pages
   // differ in more than an edit (a main item too small to win a min-hash
@@ -1100,7 +1125,6 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   // to compare already.)
   const double need = r.template_shared > 0 ? options.min_content_similarity : options.min_similarity_without_template;
   const bool whole_pages = r.template_shared == 0;
-  const bool main_differs = main_rule && r.main_similarity() < options.min_main_similarity;
   d.duplicate = r.similarity() >= need && !main_differs;
   if (!d.duplicate && main_passes) return decide_by_main_text();
   if (!d.duplicate && containment_passes) return decide_by_containment();

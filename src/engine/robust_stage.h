@@ -95,6 +95,19 @@ inline constexpr uint32_t kRobustWholeBandBucket = 64;
 // site's common boilerplate values; their shared value is then content.
 inline constexpr double kCopyContentSimilarity = 0.5;
 
+// Large pages (RobustDecideMatched): where both pages hold at least
+// kLargePageShingles distinct shingles and their whole sketches agree at
+// kLargePageAgreement of the m positions, boilerplate or not, they are near
+// duplicates whatever their site's template. A page that holds other pages
+// of its site (a manual on one page beside its chapters, a print version)
+// shares all its min-hash values with them, so every value reads as
+// boilerplate, and its copies differ in more than the digests can count
+// (kRobustDigestCells); at this length an item that differs and wins no
+// position is under a twentieth of the page (Broder's resemblance of such
+// a pair is about 0.9 or more), not a different main item in a template.
+inline constexpr uint32_t kLargePageShingles = 50000;
+inline constexpr double kLargePageAgreement = 0.95;
+
 // Class terms standing for volatile terms and for the page's own URL.
 inline constexpr uint64_t kVolatileTermHash = 0x766f6c6174696c65ULL;  // "volatile"
 inline constexpr uint64_t kOwnUrlTermHash = 0x6f776e2d75726c00ULL;    // "own-url"
@@ -165,6 +178,10 @@ struct RobustSignature {
   // Distinct shingles of the main text, when it has main_min_terms terms and
   // options.keeps_main_shingles() (else 0).
   uint32_t main_shingles = 0;
+  // Distinct shingles of the whole normalized page, when its difference
+  // digest is built and options.keeps_main_shingles() (the record keeps the
+  // two counts in one word; else 0).
+  uint32_t shingles = 0;
 };
 
 // The method's two sketchers: the whole page's and the main text's (none
@@ -200,6 +217,9 @@ struct RobustPageView {
   // Distinct shingles of the main text (RobustSignature::main_shingles); 0
   // when unknown: the containment rule then stays out.
   uint32_t main_shingles = 0;
+  // Distinct shingles of the whole page (RobustSignature::shingles); 0 when
+  // unknown: the large-page rule then stays out.
+  uint32_t shingles = 0;
 };
 
 // The pages a stage reads (steps 3-5): page p's m min-hash values, its site

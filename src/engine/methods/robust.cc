@@ -119,7 +119,8 @@ namespace {
 
 // Signature words: [site][normalized identity][m min-hash values, two per
 // word][kRobustDigestCells digest cells, when edits are looked for][the
-// main text's distinct shingles, when containment is looked for].
+// main text's distinct shingles in the low 32 bits and the whole page's in
+// the high 32 bits, when containment is looked for].
 struct RobustLayout {
   uint32_t m = 0;
   bool digests = false;
@@ -130,6 +131,9 @@ struct RobustLayout {
   size_t words() const { return main_shingles_at() + (main_shingles ? 1 : 0); }
   uint32_t MainShingles(const uint64_t* record) const {
     return main_shingles ? static_cast<uint32_t>(record[main_shingles_at()]) : 0;
+  }
+  uint32_t Shingles(const uint64_t* record) const {
+    return main_shingles ? static_cast<uint32_t>(record[main_shingles_at()] >> 32) : 0;
   }
 };
 
@@ -283,6 +287,7 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
     v.site = sites_[p];
     v.digest = l_.digests ? record + l_.digest_at() : nullptr;
     v.main_shingles = l_.MainShingles(record);
+    v.shingles = l_.Shingles(record);
     return v;
   }
   // Two records' room, the calling thread's.
@@ -763,7 +768,7 @@ class RobustMethod final : public MethodImpl {
     words[1] = sig.identity;
     if (sig.has_sketch) {
       std::memcpy(words + 2, s->mins.data(), l_.m * sizeof(uint32_t));
-      if (l_.main_shingles) words[l_.main_shingles_at()] = sig.main_shingles;
+      if (l_.main_shingles) words[l_.main_shingles_at()] = uint64_t{sig.shingles} << 32 | sig.main_shingles;
     } else if (l_.digests) {
       std::fill(words + l_.digest_at(), words + l_.words(), 0);
     }
