@@ -152,7 +152,8 @@ void DedupFlags::Register(CLI::App* dedup) {
                     "deciding rule is the reason column)");
   dedup->add_flag("--no-verify", no_verify,
                   "Keep near-duplicate members that fail the method's rule against their "
-                  "cluster's kept page (by default they are split off)");
+                  "cluster's kept page (by default they are split off, unless they pass a "
+                  "center of the cluster, and verified again as a cluster of their own)");
   dedup->add_option("--max-record-size", max_record,
                     "Skip records larger than this after decompression (e.g. 64M, 1G)");
   dedup->add_flag("--skip-non-2xx", skip_non_2xx,
