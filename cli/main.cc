@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -82,6 +83,16 @@ int RunCompareCommand(const std::string& a, const std::string& b, const neardup:
       std::printf("  dedup over the inputs: two clusters, kept pages %s and %s\n", rb.kept_a.c_str(),
                   rb.kept_b.c_str());
     }
+    // Verification's decisions behind that.
+    auto against = [](const char* what, const std::optional<neardup::PairDecision>& d) {
+      if (!d) return;
+      std::printf("    %s: %s: %s\n", what, d->duplicate ? "near duplicates" : "not near duplicates",
+                  d->reason.c_str());
+    };
+    against("A against its kept page", rb.a_with_kept_a);
+    against("B against its kept page", rb.b_with_kept_b);
+    against("A against B's kept page", rb.a_with_kept_b);
+    against("B against A's kept page", rb.b_with_kept_a);
   }
   std::printf("each method's rule, as dedup applies it:\n");
   for (const neardup::Comparison::Verdict& v : c.verdicts) {

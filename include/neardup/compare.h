@@ -13,6 +13,7 @@
 #define NEARDUP_COMPARE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,14 @@ struct Comparison {
     bool clustered = false;
     bool same_cluster = false;
     std::string kept_a, kept_b;
+    // With inputs, the verification decisions (the same rule) that put the
+    // two together or apart: each page against its own cluster's kept page
+    // and, when the clusters differ, against the other's. Empty where the
+    // page is that kept page, or where that kept page is the other page
+    // (the decision above is then the pair's own). A member that fails its
+    // kept page stays through a center of its cluster (README "Choices
+    // worth knowing").
+    std::optional<PairDecision> a_with_kept_a, b_with_kept_b, a_with_kept_b, b_with_kept_a;
   } robust;
 
   // Every method's one pair rule (Method::Compare, the rule dedup applies)

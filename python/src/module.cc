@@ -313,6 +313,19 @@ py::dict ComparisonToDict(const neardup::Comparison& c) {
   robust["same_cluster"] = r.same_cluster;
   robust["kept_a"] = Utf8(r.kept_a);
   robust["kept_b"] = Utf8(r.kept_b);
+  // Verification's decisions (None where the page is that kept page).
+  auto decision = [](const std::optional<neardup::PairDecision>& d) -> py::object {
+    if (!d) return py::none();
+    py::dict v;
+    v["duplicate"] = d->duplicate;
+    v["similarity"] = d->similarity;
+    v["reason"] = Utf8(d->reason);
+    return v;
+  };
+  robust["a_with_kept_a"] = decision(r.a_with_kept_a);
+  robust["b_with_kept_b"] = decision(r.b_with_kept_b);
+  robust["a_with_kept_b"] = decision(r.a_with_kept_b);
+  robust["b_with_kept_a"] = decision(r.b_with_kept_a);
   robust["similar"] = r.similar;
   robust["why"] = Utf8(r.why);
   d["robust"] = robust;

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 import neardup
-from conftest import REPO, partition, read_clusters_tsv
+from conftest import REPO, SAMPLE, partition, read_clusters_tsv
 
 
 def docs_as_dicts(docs):
@@ -187,3 +187,16 @@ def test_the_example_gives_the_command_s_partition(sample, dedup_run):
     bad = subprocess.run([sys.executable, str(REPO / "examples" / "cluster_crawl.py"), "missing.warc.gz"],
                          capture_output=True, text=True)
     assert bad.returncode == 1 and "no usable document" in bad.stderr
+
+
+def test_compare_files_with_inputs_gives_dedups_clusters_and_verification():
+    # One BBC article captured twice (README, "Explaining a pair"): one
+    # cluster, the first capture kept, the second verified against it.
+    crawl = str(SAMPLE)
+    a, b = "https://news.example.cn/article", "https://bbc.co.uk/zhongwen/article"
+    r = neardup.compare_files(a, b, inputs=[crawl])["robust"]
+    assert r["clustered"] and r["same_cluster"]
+    assert r["kept_a"] == r["kept_b"] == a
+    assert r["a_with_kept_a"] is None  # A is the kept page
+    assert r["b_with_kept_b"]["duplicate"] and r["b_with_kept_b"]["reason"] == r["why"]
+    assert r["a_with_kept_b"] is None and r["b_with_kept_a"] is None  # one cluster

@@ -85,6 +85,7 @@ struct FromInputs {
   PairDecision decision;
   bool same_cluster = false;
   std::string kept_a, kept_b;
+  std::optional<PairDecision> a_with_kept_a, b_with_kept_b, a_with_kept_b, b_with_kept_a;
 };
 
 // Runs the robust method over every page of the inputs, as `neardup dedup`
@@ -119,8 +120,21 @@ Status ExplainByDedup(const std::vector<std::string>& inputs, const std::string&
   NEARDUP_ASSIGN_OR_RETURN(f->decision, deduper->Explain(id_a, id_b));
   f->clustered = true;
   f->same_cluster = clustering.cluster_of(id_a) == clustering.cluster_of(id_b);
-  f->kept_a = urls[clustering.keeper_of(id_a)];
-  f->kept_b = urls[clustering.keeper_of(id_b)];
+  const DocId kept_a = clustering.keeper_of(id_a), kept_b = clustering.keeper_of(id_b);
+  f->kept_a = urls[kept_a];
+  f->kept_b = urls[kept_b];
+  // The verification decisions behind the clusters.
+  auto against = [&](DocId page, DocId kept, std::optional<PairDecision>* out) -> Status {
+    if (page == kept) return Status::OK();
+    NEARDUP_ASSIGN_OR_RETURN(*out, deduper->Explain(page, kept));
+    return Status::OK();
+  };
+  NEARDUP_RETURN_IF_ERROR(against(id_a, kept_a, &f->a_with_kept_a));
+  NEARDUP_RETURN_IF_ERROR(against(id_b, kept_b, &f->b_with_kept_b));
+  if (!f->same_cluster) {  // against the other's kept page, unless it is the other page
+    if (kept_b != id_b) NEARDUP_RETURN_IF_ERROR(against(id_a, kept_b, &f->a_with_kept_b));
+    if (kept_a != id_a) NEARDUP_RETURN_IF_ERROR(against(id_b, kept_a, &f->b_with_kept_a));
+  }
   return Status::OK();
 }
 
@@ -321,6 +335,10 @@ Result<Comparison> CompareLoaded(const Loaded& a, const Loaded& b, const std::st
     r.same_cluster = from.same_cluster;
     r.kept_a = from.kept_a;
     r.kept_b = from.kept_b;
+    r.a_with_kept_a = from.a_with_kept_a;
+    r.b_with_kept_b = from.b_with_kept_b;
+    r.a_with_kept_b = from.a_with_kept_b;
+    r.b_with_kept_a = from.b_with_kept_a;
   }
   // Every method's rule, through the factory: the verdicts dedup would reach.
   for (const std::string& name : MethodNames()) {

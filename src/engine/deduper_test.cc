@@ -539,6 +539,34 @@ TEST(DeduperExplainTest, ExplainGivesTheDecisionsOfTheClustering) {
     EXPECT_EQ(c->robust.why, d.reason);
     EXPECT_TRUE(c->robust.same_cluster);
     EXPECT_EQ(c->robust.kept_a, docs[clustering->keeper_of(a)].url);
+    // Verification's decision on each page against its kept page.
+    const DocId kept = clustering->keeper_of(a);
+    ASSERT_EQ(c->robust.a_with_kept_a.has_value(), kept != a);
+    if (kept != a) EXPECT_EQ(c->robust.a_with_kept_a->reason, (*deduper)->Explain(a, kept)->reason);
+    EXPECT_EQ(c->robust.b_with_kept_b.has_value(), clustering->keeper_of(b) != b);
+    EXPECT_FALSE(c->robust.a_with_kept_b.has_value());  // one cluster
+  }
+  // Pages of two clusters: each against the other's kept page too.
+  for (DocId id = 1; id < docs.size(); ++id) {
+    if (clustering->cluster_of(id) == clustering->cluster_of(0)) continue;
+    auto c = ComparePages(docs[0].url, docs[id].url, DedupOptions(), nullptr, {dir + "/crawl.jsonl"});
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    EXPECT_FALSE(c->robust.same_cluster);
+    // The kept pages of compare's run, by URL (read from the file, the
+    // pages' fetch dates and charsets may choose other keepers).
+    auto id_of = [&](const std::string& url) {
+      DocId found = 0;
+      while (found < docs.size() && docs[found].url != url) ++found;
+      return found;
+    };
+    const DocId kept_a = id_of(c->robust.kept_a), kept_b = id_of(c->robust.kept_b);
+    ASSERT_LT(kept_a, docs.size());
+    ASSERT_LT(kept_b, docs.size());
+    ASSERT_EQ(c->robust.a_with_kept_b.has_value(), kept_b != id);
+    ASSERT_EQ(c->robust.b_with_kept_a.has_value(), kept_a != 0);
+    if (kept_b != id) EXPECT_EQ(c->robust.a_with_kept_b->reason, (*deduper)->Explain(0, kept_b)->reason);
+    if (kept_a != 0) EXPECT_EQ(c->robust.b_with_kept_a->reason, (*deduper)->Explain(id, kept_a)->reason);
+    break;
   }
   std::filesystem::remove_all(dir);
 }
