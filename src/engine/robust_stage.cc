@@ -1000,7 +1000,8 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   char buf[256];
   // With digests, pages whose shingle sets differ in an edit's worth are
   // similar whatever else.
-  const uint32_t limit = same_site ? options.max_same_site_edit_shingles : options.max_edit_shingles;
+  uint32_t limit = same_site ? options.max_same_site_edit_shingles : options.max_edit_shingles;
+  if (!same_site && limit > 0) limit = std::max(limit, std::min(a.shingles, b.shingles) / kEditShareOfPage);
   const bool with_digests = a.digest != nullptr && b.digest != nullptr && limit > 0;
   if (with_digests) {
     const int differing =

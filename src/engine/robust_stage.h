@@ -95,6 +95,17 @@ inline constexpr uint32_t kRobustWholeBandBucket = 64;
 // site's common boilerplate values; their shared value is then content.
 inline constexpr double kCopyContentSimilarity = 0.5;
 
+// An edit across sites (RobustDecideMatched) is max_edit_shingles, or one
+// kEditShareOfPage-th of the smaller page's distinct shingles where that is
+// more (RobustPageView::shingles): a mirror's banner and a sentence of an
+// older release (30 to 40 shingles) in a manual page of 9,000 terms. The
+// digests count at most about 58 differing shingles (kRobustDigestCells
+// over 1.23, the peeling bound of three hash functions), so the share
+// moves the limit on pages of 6,000 to about 12,000 shingles. One site
+// keeps max_same_site_edit_shingles: Henzinger's database pages of one
+// template differ in 10-30 consecutive tokens.
+inline constexpr uint32_t kEditShareOfPage = 200;
+
 // Large pages (RobustDecideMatched): where both pages hold at least
 // kLargePageShingles distinct shingles and their whole sketches agree at
 // kLargePageAgreement of the m positions, boilerplate or not, they are near

@@ -14,6 +14,7 @@
 
 #include "engine/parallel.h"
 #include "neardup/executor.h"
+#include "sketch/difference_digest.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -914,6 +915,37 @@ TEST(RobustLargePageTest, AOnePageManualAndItsMirroredCopyAreNearDuplicates) {
   EXPECT_FALSE(without.duplicate) << without.reason;
   const PairDecision half = RobustDecide(templates, all.View(), pages[14].View(), o);
   EXPECT_FALSE(half.duplicate) << half.reason;
+}
+
+// A long page and its copy on another site with a banner and a sentence
+// added: more shingles apart than max_edit_shingles, fewer than half a
+// percent of the page (kEditShareOfPage). Where every value the two share
+// reads as boilerplate (copies joined into one site's template), the
+// digests decide: an edit across sites, not on one site, nor without the
+// page's shingle count.
+TEST(RobustEditTest, AnEditAcrossSitesGrowsWithTheLengthOfThePage) {
+  std::mt19937_64 rng(83);
+  const std::string text = Paragraphs(Words(rng, 11000));
+  const std::string copy = "<div>" + Words(rng, 18) + "</div>" + text.substr(0, text.size() / 2) + "<p>" +
+                           Words(rng, 12) + "</p>" + text.substr(text.size() / 2);
+  const RobustMethodOptions o;
+  const SignedPage a = Sign("<html><body>" + text + "</body></html>", "http://docs.first.example/ref", o);
+  const SignedPage b = Sign("<html><body>" + copy + "</body></html>", "http://mirror.second.example/ref", o);
+  ASSERT_GT(std::min(a.sig.shingles, b.sig.shingles) / kEditShareOfPage, o.max_edit_shingles);
+  const int differing = DifferenceDigest::DifferenceSize(a.digest.data(), b.digest.data(), kRobustDigestCells, 1000);
+  ASSERT_GT(differing, static_cast<int>(o.max_edit_shingles));
+  ASSERT_LE(static_cast<uint32_t>(differing), std::min(a.sig.shingles, b.sig.shingles) / kEditShareOfPage);
+  SiteTemplates::Match all_boilerplate;
+  all_boilerplate.template_shared = o.num_minhashes - 1;  // one position differs: not a large page's agreement
+  const PairDecision d = RobustDecideMatched(all_boilerplate, a.View(), b.View(), true, o, true);
+  EXPECT_TRUE(d.duplicate) << d.reason;
+  EXPECT_NE(d.reason.find("an edit"), std::string::npos) << d.reason;
+  RobustPageView va = a.View(), vb = b.View();
+  va.shingles = vb.shingles = 0;
+  EXPECT_FALSE(RobustDecideMatched(all_boilerplate, va, vb, true, o, true).duplicate);
+  vb = b.View();
+  vb.site = a.site;  // one site
+  EXPECT_FALSE(RobustDecideMatched(all_boilerplate, a.View(), vb, true, o, true).duplicate);
 }
 
 TEST(RobustMainTextTest, SpecsRoundTripAndSpecsWrittenBeforeMainTextKeepTheirMeaning) {
