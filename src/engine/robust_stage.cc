@@ -1001,12 +1001,18 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   // With digests, pages whose shingle sets differ in an edit's worth are
   // similar whatever else.
   uint32_t limit = same_site ? options.max_same_site_edit_shingles : options.max_edit_shingles;
+  const uint32_t fixed_limit = limit;
   if (!same_site && limit > 0) limit = std::max(limit, std::min(a.shingles, b.shingles) / kEditShareOfPage);
   const bool with_digests = a.digest != nullptr && b.digest != nullptr && limit > 0;
   if (with_digests) {
     const int differing =
         DifferenceDigest::DifferenceSize(a.digest, b.digest, kRobustDigestCells, static_cast<int>(limit));
-    if (differing >= 0) {
+    // Past the fixed limit (the page's share), not where the main texts
+    // show two items: two sister sites' long template around short items.
+    const bool items_differ = !same_site && options.main_minhashes > 0 &&
+                              r.main_positions * kMainTextMinShare >= options.main_minhashes &&
+                              r.main_similarity() < options.min_main_similarity;
+    if (differing >= 0 && (static_cast<uint32_t>(differing) <= fixed_limit || !items_differ)) {
       d.duplicate = true;
       if (with_reason) {
         std::snprintf(buf, sizeof buf, "the pages differ in %d shingles, an edit (at most %u %s)", differing, limit,

@@ -103,7 +103,9 @@ inline constexpr double kCopyContentSimilarity = 0.5;
 // over 1.23, the peeling bound of three hash functions), so the share
 // moves the limit on pages of 6,000 to about 12,000 shingles. One site
 // keeps max_same_site_edit_shingles: Henzinger's database pages of one
-// template differ in 10-30 consecutive tokens.
+// template differ in 10-30 consecutive tokens. Past max_edit_shingles, pages
+// whose main texts differ (RobustMethodOptions::min_main_similarity) are
+// not an edit apart: two sister sites' long template around short items.
 inline constexpr uint32_t kEditShareOfPage = 200;
 
 // Large pages (RobustDecideMatched): where both pages hold at least

@@ -922,7 +922,7 @@ TEST(RobustLargePageTest, AOnePageManualAndItsMirroredCopyAreNearDuplicates) {
 // percent of the page (kEditShareOfPage). Where every value the two share
 // reads as boilerplate (copies joined into one site's template), the
 // digests decide: an edit across sites, not on one site, nor without the
-// page's shingle count.
+// page's shingle count, nor where the main texts differ.
 TEST(RobustEditTest, AnEditAcrossSitesGrowsWithTheLengthOfThePage) {
   std::mt19937_64 rng(83);
   const std::string text = Paragraphs(Words(rng, 11000));
@@ -946,6 +946,11 @@ TEST(RobustEditTest, AnEditAcrossSitesGrowsWithTheLengthOfThePage) {
   vb = b.View();
   vb.site = a.site;  // one site
   EXPECT_FALSE(RobustDecideMatched(all_boilerplate, a.View(), vb, true, o, true).duplicate);
+  // Main texts that show two items: past the fixed limit, not an edit.
+  SiteTemplates::Match two_items = all_boilerplate;
+  two_items.main_positions = o.main_minhashes;
+  two_items.main_agreeing = o.main_minhashes / 10;
+  EXPECT_FALSE(RobustDecideMatched(two_items, a.View(), b.View(), true, o, true).duplicate);
 }
 
 TEST(RobustMainTextTest, SpecsRoundTripAndSpecsWrittenBeforeMainTextKeepTheirMeaning) {
