@@ -51,7 +51,11 @@
 //    (RobustMethodOptions::min_main_containment): the same pages are
 //    similar when the smaller main text is largely contained in the larger
 //    (EstimateMainContainment), where the estimate is sure enough and the
-//    whole pages agree no more than their main texts.
+//    whole pages agree no more than their main texts. Edits: pages whose
+//    difference digests differ in max_edit_shingles or fewer (across sites,
+//    up to a share of a long page: kEditShareOfPage) are similar whatever
+//    else; and two large pages alike at nearly every position, boilerplate
+//    or not, are similar (kLargePageShingles).
 #ifndef NEARDUP_ENGINE_ROBUST_STAGE_H_
 #define NEARDUP_ENGINE_ROBUST_STAGE_H_
 
