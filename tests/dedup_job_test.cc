@@ -8,6 +8,8 @@
 #include <set>
 #include <thread>
 #include <span>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -301,6 +303,47 @@ std::string ChainPages() {
   return path;
 }
 
+// A manual on one page beside its six chapters, on its site and on a
+// mirror whose copy of the manual carries a banner, a sentence and a server
+// line: every value of the one-page manual is one of a chapter's, so all
+// read as boilerplate, and only the large-page rule joins the manual with
+// its copy (kLargePageShingles; verification applies it too).
+std::string ManualPages() {
+  static const std::string path = [] {
+    const std::string file = MakeTempDir("together-manual") + "/manual.jsonl";
+    uint64_t state = 11;
+    auto words = [&](int n) {
+      std::string text;
+      for (int i = 0; i < n; ++i) {
+        for (int k = 0; k < 4; ++k) {
+          state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+          text.push_back(static_cast<char>('a' + (state >> 33) % 26));
+        }
+        text += i % 12 == 11 ? "</p><p>" : " ";
+      }
+      return "<p>" + text + "</p>";
+    };
+    std::vector<std::string> chapters;
+    for (int c = 0; c < 6; ++c) chapters.push_back(words(9000));
+    std::string manual;
+    for (const std::string& c : chapters) manual += c;
+    const std::string copy = "<div>" + words(18) + "</div>" + manual + words(20) + "<address>" + words(12) + "</address>";
+    std::string lines;
+    auto add = [&](const std::string& url, const std::string& body) {
+      lines += "{\"url\": \"" + url + "\", \"html\": \"<html><body>" + body + "</body></html>\"}\n";
+    };
+    for (int c = 0; c < 6; ++c) {
+      add("https://docs.manual.example/ch" + std::to_string(c), chapters[c]);
+      add("https://mirror.other.example/ch" + std::to_string(c), chapters[c]);
+    }
+    add("https://docs.manual.example/all", manual);
+    add("https://mirror.other.example/all", copy);
+    testing::WriteFileOrDie(file, lines);
+    return file;
+  }();
+  return path;
+}
+
 // Clustering together (FinishTogether), the pairs divided among the
 // processes (some given twice), gives what one job gives with every pair
 // (AddNearPairs + Finish): the same clusters.tsv and warnings.tsv, the
@@ -324,6 +367,7 @@ void ExpectTogetherGivesOneJobsOutputs(const DedupOptions& options, std::vector<
     if (own_pairs) {
       inputs.push_back(SynthCrawl());
       inputs.push_back(ChainPages());
+      inputs.push_back(ManualPages());
     }
   }
   const std::string single = MakeTempDir("together-single");
@@ -349,6 +393,18 @@ void ExpectTogetherGivesOneJobsOutputs(const DedupOptions& options, std::vector<
     const nlohmann::json figures = Figures(single);
     EXPECT_GT(figures["near_duplicates"]["pairs"].get<uint64_t>(), 0u) << "the crawl should hold near duplicates";
     // The chain's edits are looked for unless the spec turns them off.
+    // The one-page manual and its mirrored copy share a cluster (the
+    // large-page rule, in the stage and in verification).
+    if (options.method == "robust") {
+      std::map<std::string, std::string> cluster_of;
+      std::istringstream rows(ReadFileOrEmpty(single + "/clusters.tsv"));
+      for (std::string row; std::getline(rows, row);) {
+        const size_t tab = row.find('\t');
+        if (tab != std::string::npos) cluster_of[row.substr(0, tab)] = row.substr(tab + 1, row.find('\t', tab + 1) - tab - 1);
+      }
+      EXPECT_EQ(cluster_of["https://docs.manual.example/all"], cluster_of["https://mirror.other.example/all"]);
+      EXPECT_FALSE(cluster_of["https://docs.manual.example/all"].empty());
+    }
     if (options.verify && options.method.find("edit=0") == std::string::npos) {
       EXPECT_GT(split_off, 0u) << "verification should split the chain's far end off";
       EXPECT_GT(repaired, 0u) << "the chain's far end should be verified again as a cluster of its own";

@@ -628,11 +628,7 @@ RobustPageView RobustPages::View(uint32_t p) const {
   v.mins = Mins(p);
   v.site = site[p];
   v.digest = Digest(p);
-  if (main_shingles) {
-    const uint64_t counts = main_shingles[size_t{p} * record_words];
-    v.main_shingles = static_cast<uint32_t>(counts);
-    v.shingles = static_cast<uint32_t>(counts >> 32);
-  }
+  if (main_shingles) UnpackShingleCounts(main_shingles[size_t{p} * record_words], &v);
   return v;
 }
 
@@ -647,10 +643,7 @@ RobustPageView RobustPages::Fetch(uint32_t p, uint64_t* scratch) const {
   v.mins = reinterpret_cast<const uint32_t*>(scratch + mins_word);
   v.site = site[p];
   v.digest = digests ? scratch + digest_word : nullptr;
-  if (main_shingles) {
-    v.main_shingles = static_cast<uint32_t>(scratch[main_shingles_word]);
-    v.shingles = static_cast<uint32_t>(scratch[main_shingles_word] >> 32);
-  }
+  if (main_shingles) UnpackShingleCounts(scratch[main_shingles_word], &v);
   return v;
 }
 
@@ -998,6 +991,15 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   d.similarity = r.similarity();
   const bool same_site = a.site == b.site;
   char buf[256];
+  // Main text (RobustMethodOptions::main_minhashes): one article in two
+  // templates, across sites, or on one site whose template is known (two
+  // editions of a newspaper group; its boilerplate is then left out of
+  // the main texts too). Only when enough of the main-text positions are
+  // not boilerplate (a short item in a long site text is left to the rules
+  // below). On different sites, main texts that differ show two items.
+  const bool main_known = options.main_minhashes > 0 && r.main_positions * kMainTextMinShare >= options.main_minhashes;
+  const bool main_rule = !same_site && main_known;
+  const bool main_differs = main_rule && r.main_similarity() < options.min_main_similarity;
   // With digests, pages whose shingle sets differ in an edit's worth are
   // similar whatever else.
   uint32_t limit = same_site ? options.max_same_site_edit_shingles : options.max_edit_shingles;
@@ -1009,10 +1011,7 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
         DifferenceDigest::DifferenceSize(a.digest, b.digest, kRobustDigestCells, static_cast<int>(limit));
     // Past the fixed limit (the page's share), not where the main texts
     // show two items: two sister sites' long template around short items.
-    const bool items_differ = !same_site && options.main_minhashes > 0 &&
-                              r.main_positions * kMainTextMinShare >= options.main_minhashes &&
-                              r.main_similarity() < options.min_main_similarity;
-    if (differing >= 0 && (static_cast<uint32_t>(differing) <= fixed_limit || !items_differ)) {
+    if (differing >= 0 && (static_cast<uint32_t>(differing) <= fixed_limit || !main_differs)) {
       d.duplicate = true;
       if (with_reason) {
         std::snprintf(buf, sizeof buf, "the pages differ in %d shingles, an edit (at most %u %s)", differing, limit,
@@ -1022,14 +1021,6 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
       return d;
     }
   }
-  // Main text (RobustMethodOptions::main_minhashes): one article in two
-  // templates, across sites, or on one site whose template is known (two
-  // editions of a newspaper group; its boilerplate is then left out of
-  // the main texts too). Only when enough of the main-text positions are
-  // not boilerplate (a short item in a long site text is left to the rules
-  // above and below).
-  const bool main_known = options.main_minhashes > 0 && r.main_positions * kMainTextMinShare >= options.main_minhashes;
-  const bool main_rule = !same_site && main_known;
   const bool main_passes =
       main_known && (!same_site || site_template_known) && r.main_similarity() >= options.min_main_similarity;
   // Containment of the smaller main text in the larger
@@ -1093,7 +1084,6 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   }
   // Large pages alike at nearly every position (kLargePageShingles), unless
   // on different sites their main texts differ.
-  const bool main_differs = main_rule && r.main_similarity() < options.min_main_similarity;
   if (std::min(a.shingles, b.shingles) >= kLargePageShingles && !main_differs &&
       r.agreeing + r.template_shared >= kLargePageAgreement * options.num_minhashes) {
     d.duplicate = true;

@@ -239,6 +239,16 @@ struct RobustPageView {
   uint32_t shingles = 0;
 };
 
+// The record word that keeps a page's two shingle counts: the main text's
+// in the low 32 bits, the whole page's in the high 32 bits.
+inline uint64_t PackShingleCounts(const RobustSignature& sig) {
+  return uint64_t{sig.shingles} << 32 | sig.main_shingles;
+}
+inline void UnpackShingleCounts(uint64_t word, RobustPageView* v) {
+  v->main_shingles = static_cast<uint32_t>(word);
+  v->shingles = static_cast<uint32_t>(word >> 32);
+}
+
 // The pages a stage reads (steps 3-5): page p's m min-hash values, its site
 // key and its difference digest, each at a fixed stride from one base, so
 // that a run reads them where its signature words are (in memory, or mapped

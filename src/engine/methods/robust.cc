@@ -129,11 +129,15 @@ struct RobustLayout {
   size_t digest_at() const { return 2 + min_words(); }
   size_t main_shingles_at() const { return digest_at() + (digests ? kRobustDigestCells : 0); }
   size_t words() const { return main_shingles_at() + (main_shingles ? 1 : 0); }
-  uint32_t MainShingles(const uint64_t* record) const {
-    return main_shingles ? static_cast<uint32_t>(record[main_shingles_at()]) : 0;
-  }
-  uint32_t Shingles(const uint64_t* record) const {
-    return main_shingles ? static_cast<uint32_t>(record[main_shingles_at()] >> 32) : 0;
+  // A record's view for the rule (RobustDecide), its min-hash values at
+  // `mins` (the record's own, or a copy of them).
+  RobustPageView View(const uint32_t* mins, uint64_t site, const uint64_t* record) const {
+    RobustPageView v;
+    v.mins = mins;
+    v.site = site;
+    v.digest = digests ? record + digest_at() : nullptr;
+    if (main_shingles) UnpackShingleCounts(record[main_shingles_at()], &v);
+    return v;
   }
 };
 
@@ -282,13 +286,7 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
     return scratch;
   }
   RobustPageView ViewOf(uint32_t p, const uint64_t* record) const {
-    RobustPageView v;
-    v.mins = reinterpret_cast<const uint32_t*>(record + 2);
-    v.site = sites_[p];
-    v.digest = l_.digests ? record + l_.digest_at() : nullptr;
-    v.main_shingles = l_.MainShingles(record);
-    v.shingles = l_.Shingles(record);
-    return v;
+    return l_.View(reinterpret_cast<const uint32_t*>(record + 2), sites_[p], record);
   }
   // Two records' room, the calling thread's.
   uint64_t* Scratch() const {
@@ -724,8 +722,8 @@ class RobustDividedRun final : public DividedRun {
     b_mins_.resize(m);
     std::memcpy(a_mins_.data(), page + 2, m * sizeof(uint32_t));
     std::memcpy(b_mins_.data(), kept + 2, m * sizeof(uint32_t));
-    *a = RobustPageView{a_mins_.data(), page[0], l_.digests ? page + l_.digest_at() : nullptr, l_.MainShingles(page)};
-    *b = RobustPageView{b_mins_.data(), kept[0], l_.digests ? kept + l_.digest_at() : nullptr, l_.MainShingles(kept)};
+    *a = l_.View(a_mins_.data(), page[0], page);
+    *b = l_.View(b_mins_.data(), kept[0], kept);
     return SiteTemplates::CompareMasked(a_mins_.data(), b_mins_.data(), page + l_.words(), o_);
   }
 
@@ -768,7 +766,7 @@ class RobustMethod final : public MethodImpl {
     words[1] = sig.identity;
     if (sig.has_sketch) {
       std::memcpy(words + 2, s->mins.data(), l_.m * sizeof(uint32_t));
-      if (l_.main_shingles) words[l_.main_shingles_at()] = uint64_t{sig.shingles} << 32 | sig.main_shingles;
+      if (l_.main_shingles) words[l_.main_shingles_at()] = PackShingleCounts(sig);
     } else if (l_.digests) {
       std::fill(words + l_.digest_at(), words + l_.words(), 0);
     }
@@ -781,11 +779,8 @@ class RobustMethod final : public MethodImpl {
     std::vector<uint32_t> ma(l_.m), mb(l_.m);
     std::memcpy(ma.data(), a.words.data() + 2, l_.m * sizeof(uint32_t));
     std::memcpy(mb.data(), b.words.data() + 2, l_.m * sizeof(uint32_t));
-    RobustPageView va{ma.data(), a.words[0], l_.digests ? a.words.data() + l_.digest_at() : nullptr,
-                      l_.MainShingles(a.words.data())};
-    RobustPageView vb{mb.data(), b.words[0], l_.digests ? b.words.data() + l_.digest_at() : nullptr,
-                      l_.MainShingles(b.words.data())};
-    return RobustDecide(SiteTemplates(), va, vb, o_);
+    return RobustDecide(SiteTemplates(), l_.View(ma.data(), a.words[0], a.words.data()),
+                        l_.View(mb.data(), b.words[0], b.words.data()), o_);
   }
   // Bands of r consecutive min-hash values (no boilerplate is known to the
   // incremental index, so every band is a key), and the normalized identity.
