@@ -260,6 +260,41 @@ constexpr std::array<uint8_t, 256> kTermByteClass = [] {
   return t;
 }();
 
+// Whether term bytes [begin, end) of a buffer of `total` bytes may hold a
+// digit or a slash (0x2f-0x39): exact, eight bytes a step, the last step
+// masked to the term (SWAR "has a byte between": Anderson, Bit Twiddling
+// Hacks). A term that ends within 8 bytes of the buffer's end is read
+// byte by byte.
+inline bool MayHoldDigitOrSlash(const uint8_t* bytes, uint32_t begin, uint32_t end, size_t total) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL, kLow7 = kOnes * 127, kHigh = kOnes * 128;
+  if (end + 8 > total) {
+    for (uint32_t b = begin; b < end; ++b) {
+      if (bytes[b] >= 0x2f && bytes[b] <= 0x39) return true;
+    }
+    return false;
+  }
+  for (uint32_t b = begin; b < end; b += 8) {
+    uint64_t x;
+    std::memcpy(&x, bytes + b, 8);
+    if constexpr (std::endian::native != std::endian::little) x = __builtin_bswap64(x);
+    const uint32_t left = end - b;
+    if (left < 8) x &= (uint64_t{1} << (8 * left)) - 1;  // zero is outside the range
+    // A byte v with 0x2e < v < 0x3a (and v < 0x80) sets its high bit here.
+    const uint64_t low = x & kLow7;
+    if ((((kOnes * (127 + 0x3a)) - low) & ~x & (low + kOnes * (127 - 0x2e)) & kHigh) != 0) return true;
+  }
+  return false;
+}
+
+// Every byte 0-9 or a-f, and at least one byte.
+bool IsHexWord(std::string_view t) {
+  if (t.empty()) return false;
+  for (unsigned char c : t) {
+    if (!(kTermByteClass[c] & kHexWord)) return false;
+  }
+  return true;
+}
+
 // Month and weekday names, their abbreviations, and time-zone and clock
 // words: volatile only next to a term with a digit ("21 Nov 2026", "Sat, 21",
 // "13:45 GMT", "10 am"), so "may" and "march" in prose stay content.
@@ -383,43 +418,62 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
   const size_t n = doc.num_terms();
   const std::vector<uint64_t>& h = doc.term_hashes;
   const bool have_text = doc.term_offsets.size() == n + 1;
-  // Per term, one pass over its bytes: kDigit and kSlash when some byte is
-  // one, kHexWord when every byte is 0-9a-f. The buffers are the thread's,
-  // reused across pages.
+  // Per term: kDigit and kSlash when some byte is one, kHexWord when every
+  // byte is 0-9a-f, kPlainNumber when every byte is a digit. Most terms
+  // hold no digit and no slash (bytes 0x2f-0x39): eight bytes at a time
+  // find those, and only they get the byte loop. A term without them is
+  // a hex word only in `spreads` below, which asks IsHexWord itself. The
+  // buffers are the thread's, reused across pages.
   thread_local std::vector<uint8_t> flags, cls;  // cls: 0 content, 1 volatile, 2 own URL
+  thread_local std::vector<uint32_t> digit_terms;  // the terms with a digit, in order
   flags.assign(n, 0);
   cls.assign(n, 0);
+  digit_terms.clear();
   if (have_text) {
     const uint8_t* bytes = reinterpret_cast<const uint8_t*>(doc.term_bytes.data());
+    const size_t total = doc.term_bytes.size();
     const uint32_t* off = doc.term_offsets.data();
     for (size_t i = 0; i < n; ++i) {
+      const uint32_t begin = off[i], end = off[i + 1];
+      if (!MayHoldDigitOrSlash(bytes, begin, end, total)) continue;
       uint8_t any = 0, all = kHexWord | kPlainNumber;
-      for (uint32_t b = off[i]; b < off[i + 1]; ++b) {
+      for (uint32_t b = begin; b < end; ++b) {
         const uint8_t c = kTermByteClass[bytes[b]];
         any |= c;
         all &= c;
       }
-      flags[i] = static_cast<uint8_t>((any & (kDigit | kSlash)) |
-                                      (off[i + 1] > off[i] ? all & (kHexWord | kPlainNumber) : 0));
+      flags[i] = static_cast<uint8_t>((any & (kDigit | kSlash)) | (end > begin ? all & (kHexWord | kPlainNumber) : 0));
+      if (any & kDigit) digit_terms.push_back(static_cast<uint32_t>(i));
     }
   }
   uint32_t n_volatile = 0, n_own = 0;
   if (options.normalize_numbers && have_text) {
-    for (size_t i = 0; i < n; ++i) cls[i] = (flags[i] & kDigit) ? 1 : 0;
+    for (uint32_t d : digit_terms) cls[d] = 1;
     // Volatility spreads from numbers along date words ("Monday, November
-    // 9") and along hex chunks of an id ("1d89e540 8ffb bfac").
+    // 9") and along hex chunks of an id ("1d89e540 8ffb bfac"): forward
+    // from each term with a digit, then backward from the first term of
+    // each run (spreading depends on the terms only, so the order in which
+    // runs grow does not change the result).
+    auto hex = [&](size_t t) {
+      return (flags[t] & kHexWord) || (!(flags[t] & (kDigit | kSlash)) && IsHexWord(doc.term(t)));
+    };
     auto spreads = [&](size_t i, size_t from) {
       if (IsDateWord(doc.term(i))) return true;
-      return (flags[i] & kHexWord) && (flags[from] & kHexWord) && doc.term(i).size() >= 4;
+      return doc.term(i).size() >= 4 && hex(i) && hex(from);
     };
-    for (size_t i = 1; i < n; ++i) {  // forward
-      if (cls[i] == 0 && cls[i - 1] == 1 && spreads(i, i - 1)) cls[i] = 1;
+    thread_local std::vector<uint32_t> run_starts;
+    run_starts.clear();
+    for (uint32_t d : digit_terms) {  // forward, in increasing order
+      if (d == 0 || cls[d - 1] != 1) run_starts.push_back(d);
+      for (size_t i = d; i + 1 < n && cls[i + 1] == 0 && spreads(i + 1, i); ++i) cls[i + 1] = 1;
     }
-    for (size_t i = n; i-- > 1;) {  // backward
-      if (cls[i - 1] == 0 && cls[i] == 1 && spreads(i - 1, i)) cls[i - 1] = 1;
+    for (uint32_t s : run_starts) {  // backward
+      for (size_t i = s; i > 0 && cls[i - 1] == 0 && spreads(i - 1, i); --i) cls[i - 1] = 1;
     }
-    KeepTableFigures(doc, flags, &cls);
-    for (size_t i = 0; i < n; ++i) n_volatile += cls[i] == 1;
+    if (!digit_terms.empty()) {
+      KeepTableFigures(doc, flags, &cls);
+      for (size_t i = 0; i < n; ++i) n_volatile += cls[i] == 1;
+    }
   }
   if (options.normalize_own_url && !page_url.empty()) {
     // The host without a leading "www.", and the whole URL after it (path

@@ -127,6 +127,74 @@ TEST(RobustNormalizeTest, NumbersSwitchedOffStayContent) {
             Normalized("<p>Call 555-0199 today.</p>", "http://a.example.com/"));
 }
 
+// The volatile-term rule stated plainly, against random texts: a term with
+// a digit is volatile; a date word next to a volatile term is volatile,
+// and so is a hex word of 4 or more bytes next to a volatile hex word (of
+// any length), and so on along the text in both directions; a run of
+// volatile terms is one class term. Terms are tested one word per term of the vocabulary, whose
+// kinds are known here, not computed by the code under test.
+TEST(RobustNormalizeTest, VolatileRunsFollowTheRuleOnRandomTexts) {
+  struct Word {
+    const char* text;
+    bool digit, date, hex, hex4;  // hex: 0-9a-f only; hex4: and 4 bytes or more
+  };
+  const Word kWords[] = {
+      {"plumber", false, false, false, false}, {"the", false, false, false, false},
+      {"zebra", false, false, false, false},   {"monday", false, true, false, false},
+      {"nov", false, true, false, false},      {"gmt", false, true, false, false},
+      {"cafe", false, false, true, true},      {"beef", false, false, true, true},
+      {"dead", false, false, true, true},      {"abc", false, false, true, false},
+      {"12", true, false, true, false},        {"2026", true, false, true, true},
+      {"1d89e540", true, false, true, true},   {"v3", true, false, false, false},
+      {"8ffb", true, false, true, true},
+  };
+  const size_t kinds = sizeof(kWords) / sizeof(kWords[0]);
+  std::mt19937_64 rng(20261126);
+  RobustMethodOptions o;
+  for (int round = 0; round < 300; ++round) {
+    const size_t n = 1 + rng() % 40;
+    std::vector<size_t> pick(n);
+    std::string text;
+    for (size_t i = 0; i < n; ++i) {
+      // Plain words most of the time, as in real text.
+      pick[i] = rng() % 3 == 0 ? rng() % kinds : rng() % 3;
+      text += kWords[pick[i]].text;
+      text += ' ';
+    }
+    Tokenizer tokenizer;
+    TokenizedDocument doc;
+    tokenizer.Tokenize(text, ContentKind::kText, "utf-8", "", &doc);
+    ASSERT_EQ(doc.num_terms(), n) << text;
+    std::vector<bool> vol(n);
+    for (size_t i = 0; i < n; ++i) vol[i] = kWords[pick[i]].digit;
+    auto spreads = [&](size_t to, size_t from) {
+      return kWords[pick[to]].date || (kWords[pick[to]].hex4 && kWords[pick[from]].hex);
+    };
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t i = 0; i < n; ++i) {
+        if (vol[i]) continue;
+        if ((i > 0 && vol[i - 1] && spreads(i, i - 1)) || (i + 1 < n && vol[i + 1] && spreads(i, i + 1))) {
+          vol[i] = true;
+          changed = true;
+        }
+      }
+    }
+    std::vector<uint64_t> expected;
+    for (size_t i = 0; i < n; ++i) {
+      if (!vol[i]) {
+        expected.push_back(doc.term_hashes[i]);
+      } else if (i == 0 || !vol[i - 1]) {
+        expected.push_back(kVolatileTermHash);
+      }
+    }
+    std::vector<uint64_t> out;
+    uint32_t volatile_terms = 0;
+    NormalizeVolatileTerms(doc, "", o, &out, &volatile_terms);
+    EXPECT_EQ(out, expected) << text;
+    EXPECT_EQ(volatile_terms, static_cast<uint32_t>(std::count(vol.begin(), vol.end(), true))) << text;
+  }
+}
 // Sketches of synthetic pages: a template of `template_terms` shared terms
 // and an item of `item_terms` terms of its own.
 // Whole-page values only: the template rule's tests.

@@ -1,8 +1,12 @@
 // Copyright neardup authors. Licensed under Apache-2.0.
 #include "text/entities.h"
 
+#include <xxhash.h>
+
 #include <algorithm>
 #include <cstring>
+#include <string_view>
+#include <vector>
 
 #include "text/unicode_class.h"
 
@@ -22,14 +26,47 @@ constexpr size_t kNumEntities = sizeof(kEntities) / sizeof(kEntities[0]);
 constexpr size_t kMaxNameLength = 32;  // "CounterClockwiseContourIntegral;"
 constexpr size_t kMaxLegacyLength = 6;  // "curren", "middot", "frac12", ...
 
+// The names in an open-addressing table of twice the next power of two
+// above their number, built once: a lookup hashes the name and compares
+// one or two rows instead of a binary search's eleven string compares.
+class EntityTable {
+ public:
+  EntityTable() {
+    size_t capacity = 1;
+    while (capacity < 2 * kNumEntities) capacity *= 2;
+    slots_.assign(capacity, kEmpty);
+    lengths_.resize(kNumEntities);
+    for (size_t i = 0; i < kNumEntities; ++i) {
+      const std::string_view name = kEntities[i].name;
+      lengths_[i] = static_cast<uint8_t>(name.size());
+      size_t slot = Hash(name) & (capacity - 1);
+      while (slots_[slot] != kEmpty) slot = (slot + 1) & (capacity - 1);
+      slots_[slot] = static_cast<uint16_t>(i);
+    }
+  }
+
+  const Entity* Find(std::string_view name) const {
+    const size_t mask = slots_.size() - 1;
+    for (size_t slot = Hash(name) & mask; slots_[slot] != kEmpty; slot = (slot + 1) & mask) {
+      const uint16_t i = slots_[slot];
+      if (lengths_[i] == name.size() && std::memcmp(kEntities[i].name, name.data(), name.size()) == 0) {
+        return &kEntities[i];
+      }
+    }
+    return nullptr;
+  }
+
+ private:
+  static constexpr uint16_t kEmpty = 0xffff;
+  static_assert(kNumEntities < kEmpty);
+  static size_t Hash(std::string_view s) { return XXH3_64bits(s.data(), s.size()); }
+  std::vector<uint16_t> slots_;
+  std::vector<uint8_t> lengths_;
+};
+
 const Entity* FindEntity(std::string_view name) {
-  const Entity* first = kEntities;
-  const Entity* last = kEntities + kNumEntities;
-  const Entity* it = std::lower_bound(first, last, name, [](const Entity& e, std::string_view n) {
-    return std::string_view(e.name) < n;
-  });
-  if (it != last && std::string_view(it->name) == name) return it;
-  return nullptr;
+  static const EntityTable table;
+  return table.Find(name);
 }
 
 bool IsAsciiAlnum(char c) {
