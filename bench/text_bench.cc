@@ -89,6 +89,15 @@ void BM_TokenizeHashesOnly(benchmark::State& state) {
 }
 BENCHMARK(BM_TokenizeHashesOnly)->Unit(benchmark::kMillisecond);
 
+// As `neardup dedup` tokenizes for the default method: term text kept (the
+// volatile-term rule reads it), no links (only the in-links keeper wants them).
+void BM_TokenizeForDedup(benchmark::State& state) {
+  neardup::TokenizeOptions o;
+  o.collect_links = false;
+  RunTokenize(state, o);
+}
+BENCHMARK(BM_TokenizeForDedup)->Unit(benchmark::kMillisecond);
+
 void BM_TokenizeSynthetic(benchmark::State& state) {
   const std::string page = SyntheticPage();
   neardup::Tokenizer tokenizer;

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "base/even_key_sort.h"
 #include "base/path.h"
 #include "engine/parallel.h"
 #include "sketch/difference_digest.h"
@@ -64,28 +65,9 @@ class ResidentPages {
   size_t read_ = 0;
 };
 
-// Sorts (value, page) pairs by value, stably (LSD radix, 8 bits a pass;
-// passes where every value has the same digit are skipped): pairs in page
-// order come out in (value, page) order, as std::sort would leave them.
+// (value, page) pairs of a column into (value, page) order.
 void SortByValue(std::vector<std::pair<uint32_t, uint32_t>>* v, std::vector<std::pair<uint32_t, uint32_t>>* scratch) {
-  if (v->size() < 64) {
-    std::sort(v->begin(), v->end());
-    return;
-  }
-  scratch->resize(v->size());
-  for (int shift = 0; shift < 32; shift += 8) {
-    size_t count[256] = {};
-    for (const auto& p : *v) ++count[(p.first >> shift) & 0xff];
-    if (count[((*v)[0].first >> shift) & 0xff] == v->size()) continue;
-    size_t at = 0;
-    for (size_t& c : count) {
-      const size_t here = c;
-      c = at;
-      at += here;
-    }
-    for (const auto& p : *v) (*scratch)[count[(p.first >> shift) & 0xff]++] = p;
-    v->swap(*scratch);
-  }
+  SortByEvenKey(v, scratch, 32, [](const std::pair<uint32_t, uint32_t>& p) { return p.first; });
 }
 
 RobustPages ContiguousPages(std::span<const uint32_t> mins, std::span<const uint64_t> site,
@@ -1293,7 +1275,10 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
       std::vector<uint64_t>& out = round_pairs[k];
       out.clear();
       if (!round_status[k].ok()) return;
-      std::sort(keyed.begin(), keyed.end());
+      {
+        std::vector<BandEntry> scratch;
+        SortByEvenKey(&keyed, &scratch, 64, [](const BandEntry& e) { return e.key; });
+      }
       const size_t cap = t < bands ? max_bucket_pages : kRobustWholeBandBucket;
       for (size_t s = 0; s < keyed.size();) {
         size_t e = s;
