@@ -136,7 +136,8 @@ Result<std::unique_ptr<DividedRun>> MethodImpl::NewDividedRun(DividedCollection 
 }
 
 uint64_t TokenSequenceKey(const TokenizedDocument& tokens) {
-  static const RabinFingerprinter fp = RabinFingerprinter::FromSeed(RabinFingerprinter::kDefaultSeed);
+  static const InterleavedRabinFingerprinter fp =
+      InterleavedRabinFingerprinter::FromSeed(RabinFingerprinter::kDefaultSeed);
   return fp.Fingerprint(tokens.term_hashes.data(), tokens.term_hashes.size() * sizeof(uint64_t));
 }
 

@@ -65,9 +65,28 @@ class ResidentPages {
   size_t read_ = 0;
 };
 
-// (value, page) pairs of a column into (value, page) order.
+// Sorts (value, page) pairs by value, stably (LSD radix, 8 bits a pass;
+// passes where every value has the same digit are skipped): pairs in page
+// order come out in (value, page) order, as std::sort would leave them.
 void SortByValue(std::vector<std::pair<uint32_t, uint32_t>>* v, std::vector<std::pair<uint32_t, uint32_t>>* scratch) {
-  SortByEvenKey(v, scratch, 32, [](const std::pair<uint32_t, uint32_t>& p) { return p.first; });
+  if (v->size() < 64) {
+    std::sort(v->begin(), v->end());
+    return;
+  }
+  scratch->resize(v->size());
+  for (int shift = 0; shift < 32; shift += 8) {
+    size_t count[256] = {};
+    for (const auto& p : *v) ++count[(p.first >> shift) & 0xff];
+    if (count[((*v)[0].first >> shift) & 0xff] == v->size()) continue;
+    size_t at = 0;
+    for (size_t& c : count) {
+      const size_t here = c;
+      c = at;
+      at += here;
+    }
+    for (const auto& p : *v) (*scratch)[count[(p.first >> shift) & 0xff]++] = p;
+    v->swap(*scratch);
+  }
 }
 
 RobustPages ContiguousPages(std::span<const uint32_t> mins, std::span<const uint64_t> site,

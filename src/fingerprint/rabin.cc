@@ -129,4 +129,45 @@ uint64_t RabinFingerprinter::MapU64(uint64_t v) const {
          table_[2][(v >> 16) & 0xff] ^ table_[1][(v >> 8) & 0xff] ^ table_[0][v & 0xff];
 }
 
+InterleavedRabinFingerprinter::InterleavedRabinFingerprinter(uint64_t p_low) : chain_(p_low) {
+  // i(x) * x^(8k) times x^256: four multiplications by x^64 (MapU64).
+  for (int k = 0; k < 8; ++k) {
+    for (int i = 0; i < 256; ++i) {
+      uint64_t v = uint64_t(i) << (8 * k);
+      for (int step = 0; step < 4; ++step) v = chain_.MapU64(v);
+      lane_[k][i] = v;
+    }
+  }
+}
+
+uint64_t InterleavedRabinFingerprinter::Times256(uint64_t v) const {
+  return lane_[7][v >> 56] ^ lane_[6][(v >> 48) & 0xff] ^ lane_[5][(v >> 40) & 0xff] ^
+         lane_[4][(v >> 32) & 0xff] ^ lane_[3][(v >> 24) & 0xff] ^ lane_[2][(v >> 16) & 0xff] ^
+         lane_[1][(v >> 8) & 0xff] ^ lane_[0][v & 0xff];
+}
+
+uint64_t InterleavedRabinFingerprinter::Extend(uint64_t state, const void* data, size_t n) const {
+  const unsigned char* p = static_cast<const unsigned char*>(data);
+  const size_t rounds = n / 32;  // four words a round
+  if (rounds < 2) return chain_.Extend(state, data, n);
+  // The chain computes S = state * x^(64N) + sum_i W_i * x^(64(N - i)) over
+  // the N = 4 * rounds words W_i. Lane j holds, by Horner's rule,
+  // L_j = sum_t W_(4t+j) * x^(256(rounds - 1 - t)), so that
+  // S = sum_j L_j * x^(64(4 - j)), with the state xored into W_0 as the
+  // chain's first step does.
+  uint64_t l0 = state ^ LoadBigEndian64(p), l1 = LoadBigEndian64(p + 8), l2 = LoadBigEndian64(p + 16),
+           l3 = LoadBigEndian64(p + 24);
+  for (size_t t = 1; t < rounds; ++t) {
+    p += 32;
+    l0 = Times256(l0) ^ LoadBigEndian64(p);
+    l1 = Times256(l1) ^ LoadBigEndian64(p + 8);
+    l2 = Times256(l2) ^ LoadBigEndian64(p + 16);
+    l3 = Times256(l3) ^ LoadBigEndian64(p + 24);
+  }
+  p += 32;
+  const uint64_t s = Times256(l0) ^ chain_.MapU64(chain_.MapU64(chain_.MapU64(l1))) ^
+                     chain_.MapU64(chain_.MapU64(l2)) ^ chain_.MapU64(l3);
+  return chain_.Extend(s, p, n - 32 * rounds);
+}
+
 }  // namespace neardup

@@ -87,6 +87,34 @@ class RabinFingerprinter {
   std::array<std::array<uint64_t, 256>, 8> table_;
 };
 
+// The same function as RabinFingerprinter (equal results for every input),
+// faster on long messages: RabinFingerprinter's steps form one chain of
+// dependent table lookups; here four lanes take every fourth 8-byte word,
+// each multiplying by x^256 a step (R_P is linear, so the message is the
+// lanes' sum, each lane shifted by its offset), and the chain's latency
+// overlaps four times. Messages under 64 bytes go through the plain chain.
+// Tables: 32 KiB. Immutable after construction; safe to share.
+class InterleavedRabinFingerprinter {
+ public:
+  explicit InterleavedRabinFingerprinter(uint64_t p_low);
+  static InterleavedRabinFingerprinter FromSeed(uint64_t seed) {
+    return InterleavedRabinFingerprinter(DrawIrreduciblePolynomial(seed));
+  }
+
+  uint64_t polynomial() const { return chain_.polynomial(); }
+  // As RabinFingerprinter::Extend and ::Fingerprint.
+  uint64_t Extend(uint64_t state, const void* data, size_t n) const;
+  uint64_t Fingerprint(const void* data, size_t n) const { return Extend(polynomial(), data, n); }
+
+ private:
+  // v(x) * x^256 mod P(x).
+  uint64_t Times256(uint64_t v) const;
+
+  RabinFingerprinter chain_;
+  // lane_[k][i] = i(x) * x^(256 + 8k) mod P(x).
+  std::array<std::array<uint64_t, 256>, 8> lane_;
+};
+
 }  // namespace neardup
 
 #endif  // NEARDUP_FINGERPRINT_RABIN_H_

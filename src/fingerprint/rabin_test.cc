@@ -190,5 +190,25 @@ TEST(RabinTest, NoCollisionsAmongManyDistinctMessages) {
   EXPECT_EQ(fps.size(), static_cast<size_t>(kCount));
 }
 
+// Four lanes give the chain's function: every length from 0 to 300 bytes
+// (below, at and past the lanes' cut, every remainder), random states, and
+// a long message.
+TEST(InterleavedRabinTest, EqualsTheChainOnEveryLength) {
+  std::mt19937_64 rng(11);
+  for (uint64_t seed : {RabinFingerprinter::kDefaultSeed, uint64_t{7}}) {
+    const RabinFingerprinter chain = RabinFingerprinter::FromSeed(seed);
+    const InterleavedRabinFingerprinter lanes = InterleavedRabinFingerprinter::FromSeed(seed);
+    ASSERT_EQ(lanes.polynomial(), chain.polynomial());
+    for (size_t n = 0; n <= 300; ++n) {
+      const std::string data = RandomBytes(rng, n);
+      const uint64_t state = n % 3 == 0 ? 0 : rng();
+      EXPECT_EQ(lanes.Extend(state, data.data(), n), chain.Extend(state, data.data(), n)) << n;
+      EXPECT_EQ(lanes.Fingerprint(data.data(), n), chain.Fingerprint(data)) << n;
+    }
+    const std::string big = RandomBytes(rng, 100003);
+    EXPECT_EQ(lanes.Fingerprint(big.data(), big.size()), chain.Fingerprint(big));
+  }
+}
+
 }  // namespace
 }  // namespace neardup
