@@ -140,7 +140,7 @@ InterleavedRabinFingerprinter::InterleavedRabinFingerprinter(uint64_t p_low) : c
   }
 }
 
-uint64_t InterleavedRabinFingerprinter::Times256(uint64_t v) const {
+inline uint64_t InterleavedRabinFingerprinter::Times256(uint64_t v) const {
   return lane_[7][v >> 56] ^ lane_[6][(v >> 48) & 0xff] ^ lane_[5][(v >> 40) & 0xff] ^
          lane_[4][(v >> 32) & 0xff] ^ lane_[3][(v >> 24) & 0xff] ^ lane_[2][(v >> 16) & 0xff] ^
          lane_[1][(v >> 8) & 0xff] ^ lane_[0][v & 0xff];

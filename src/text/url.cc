@@ -269,9 +269,12 @@ Result<std::string> ResolveUrl(std::string_view base, std::string_view ref) {
   return out;
 }
 
-std::string UrlHost(std::string_view url) {
-  UrlParts p = SplitUrl(url);
-  if (!p.has_authority) return std::string();
+namespace {
+
+// The host of a split URL as written: no userinfo, port, IPv6 brackets or
+// trailing dot; empty without an authority.
+std::string_view HostAsWritten(const UrlParts& p) {
+  if (!p.has_authority) return {};
   std::string_view userinfo, host, port;
   bool has_port = false;
   SplitAuthority(p.authority, &userinfo, &host, &port, &has_port);
@@ -279,9 +282,24 @@ std::string UrlHost(std::string_view url) {
     host = host.substr(1, host.size() - 2);
   }
   if (!host.empty() && host.back() == '.') host.remove_suffix(1);
-  std::string out(host);
+  return host;
+}
+
+}  // namespace
+
+std::string UrlHost(std::string_view url) {
+  std::string out(HostAsWritten(SplitUrl(url)));
   for (char& c : out) c = LowerAscii(c);
   return out;
+}
+
+bool UrlHostIs(const UrlParts& parts, std::string_view lower_host) {
+  const std::string_view host = HostAsWritten(parts);
+  if (host.size() != lower_host.size()) return false;
+  for (size_t i = 0; i < host.size(); ++i) {
+    if (LowerAscii(host[i]) != lower_host[i]) return false;
+  }
+  return true;
 }
 
 std::string NormalizeUrl(std::string_view url) {

@@ -65,6 +65,8 @@ Result<std::string> ResolveUrl(std::string_view base, std::string_view ref);
 // the brackets of an IPv6 literal, and without one trailing dot. Empty when
 // the URL has no authority.
 std::string UrlHost(std::string_view url);
+// UrlHost(url) == lower_host for parts = SplitUrl(url), without a copy.
+bool UrlHostIs(const UrlParts& parts, std::string_view lower_host);
 
 // Syntax-based normalisation, RFC 3986 §6.2.2, plus the scheme-based rules of
 // §6.2.3 for http, https and ftp: scheme and host lower-cased; percent-escapes

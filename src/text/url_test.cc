@@ -80,6 +80,13 @@ TEST(UrlTest, Host) {
   EXPECT_EQ(UrlHost("http://example.com./"), "example.com");
   EXPECT_EQ(UrlHost("http://h?q"), "h");
   EXPECT_EQ(UrlHost("mailto:a@b"), "");
+  // UrlHostIs agrees with UrlHost.
+  for (const char* url : {"http://User:pw@WWW.Example.com:8080/x", "https://[::1]:443/", "http://example.com./",
+                          "http://h?q", "mailto:a@b", "//Example.COM/a", "http://example.co/"}) {
+    for (const char* host : {"www.example.com", "::1", "example.com", "h", "", "example.co"}) {
+      EXPECT_EQ(UrlHostIs(SplitUrl(url), host), UrlHost(url) == host) << url << " " << host;
+    }
+  }
   EXPECT_EQ(UrlHost("/relative"), "");
 }
 
