@@ -3,20 +3,21 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <cctype>
 
 namespace neardup {
 
 namespace {
 
+char LowerAscii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
+
+// REQUIRES: needle is lower case. ASCII case only (URLs), not the locale's.
 bool ContainsNoCase(std::string_view hay, std::string_view needle) {
+  if (needle.empty()) return true;
   if (needle.size() > hay.size()) return false;
   for (size_t i = 0; i + needle.size() <= hay.size(); ++i) {
-    size_t j = 0;
-    while (j < needle.size() &&
-           std::tolower(static_cast<unsigned char>(hay[i + j])) == needle[j]) {
-      ++j;
-    }
+    if (LowerAscii(hay[i]) != needle[0]) continue;
+    size_t j = 1;
+    while (j < needle.size() && LowerAscii(hay[i + j]) == needle[j]) ++j;
     if (j == needle.size()) return true;
   }
   return false;

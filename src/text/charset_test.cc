@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unicode/ucnv.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,26 @@ TEST(CharsetTest, Utf8ScanAndSanitize) {
   EXPECT_EQ(out, "ok \xE2\x82\xAC");
 }
 
+
+// ASCII is always well formed and ends any sequence: sanitizing ASCII
+// followed by random bytes gives the ASCII followed by the random bytes
+// sanitized alone, at every length around the 16-byte fast path, and
+// the output is valid UTF-8.
+TEST(CharsetTest, SanitizeAfterAsciiRunsOfEveryLength) {
+  std::mt19937_64 rng(3);
+  for (size_t ascii = 0; ascii <= 40; ++ascii) {
+    for (int round = 0; round < 20; ++round) {
+      std::string tail(rng() % 24, '\0');
+      for (char& c : tail) c = static_cast<char>(rng() % 3 == 0 ? 'a' + rng() % 26 : 0x80 + rng() % 0x80);
+      const std::string prefix(ascii, 'x');
+      std::string whole, alone;
+      const size_t replaced = SanitizeUtf8(prefix + tail, &whole);
+      EXPECT_EQ(replaced, SanitizeUtf8(tail, &alone));
+      EXPECT_EQ(whole, prefix + alone);
+      EXPECT_TRUE(ScanUtf8(whole).valid);
+    }
+  }
+}
 TEST(CharsetTest, ByteOrderMarkWins) {
   TokenizedDocument d = Tok("\xEF\xBB\xBFh\xC3\xA9llo", "iso-8859-1");
   EXPECT_EQ(d.charset, "utf-8");

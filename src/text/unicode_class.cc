@@ -139,6 +139,10 @@ void AppendFoldedUtf8(std::string_view s, std::string* out) {
   const char* p = s.data();
   const char* end = p + s.size();
   while (p < end) {
+    if (static_cast<unsigned char>(*p) < 0x80) {  // ASCII: folding is lower-casing
+      out->push_back(static_cast<char>(kAsciiLower[static_cast<unsigned char>(*p++)]));
+      continue;
+    }
     uint32_t c = DecodeValidUtf8(&p);
     AppendFoldedCodePoint(c, out);
   }
