@@ -687,6 +687,17 @@ RobustPageView RobustPages::View(uint32_t p) const {
   return v;
 }
 
+const uint32_t* RobustPages::FetchMins(uint32_t p, uint64_t* scratch) const {
+  const size_t words = (size_t{m} + 1) / 2;  // two values a word
+  if (file == nullptr ||
+      !file->ReadAt((uint64_t{p} * record_words + mins_word) * sizeof(uint64_t), words * sizeof(uint64_t),
+                    reinterpret_cast<char*>(scratch))
+           .ok()) {
+    return Mins(p);  // the mapping holds the same bytes
+  }
+  return reinterpret_cast<const uint32_t*>(scratch);
+}
+
 RobustPageView RobustPages::Fetch(uint32_t p, uint64_t* scratch) const {
   if (file == nullptr ||
       !file->ReadAt(uint64_t{p} * record_words * sizeof(uint64_t), record_words * sizeof(uint64_t),

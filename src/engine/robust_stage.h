@@ -280,7 +280,9 @@ struct RobustPages {
   // View(p) for a read out of order: with a file, page p's record copied
   // into scratch (record_words words), which the view then points into.
   RobustPageView Fetch(uint32_t p, uint64_t* scratch) const;
-  const uint32_t* FetchMins(uint32_t p, uint64_t* scratch) const { return Fetch(p, scratch).mins; }
+  // Fetch(p, scratch).mins, reading only the record's min-hash words (half
+  // the record's bytes: a template's copy checks read nothing else).
+  const uint32_t* FetchMins(uint32_t p, uint64_t* scratch) const;
   void ReleaseResident() const {
     if (file) file->ReleaseResident();
   }
