@@ -26,9 +26,9 @@ TEST(SortByEvenKeyTest, AgreesWithStdSort) {
         if (shape == 2) key %= 1000;
         v[i] = {key, static_cast<uint32_t>(rng() % 1000)};
       }
-      std::vector<Pair> expected = v, scratch;
+      std::vector<Pair> expected = v;
       std::sort(expected.begin(), expected.end());
-      SortByEvenKey(&v, &scratch, 32, [](const Pair& p) { return p.first; });
+      SortByEvenKey(&v, 32, [](const Pair& p) { return p.first; });
       EXPECT_EQ(v, expected) << "n " << n << " shape " << shape;
     }
   }
@@ -36,11 +36,11 @@ TEST(SortByEvenKeyTest, AgreesWithStdSort) {
 
 TEST(SortByEvenKeyTest, SixtyFourBitKeys) {
   std::mt19937_64 rng(11);
-  std::vector<std::pair<uint64_t, uint32_t>> v(100000), scratch;
+  std::vector<std::pair<uint64_t, uint32_t>> v(100000);
   for (auto& e : v) e = {rng() % 3 == 0 ? uint64_t{42} : rng(), static_cast<uint32_t>(rng())};
   auto expected = v;
   std::sort(expected.begin(), expected.end());
-  SortByEvenKey(&v, &scratch, 64, [](const std::pair<uint64_t, uint32_t>& e) { return e.first; });
+  SortByEvenKey(&v, 64, [](const std::pair<uint64_t, uint32_t>& e) { return e.first; });
   EXPECT_EQ(v, expected);
 }
 

@@ -1305,10 +1305,7 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
       std::vector<uint64_t>& out = round_pairs[k];
       out.clear();
       if (!round_status[k].ok()) return;
-      {
-        std::vector<BandEntry> scratch;
-        SortByEvenKey(&keyed, &scratch, 64, [](const BandEntry& e) { return e.key; });
-      }
+      SortByEvenKey(&keyed, 64, [](const BandEntry& e) { return e.key; });
       const size_t cap = t < bands ? max_bucket_pages : kRobustWholeBandBucket;
       for (size_t s = 0; s < keyed.size();) {
         size_t e = s;
