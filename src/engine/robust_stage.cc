@@ -266,7 +266,7 @@ constexpr std::array<uint8_t, 256> kTermByteClass = [] {
 // masked to the term (SWAR "has a byte between": Anderson, Bit Twiddling
 // Hacks). A term that ends within 8 bytes of the buffer's end is read
 // byte by byte.
-inline bool MayHoldDigitOrSlash(const uint8_t* bytes, uint32_t begin, uint32_t end, size_t total) {
+inline bool HoldsDigitOrSlash(const uint8_t* bytes, uint32_t begin, uint32_t end, size_t total) {
   constexpr uint64_t kOnes = 0x0101010101010101ULL, kLow7 = kOnes * 127, kHigh = kOnes * 128;
   if (end + 8 > total) {
     for (uint32_t b = begin; b < end; ++b) {
@@ -436,7 +436,7 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
     const uint32_t* off = doc.term_offsets.data();
     for (size_t i = 0; i < n; ++i) {
       const uint32_t begin = off[i], end = off[i + 1];
-      if (!MayHoldDigitOrSlash(bytes, begin, end, total)) continue;
+      if (!HoldsDigitOrSlash(bytes, begin, end, total)) continue;
       uint8_t any = 0, all = kHexWord | kPlainNumber;
       for (uint32_t b = begin; b < end; ++b) {
         const uint8_t c = kTermByteClass[bytes[b]];
@@ -1331,7 +1331,11 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   // The rule over the pairs, in tasks of consecutive pairs on the
   // executor's threads (each reads its pages with its own scratch); the
   // verdicts are then joined in pair order, as one thread would.
-  std::vector<uint8_t> duplicate(pairs.size(), 0);
+  // A pair the rule rejects is overwritten with kRejectedPair in place (a
+  // pair is (a << 32) | b with a < b, never all ones): no verdict column
+  // beside the pairs, the stage's largest buffer on a large crawl (19
+  // million pairs at five million pages).
+  constexpr uint64_t kRejectedPair = ~uint64_t{0};
   std::vector<SiteTemplates::Match> matches(collect_pairs ? pairs.size() : 0);
   const SiteTemplates& learned = *templates;
   const size_t tasks = (pairs.size() + kPairsPerTask - 1) / kPairsPerTask;
@@ -1348,15 +1352,16 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
         fetched_a = a;
       }
       SiteTemplates::Match match;
-      duplicate[k] = RobustDecide(learned, view_a, pages.Fetch(b, scratch_b.data()), options, &match,
-                                  /*with_reason=*/false)
-                         .duplicate;
+      const bool duplicate = RobustDecide(learned, view_a, pages.Fetch(b, scratch_b.data()), options, &match,
+                                          /*with_reason=*/false)
+                                 .duplicate;
+      if (!duplicate) pairs[k] = kRejectedPair;  // each task writes its own pairs only
       if (collect_pairs) matches[k] = match;
     }
   });
   std::vector<uint8_t> has_pair(candidate.size(), 0);
   for (size_t k = 0; k < pairs.size(); ++k) {
-    if (!duplicate[k]) continue;
+    if (pairs[k] == kRejectedPair) continue;
     const uint32_t a = static_cast<uint32_t>(pairs[k] >> 32), b = static_cast<uint32_t>(pairs[k]);
     uf->Union(a, b);
     ++result.pairs;

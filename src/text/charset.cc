@@ -304,20 +304,31 @@ std::string PrescanCharsetLabel(std::string_view head) {
   return {};
 }
 
+namespace {
+
+// The ASCII fast path of the UTF-8 scans: from i, past every whole block of
+// 16 ASCII bytes (the block holding a byte >= 0x80, or the last partial
+// one, is left to the byte loop).
+size_t SkipAscii16(const unsigned char* s, size_t i, size_t n) {
+  while (i + 16 <= n) {
+    uint64_t a, b;
+    std::memcpy(&a, s + i, 8);
+    std::memcpy(&b, s + i + 8, 8);
+    if ((a | b) & 0x8080808080808080ULL) break;
+    i += 16;
+  }
+  return i;
+}
+
+}  // namespace
+
 Utf8Stats ScanUtf8(std::string_view str) {
   Utf8Stats st;
   const unsigned char* s = reinterpret_cast<const unsigned char*>(str.data());
   const size_t n = str.size();
   size_t i = 0;
   while (i < n) {
-    // ASCII fast path, 16 bytes per step.
-    while (i + 16 <= n) {
-      uint64_t a, b;
-      std::memcpy(&a, s + i, 8);
-      std::memcpy(&b, s + i + 8, 8);
-      if ((a | b) & 0x8080808080808080ULL) break;
-      i += 16;
-    }
+    i = SkipAscii16(s, i, n);
     if (i >= n) break;
     unsigned char c = s[i];
     if (c < 0x80) {
@@ -368,14 +379,7 @@ size_t SanitizeUtf8(std::string_view str, std::string* out) {
     out->append(str.data() + copied, i - copied);
   };
   while (i < n) {
-    // ASCII fast path, 16 bytes per step (as ScanUtf8).
-    while (i + 16 <= n) {
-      uint64_t a, b;
-      std::memcpy(&a, s + i, 8);
-      std::memcpy(&b, s + i + 8, 8);
-      if ((a | b) & 0x8080808080808080ULL) break;
-      i += 16;
-    }
+    i = SkipAscii16(s, i, n);
     if (i >= n) break;
     unsigned char c = s[i];
     if (c < 0x80) {
