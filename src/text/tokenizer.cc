@@ -587,22 +587,13 @@ struct Tokenizer::Impl {
         continue;
       }
       switch (c) {
-        case kByteAlnum: {
-          const char* s = p++;
-          p = SkipAsciiAlnum(p, end);
-          AsciiRun(s, static_cast<size_t>(p - s));
-          break;
-        }
+        case kByteAlnum:
         case kByteSpace:
+          break;  // taken above
+        case kByteNewline:  // in <pre> or plain text: a line end
           EndTerm();
           pending_space = true;
-          ++p;
-          while (p < end && kBytes.cls[static_cast<unsigned char>(*p)] == kByteSpace) ++p;
-          break;
-        case kByteNewline:
-          EndTerm();
-          pending_space = true;
-          if (mode == kPlainMode || pre_depth > 0) LineEnd();
+          LineEnd();
           ++p;
           break;
         case kBytePeriod:
@@ -613,13 +604,9 @@ struct Tokenizer::Impl {
           Other();
           ++p;
           break;
-        case kByteLt:
-          if (mode == kHtml) {
-            p = Markup(p, end);
-          } else {
-            Other();
-            ++p;
-          }
+        case kByteLt:  // not markup outside HTML mode (markup is taken above)
+          Other();
+          ++p;
           break;
         case kByteAmp:
           if (mode == kHtml || mode == kRcdataMode) {
