@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <queue>
 #include <string>
 
 #include "base/even_key_sort.h"
@@ -220,6 +221,65 @@ class TempTables {
     paths_[table].clear();
     return Status::OK();
   }
+
+  // Table `table`'s records one at a time, in the order they were added,
+  // through one buffer (after Close()). Next() is false at the end or on an
+  // error; status() tells which.
+  class Cursor {
+   public:
+    Cursor(const TempTables& tables, size_t table) : tables_(tables), table_(table) {
+      if (tables_.files_.env == nullptr) return;  // read memory_ in place
+      auto f = tables_.files_.env->NewSequentialFile(tables_.paths_[table]);
+      if (!f.ok()) {
+        status_ = Status::IOError("cannot read a temporary table: " + f.status().message());
+        return;
+      }
+      file_ = std::move(f).value();
+      buffer_.resize(kBufferBytes / sizeof(T));
+    }
+    bool Next(T* record) {
+      if (tables_.files_.env == nullptr) {
+        const std::vector<T>& v = tables_.memory_[table_];
+        if (at_ >= v.size()) return false;
+        *record = v[at_++];
+        return true;
+      }
+      while (at_ == count_) {
+        if (!status_.ok() || file_ == nullptr) return false;
+        // Keep a record cut by the last read at the buffer's start.
+        char* bytes = reinterpret_cast<char*>(buffer_.data());
+        const size_t used = count_ * sizeof(T);
+        std::memmove(bytes, bytes + used, have_ - used);
+        have_ -= used;
+        at_ = count_ = 0;
+        if (end_) {
+          if (have_ != 0) status_ = Status::Corruption("a temporary table ends inside a record: " + tables_.paths_[table_]);
+          return false;
+        }
+        size_t got = 0;
+        if (Status s = file_->Read(buffer_.size() * sizeof(T) - have_, bytes + have_, &got); !s.ok()) {
+          status_ = Status::IOError("cannot read a temporary table: " + s.message());
+          return false;
+        }
+        end_ = got == 0;
+        have_ += got;
+        count_ = have_ / sizeof(T);
+      }
+      *record = buffer_[at_++];
+      return true;
+    }
+    const Status& status() const { return status_; }
+
+   private:
+    const TempTables& tables_;
+    size_t table_;
+    Status status_;
+    std::unique_ptr<SequentialFile> file_;
+    std::vector<T> buffer_;
+    size_t at_ = 0, count_ = 0;  // records: next, in the buffer
+    size_t have_ = 0;            // bytes in the buffer
+    bool end_ = false;
+  };
 
  private:
   Status Flush(size_t table) {
@@ -1286,13 +1346,17 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
     for (uint32_t c = 0; c < parts; ++c) NEARDUP_RETURN_IF_ERROR(part_tables[c]->TakeAppend(t, keyed));
     return Status::OK();
   };
-  std::vector<uint64_t> pairs;  // (a << 32) | b, a < b
   // Pages sharing a key are paired: all pairs in a bucket of at most `cap`
   // pages; in a larger one, every page with the bucket's first page. The
   // tables are read, sorted and paired a round at a time, one table a
   // thread (so the stage holds a round of tables, not all of them); each
-  // round's pairs, sorted, are merged into the sorted distinct pairs so far.
+  // table's pairs, sorted and distinct, are filed as a run of their own.
+  // The runs are then merged, and the distinct pairs go to the rule a batch
+  // at a time: the stage never holds all candidate pairs (19 million pairs,
+  // 150 MB, at five million pages, twice that while a vector of them grew).
   const uint32_t all_tables = bands + whole_count;
+  TempTables<uint64_t> runs(all_tables, files, ".robust.pairs.");  // (a << 32) | b, a < b
+  NEARDUP_RETURN_IF_ERROR(runs.Open());
   const uint32_t round = executor != nullptr ? static_cast<uint32_t>(executor->num_threads()) + 1 : 1;
   std::vector<std::vector<uint64_t>> round_pairs(round);
   std::vector<Status> round_status(round);
@@ -1320,54 +1384,82 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
     });
     for (uint32_t k = 0; k < count; ++k) {
       NEARDUP_RETURN_IF_ERROR(round_status[k]);
-      const size_t distinct = pairs.size();
-      pairs.insert(pairs.end(), round_pairs[k].begin(), round_pairs[k].end());
+      for (uint64_t pair : round_pairs[k]) NEARDUP_RETURN_IF_ERROR(runs.Add(first + k, pair));
       std::vector<uint64_t>().swap(round_pairs[k]);
-      std::inplace_merge(pairs.begin(), pairs.begin() + static_cast<std::ptrdiff_t>(distinct), pairs.end());
-      pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
     }
   }
-  result.candidate_pairs = pairs.size();
-  // The rule over the pairs, in tasks of consecutive pairs on the
-  // executor's threads (each reads its pages with its own scratch); the
-  // verdicts are then joined in pair order, as one thread would.
-  // A pair the rule rejects is overwritten with kRejectedPair in place (a
-  // pair is (a << 32) | b with a < b, never all ones): no verdict column
-  // beside the pairs, the stage's largest buffer on a large crawl (19
-  // million pairs at five million pages).
+  NEARDUP_RETURN_IF_ERROR(runs.Close());
+  // The rule over a batch of the distinct pairs, in tasks of consecutive
+  // pairs on the executor's threads (each reads its pages with its own
+  // scratch); the verdicts are then joined in pair order, as one thread
+  // would. A pair the rule rejects is overwritten with kRejectedPair in
+  // place (a pair is (a << 32) | b with a < b, never all ones).
   constexpr uint64_t kRejectedPair = ~uint64_t{0};
-  std::vector<SiteTemplates::Match> matches(collect_pairs ? pairs.size() : 0);
+  constexpr size_t kBatchPairs = kPairsPerTask * 64;  // 2 MB of pairs
   const SiteTemplates& learned = *templates;
-  const size_t tasks = (pairs.size() + kPairsPerTask - 1) / kPairsPerTask;
-  RunTasks(executor, tasks, [&](size_t task) {
-    std::vector<uint64_t> scratch_a(pages.record_words), scratch_b(pages.record_words);  // Fetch
-    // The pairs are in (a, b) order: page a is read once for its run of pairs.
-    uint32_t fetched_a = UINT32_MAX;
-    RobustPageView view_a;
-    const size_t end = std::min(pairs.size(), (task + 1) * kPairsPerTask);
-    for (size_t k = task * kPairsPerTask; k < end; ++k) {
-      const uint32_t a = static_cast<uint32_t>(pairs[k] >> 32), b = static_cast<uint32_t>(pairs[k]);
-      if (a != fetched_a) {
-        view_a = pages.Fetch(a, scratch_a.data());
-        fetched_a = a;
-      }
-      SiteTemplates::Match match;
-      const bool duplicate = RobustDecide(learned, view_a, pages.Fetch(b, scratch_b.data()), options, &match,
-                                          /*with_reason=*/false)
-                                 .duplicate;
-      if (!duplicate) pairs[k] = kRejectedPair;  // each task writes its own pairs only
-      if (collect_pairs) matches[k] = match;
-    }
-  });
   std::vector<uint8_t> has_pair(candidate.size(), 0);
-  for (size_t k = 0; k < pairs.size(); ++k) {
-    if (pairs[k] == kRejectedPair) continue;
-    const uint32_t a = static_cast<uint32_t>(pairs[k] >> 32), b = static_cast<uint32_t>(pairs[k]);
-    uf->Union(a, b);
-    ++result.pairs;
-    has_pair[a] = has_pair[b] = 1;
-    if (collect_pairs) result.pairs_found.push_back(RobustPair{a, b, matches[k]});
+  std::vector<uint64_t> batch;
+  batch.reserve(kBatchPairs);
+  std::vector<SiteTemplates::Match> matches;
+  auto decide_batch = [&] {
+    if (collect_pairs) matches.assign(batch.size(), SiteTemplates::Match());
+    const size_t tasks = (batch.size() + kPairsPerTask - 1) / kPairsPerTask;
+    RunTasks(executor, tasks, [&](size_t task) {
+      std::vector<uint64_t> scratch_a(pages.record_words), scratch_b(pages.record_words);  // Fetch
+      // The pairs are in (a, b) order: page a is read once for its run of pairs.
+      uint32_t fetched_a = UINT32_MAX;
+      RobustPageView view_a;
+      const size_t end = std::min(batch.size(), (task + 1) * kPairsPerTask);
+      for (size_t k = task * kPairsPerTask; k < end; ++k) {
+        const uint32_t a = static_cast<uint32_t>(batch[k] >> 32), b = static_cast<uint32_t>(batch[k]);
+        if (a != fetched_a) {
+          view_a = pages.Fetch(a, scratch_a.data());
+          fetched_a = a;
+        }
+        SiteTemplates::Match match;
+        const bool duplicate = RobustDecide(learned, view_a, pages.Fetch(b, scratch_b.data()), options, &match,
+                                            /*with_reason=*/false)
+                                   .duplicate;
+        if (!duplicate) batch[k] = kRejectedPair;  // each task writes its own pairs only
+        if (collect_pairs) matches[k] = match;
+      }
+    });
+    for (size_t k = 0; k < batch.size(); ++k) {
+      if (batch[k] == kRejectedPair) continue;
+      const uint32_t a = static_cast<uint32_t>(batch[k] >> 32), b = static_cast<uint32_t>(batch[k]);
+      uf->Union(a, b);
+      ++result.pairs;
+      has_pair[a] = has_pair[b] = 1;
+      if (collect_pairs) result.pairs_found.push_back(RobustPair{a, b, matches[k]});
+    }
+    batch.clear();
+  };
+  // The runs merged in pair order (a heap of each run's next pair), equal
+  // pairs of several runs once.
+  std::vector<std::unique_ptr<TempTables<uint64_t>::Cursor>> cursors;
+  using Head = std::pair<uint64_t, uint32_t>;  // (pair, run)
+  std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heads;
+  for (uint32_t t = 0; t < all_tables; ++t) {
+    cursors.push_back(std::make_unique<TempTables<uint64_t>::Cursor>(runs, t));
+    uint64_t pair;
+    if (cursors[t]->Next(&pair)) heads.emplace(pair, t);
+    NEARDUP_RETURN_IF_ERROR(cursors[t]->status());
   }
+  uint64_t last = kRejectedPair;
+  while (!heads.empty()) {
+    const auto [pair, t] = heads.top();
+    heads.pop();
+    if (pair != last) {
+      batch.push_back(pair);
+      last = pair;
+      ++result.candidate_pairs;
+      if (batch.size() == kBatchPairs) decide_batch();
+    }
+    uint64_t next;
+    if (cursors[t]->Next(&next)) heads.emplace(next, t);
+    NEARDUP_RETURN_IF_ERROR(cursors[t]->status());
+  }
+  decide_batch();
   pages.ReleaseResident();
   for (uint8_t h : has_pair) result.pages_with_pair += h;
   return result;
