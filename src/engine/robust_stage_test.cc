@@ -489,6 +489,45 @@ TEST(RobustStageTest, PairsDecidedOnAnExecutorAreThePairsOfOneThread) {
   EXPECT_TRUE(Env::Default()->ListFilesRecursive(dir).value().empty());  // every table file removed
 }
 
+// More candidate pairs than one batch of the rule holds (the runs of pairs
+// are merged and decided a batch at a time): every pair of 760 copies of a
+// page is found once, in pair order, the same from tables in memory and
+// in files, on one thread and on three.
+TEST(RobustStageTest, PairsBeyondOneBatchAreEachDecidedOnceInOrder) {
+  std::mt19937_64 rng(31);
+  Sketches s;
+  const auto page = Terms(rng, 200);
+  const uint32_t n = 760;  // 288,420 pairs: more than a batch (262,144)
+  for (uint32_t c = 0; c < n; ++c) s.Add(page, /*site=*/10 + c);
+  std::vector<uint8_t> candidate(n, 1);
+  RobustPages pages;
+  pages.n = n;
+  pages.m = s.options.num_minhashes;
+  pages.mins = s.mins.data();
+  pages.mins_stride = pages.m;
+  pages.site = s.sites;
+  std::unique_ptr<Executor> executor = NewThreadPoolExecutor(3);
+  const std::string dir = testing::MakeTempDir("robust-batches");
+  for (Executor* e : {static_cast<Executor*>(nullptr), executor.get()}) {
+    for (const RobustStageFiles& files : {RobustStageFiles(), RobustStageFiles{Env::Default(), dir}}) {
+      UnionFind uf(n);
+      SiteTemplates t;
+      auto r = RunRobustStage(pages, candidate, s.options, 1000, true, files, &t, &uf, e);
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      EXPECT_EQ(r->candidate_pairs, uint64_t{n} * (n - 1) / 2);
+      EXPECT_EQ(r->pairs, r->candidate_pairs);
+      ASSERT_EQ(r->pairs_found.size(), r->pairs);
+      for (size_t i = 1; i < r->pairs_found.size(); ++i) {
+        const auto& p = r->pairs_found[i - 1];
+        const auto& q = r->pairs_found[i];
+        ASSERT_TRUE(p.a < q.a || (p.a == q.a && p.b < q.b)) << i;
+      }
+      EXPECT_EQ(uf.Find(0), uf.Find(n - 1));
+    }
+  }
+  EXPECT_TRUE(Env::Default()->ListFilesRecursive(dir).value().empty());
+}
+
 // RunTasks runs every task once, also when called from a worker of its own
 // executor while the executor's other worker is busy.
 TEST(RunTasksTest, EveryTaskRunsOnceAndACallFromAWorkerFinishes) {
