@@ -26,9 +26,10 @@ constexpr size_t kNumEntities = sizeof(kEntities) / sizeof(kEntities[0]);
 constexpr size_t kMaxNameLength = 32;  // "CounterClockwiseContourIntegral;"
 constexpr size_t kMaxLegacyLength = 6;  // "curren", "middot", "frac12", ...
 
-// The names in an open-addressing table of twice the next power of two
-// above their number, built once: a lookup hashes the name and compares
-// one or two rows instead of a binary search's eleven string compares.
+// The names in an open-addressing table (linear probing; its size the
+// smallest power of two at least twice their number), built once: a lookup
+// hashes the name and compares one or two rows instead of a binary
+// search's eleven string compares.
 class EntityTable {
  public:
   EntityTable() {
