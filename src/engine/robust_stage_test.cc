@@ -218,6 +218,16 @@ struct Sketches {
     sites.push_back(site);
   }
   const uint32_t* Of(uint32_t i) const { return mins.data() + static_cast<size_t>(i) * options.num_minhashes; }
+  // The pages as the stage reads them: contiguous, no file.
+  RobustPages Pages() const {
+    RobustPages pages;
+    pages.n = static_cast<uint32_t>(sites.size());
+    pages.m = options.num_minhashes;
+    pages.mins = mins.data();
+    pages.mins_stride = pages.m;
+    pages.site = sites;
+    return pages;
+  }
 };
 
 std::vector<uint64_t> Terms(std::mt19937_64& rng, size_t n) {
@@ -409,12 +419,7 @@ TEST(RobustStageTest, TablesInFilesFindThePairsOfTablesInMemory) {
   SiteTemplates t1, t2;
   const RobustStageResult a =
       RunRobustStage(s.mins, s.sites, {}, candidate, s.options, 1000, true, &t1, &in_memory);
-  RobustPages pages;
-  pages.n = n;
-  pages.m = s.options.num_minhashes;
-  pages.mins = s.mins.data();
-  pages.mins_stride = pages.m;
-  pages.site = s.sites;
+  const RobustPages pages = s.Pages();
   const std::string dir = testing::MakeTempDir("robust-tables");
   auto b = RunRobustStage(pages, candidate, s.options, 1000, true, RobustStageFiles{Env::Default(), dir}, &t2,
                           &in_files);
@@ -452,12 +457,7 @@ TEST(RobustStageTest, PairsDecidedOnAnExecutorAreThePairsOfOneThread) {
   }
   const uint32_t n = static_cast<uint32_t>(s.sites.size());
   std::vector<uint8_t> candidate(n, 1);
-  RobustPages pages;
-  pages.n = n;
-  pages.m = s.options.num_minhashes;
-  pages.mins = s.mins.data();
-  pages.mins_stride = pages.m;
-  pages.site = s.sites;
+  const RobustPages pages = s.Pages();
   std::unique_ptr<Executor> executor = NewThreadPoolExecutor(3);
   UnionFind alone(n);
   SiteTemplates t1;
@@ -500,12 +500,7 @@ TEST(RobustStageTest, PairsBeyondOneBatchAreEachDecidedOnceInOrder) {
   const uint32_t n = 760;  // 288,420 pairs: more than a batch (262,144)
   for (uint32_t c = 0; c < n; ++c) s.Add(page, /*site=*/10 + c);
   std::vector<uint8_t> candidate(n, 1);
-  RobustPages pages;
-  pages.n = n;
-  pages.m = s.options.num_minhashes;
-  pages.mins = s.mins.data();
-  pages.mins_stride = pages.m;
-  pages.site = s.sites;
+  const RobustPages pages = s.Pages();
   std::unique_ptr<Executor> executor = NewThreadPoolExecutor(3);
   const std::string dir = testing::MakeTempDir("robust-batches");
   for (Executor* e : {static_cast<Executor*>(nullptr), executor.get()}) {
