@@ -389,10 +389,13 @@ struct DedupSummary {
   uint64_t near_duplicate_members = 0;          // pages clustered by the near method only
   // robust: pages joined because they equal another page after volatile
   // terms are normalized; boilerplate (position, value) pairs learned;
-  // distinct candidate pairs checked.
+  // distinct candidate pairs; those of them not checked because both pages
+  // already had near duplicates in one cluster (near_pairs counts only the
+  // pairs checked that passed; with pairs listed, every pair is checked).
   uint64_t normalized_identity_members = 0;
   uint64_t template_values = 0;
   uint64_t near_candidate_pairs = 0;
+  uint64_t near_candidate_pairs_already_joined = 0;
   // paragraphs: documents left out as too short, the m-pass passes, the
   // estimate of the final duplicates from the first 20% and 50% of the
   // passes and its relative error against the final count.

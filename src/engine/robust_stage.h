@@ -416,7 +416,8 @@ struct RobustPair {
 struct RobustStageResult {
   uint64_t candidates = 0;          // pages that entered the band tables
   uint64_t candidate_pairs = 0;     // distinct pairs sharing a band
-  uint64_t pairs = 0;               // candidate pairs that passed the rule
+  uint64_t pairs = 0;               // candidate pairs checked that passed the rule
+  uint64_t pairs_already_joined = 0;  // candidate pairs not checked: both pages in one cluster
   uint64_t pages_with_pair = 0;     // candidates in at least one such pair
   uint64_t template_values = 0;     // boilerplate (position, value) pairs
   uint64_t template_bands_skipped = 0;

@@ -497,7 +497,7 @@ TEST(RobustStageTest, PairsBeyondOneBatchAreEachDecidedOnceInOrder) {
   std::mt19937_64 rng(31);
   Sketches s;
   const auto page = Terms(rng, 200);
-  const uint32_t n = 760;  // 288,420 pairs: more than a batch (262,144)
+  const uint32_t n = 760;  // 288,420 pairs: more than four batches (65,536)
   for (uint32_t c = 0; c < n; ++c) s.Add(page, /*site=*/10 + c);
   std::vector<uint8_t> candidate(n, 1);
   const RobustPages pages = s.Pages();
@@ -521,6 +521,48 @@ TEST(RobustStageTest, PairsBeyondOneBatchAreEachDecidedOnceInOrder) {
     }
   }
   EXPECT_TRUE(Env::Default()->ListFilesRecursive(dir).value().empty());
+}
+
+// Without listed pairs, a candidate pair whose pages are already in one
+// cluster by an earlier batch is counted, not checked: the clusters and the
+// pages with a pair are those of checking every pair, and a group of k
+// copies checks far fewer than k²/2 pairs.
+TEST(RobustStageTest, PairsOfPagesAlreadyJoinedAreCountedNotCheckedAndClustersStay) {
+  std::mt19937_64 rng(37);
+  Sketches s;
+  const auto first = Terms(rng, 200), second = Terms(rng, 200);
+  const uint32_t n = 1130;  // two groups of 550 copies (301,950 pairs, over four batches) and 30 others
+  for (uint32_t c = 0; c < n; ++c) {
+    if (c % 37 == 36) {
+      s.Add(Terms(rng, 200), 10 + c);
+    } else {
+      s.Add(c % 2 == 0 ? first : second, 10 + c);
+    }
+  }
+  std::vector<uint8_t> candidate(n, 1);
+  const RobustPages pages = s.Pages();
+  std::unique_ptr<Executor> executor = NewThreadPoolExecutor(2);
+  UnionFind all_checked(n), skipping(n);
+  SiteTemplates t1, t2;
+  auto listed = RunRobustStage(pages, candidate, s.options, 1000, true, RobustStageFiles(), &t1, &all_checked,
+                               executor.get());
+  auto counted = RunRobustStage(pages, candidate, s.options, 1000, false, RobustStageFiles(), &t2, &skipping,
+                                executor.get());
+  ASSERT_TRUE(listed.ok() && counted.ok());
+  EXPECT_EQ(listed->pairs_already_joined, 0u);
+  EXPECT_EQ(listed->pairs, listed->candidate_pairs);
+  EXPECT_EQ(counted->candidate_pairs, listed->candidate_pairs);
+  EXPECT_GT(counted->pairs_already_joined, 0u);
+  EXPECT_LT(counted->pairs + counted->pairs_already_joined, counted->candidate_pairs + 1);
+  EXPECT_LT(counted->pairs, listed->pairs);
+  EXPECT_EQ(counted->pages_with_pair, listed->pages_with_pair);
+  for (uint32_t a = 0; a < n; ++a) {
+    for (uint32_t b = a + 1; b < n; b += 7) {
+      ASSERT_EQ(all_checked.Find(a) == all_checked.Find(b), skipping.Find(a) == skipping.Find(b)) << a << " " << b;
+    }
+  }
+  EXPECT_EQ(skipping.SetSize(0), all_checked.SetSize(0));
+  EXPECT_GE(skipping.SetSize(0), 500u);
 }
 
 // RunTasks runs every task once, also when called from a worker of its own

@@ -228,6 +228,7 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
                                                                      c_.executor));
     summary->near_candidates = found.candidates;
     summary->near_candidate_pairs = found.candidate_pairs;
+    summary->near_candidate_pairs_already_joined = found.pairs_already_joined;
     summary->near_pairs = found.pairs;
     summary->template_values = found.template_values;
     summary->pages_with_near_duplicate = found.pages_with_pair;
@@ -268,6 +269,7 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
     near["normalized_identity_members"] = s.normalized_identity_members;
     near["template_values"] = s.template_values;
     near["candidate_pairs"] = s.near_candidate_pairs;
+    near["candidate_pairs_already_joined"] = s.near_candidate_pairs_already_joined;
   }
 
  private:
