@@ -396,6 +396,9 @@ struct DedupSummary {
   uint64_t template_values = 0;
   uint64_t near_candidate_pairs = 0;
   uint64_t near_candidate_pairs_already_joined = 0;
+  // robust: wall seconds of the near stage's steps ("templates", "tables",
+  // "pairs"), within the stage "near".
+  std::vector<StageStats> near_steps;
   // paragraphs: documents left out as too short, the m-pass passes, the
   // estimate of the final duplicates from the first 20% and 50% of the
   // passes and its relative error against the final count.

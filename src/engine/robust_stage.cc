@@ -14,6 +14,7 @@
 
 #include "base/even_key_sort.h"
 #include "base/path.h"
+#include "base/stopwatch.h"
 #include "engine/parallel.h"
 #include "sketch/difference_digest.h"
 #include "text/site.h"
@@ -1269,11 +1270,13 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
                                          bool collect_pairs, const RobustStageFiles& files, SiteTemplates* templates,
                                          UnionFind* uf, Executor* executor) {
   RobustStageResult result;
+  Stopwatch watch;
   const uint32_t m = options.num_minhashes;
   const uint32_t r = options.band_rows;
   const uint32_t bands = RobustBandCount(options, true);
   *templates = SiteTemplates(pages, candidate, options, files, executor);
   result.template_values = templates->size();
+  result.templates_seconds = watch.Lap();
 
   // Tables 0 .. bands - 1: (band key, page) for every band holding a
   // non-boilerplate value. Then the whole-page bands: pages almost equal
@@ -1389,6 +1392,7 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
     }
   }
   NEARDUP_RETURN_IF_ERROR(runs.Close());
+  result.tables_seconds = watch.Lap();
   // The rule over a batch of the distinct pairs, in tasks of consecutive
   // pairs on the executor's threads (each reads its pages with its own
   // scratch); the verdicts are then joined in pair order, as one thread
@@ -1471,6 +1475,7 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   decide_batch();
   pages.ReleaseResident();
   for (uint8_t h : has_pair) result.pages_with_pair += h;
+  result.pairs_seconds = watch.Lap();
   return result;
 }
 

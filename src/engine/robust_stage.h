@@ -421,6 +421,10 @@ struct RobustStageResult {
   uint64_t pages_with_pair = 0;     // candidates in at least one such pair
   uint64_t template_values = 0;     // boilerplate (position, value) pairs
   uint64_t template_bands_skipped = 0;
+  // Wall seconds of the steps: learning the templates (step 3), filing
+  // and sorting the band tables into runs of pairs (step 4), merging the
+  // runs and checking the pairs (step 5).
+  double templates_seconds = 0, tables_seconds = 0, pairs_seconds = 0;
   std::vector<RobustPair> pairs_found;  // when collect_pairs
 };
 

@@ -229,6 +229,9 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
     summary->near_candidates = found.candidates;
     summary->near_candidate_pairs = found.candidate_pairs;
     summary->near_candidate_pairs_already_joined = found.pairs_already_joined;
+    summary->near_steps = {{"templates", found.templates_seconds},
+                           {"tables", found.tables_seconds},
+                           {"pairs", found.pairs_seconds}};
     summary->near_pairs = found.pairs;
     summary->template_values = found.template_values;
     summary->pages_with_near_duplicate = found.pages_with_pair;
@@ -270,6 +273,10 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
     near["template_values"] = s.template_values;
     near["candidate_pairs"] = s.near_candidate_pairs;
     near["candidate_pairs_already_joined"] = s.near_candidate_pairs_already_joined;
+    if (!s.near_steps.empty()) {
+      nlohmann::ordered_json& seconds = near["seconds"];
+      for (const StageStats& step : s.near_steps) seconds[step.name] = step.seconds;
+    }
   }
 
  private:
