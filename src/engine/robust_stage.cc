@@ -14,6 +14,7 @@
 
 #include "base/even_key_sort.h"
 #include "base/path.h"
+#include "base/shared_keys.h"
 #include "base/stopwatch.h"
 #include "engine/parallel.h"
 #include "sketch/difference_digest.h"
@@ -1372,6 +1373,10 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
       std::vector<uint64_t>& out = round_pairs[k];
       out.clear();
       if (!round_status[k].ok()) return;
+      {
+        std::vector<uint64_t> bits;
+        KeepSharedKeys(&keyed, [](const BandEntry& e) { return e.key; }, &bits);  // a lone key pairs nothing
+      }
       SortByEvenKey(&keyed, 64, [](const BandEntry& e) { return e.key; });
       const size_t cap = t < bands ? max_bucket_pages : kRobustWholeBandBucket;
       for (size_t s = 0; s < keyed.size();) {
