@@ -1042,6 +1042,8 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
     s = e;
   }
   pages.ReleaseResident();
+  filter_ = WordFilter(values_.size());
+  values_.ForEach([&](uint64_t v) { filter_.Add(v); });
 }
 
 uint32_t SiteTemplates::TemplateHolders(uint32_t site_pages, const RobustMethodOptions& options) {

@@ -67,6 +67,7 @@
 #include <vector>
 
 #include "base/flat_set.h"
+#include "base/word_filter.h"
 #include "cluster/union_find.h"
 #include "neardup/engine.h"
 #include "neardup/env.h"
@@ -335,7 +336,8 @@ class SiteTemplates {
   bool KnowsTemplateOf(uint64_t site) const { return known_sites_.Contains(site); }
 
   bool IsTemplate(uint32_t position, uint32_t value) const {
-    return values_.Contains((uint64_t{position} << 32) | value);
+    const uint64_t key = (uint64_t{position} << 32) | value;
+    return filter_.MayContain(key) && values_.Contains(key);
   }
   size_t size() const { return values_.size(); }
   // The boilerplate values, as (position << 32 | value).
@@ -365,6 +367,7 @@ class SiteTemplates {
 
  private:
   FlatU64Set values_;
+  WordFilter filter_;  // of values_, in front of it: most values looked up are not boilerplate
   FlatU64Set known_sites_;
 };
 
