@@ -30,7 +30,9 @@ TEST(EntitiesTest, EveryNamedReferenceDecodes) {
     ASSERT_EQ(used, ref.size() - 1) << row.name;
     ASSERT_EQ(n, row.cp2 != 0 ? 2 : 1) << row.name;
     EXPECT_EQ(cps[0], row.cp1) << row.name;
-    if (row.cp2 != 0) EXPECT_EQ(cps[1], row.cp2) << row.name;
+    if (row.cp2 != 0) {
+      EXPECT_EQ(cps[1], row.cp2) << row.name;
+    }
     (ref[ref.size() - 2] == ';' ? with_semicolon : legacy) += 1;
   }
   EXPECT_EQ(with_semicolon, 2125u);
