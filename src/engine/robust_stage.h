@@ -33,7 +33,9 @@
 // 4. Candidates: pages sharing a band of r consecutive min-hash values of
 //    which at least one is not boilerplate (bands made only of boilerplate
 //    would pair every page of a template-heavy site).
-// 5. The rule (candidates, and every member against its cluster's kept
+// 5. The rule (candidate pairs, except those whose two pages already have
+//    near duplicates and are joined by the pairs before them, which could
+//    change no cluster; and every member against its cluster's kept
 //    page): over the m positions, leave out those where both pages hold the
 //    same boilerplate value; the pair is similar when the pages agree on at
 //    least `min_content_similarity` of the rest (an estimate of the Jaccard
