@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <queue>
 #include <string>
 
@@ -25,16 +26,13 @@ namespace neardup {
 
 namespace {
 
-// Holders of a rare value compared with its first holder, and the most
-// verdicts remembered (a cache of a pure function: results do not depend
-// on it, its memory stays bounded on a host of millions of pages).
+// Holders of a rare value compared with its first holder.
 constexpr size_t kCopySamples = 3;
 // SiteTemplates: on a site of at least kMainCopySitePages pages (where a
 // template shows in kMainCopyHolders pages or more), values that fewer
 // pages hold are checked for copies by main text.
 constexpr uint32_t kMainCopySitePages = 6;
 constexpr uint32_t kMainCopyHolders = 3;
-constexpr size_t kCopyCacheEntries = size_t{1} << 18;
 // Candidate pairs a task of the rule takes (RunTasks).
 constexpr size_t kPairsPerTask = size_t{1} << 12;
 
@@ -782,21 +780,99 @@ SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uin
 namespace {
 
 // What one thread needs to look at a site's positions (SiteTemplates):
-// the position's (value, page) column and its sort, a block of positions
-// read from the pages when the site's column files cannot be read, the
-// pages a copy check reads, and the verdicts of the copy checks made.
+// the position's values in site order, its (value, holder) column and the
+// column's sort, a block of positions read from the pages when the site's
+// column files cannot be read, and what the thread found.
 struct SitePositionScratch {
-  explicit SitePositionScratch(size_t record_words)
-      : scratch_a(record_words), scratch_b(record_words), scratch_first(record_words) {}
-  std::vector<std::pair<uint32_t, uint32_t>> column, sort_scratch;  // (value, page)
+  explicit SitePositionScratch(size_t record_words) : scratch_a(record_words) {}
+  std::vector<uint32_t> values;  // one position's values, the site's pages in order
+  std::vector<std::pair<uint32_t, uint32_t>> column, sort_scratch;  // (value, holder's index in the site)
   std::vector<uint32_t> block;  // positions [block_first, block_end), position-major
   uint32_t block_first = 0, block_end = 0;
-  std::vector<uint64_t> scratch_a, scratch_b, scratch_first;  // RobustPages::Fetch
-  uint32_t fetched_first = UINT32_MAX;
-  const uint32_t* first_mins = nullptr;
-  FlatU64Set copies, not_copies;  // (first << 32 | page): page is, or is not, a copy of first
-  FlatU64Set main_copies, main_not_copies;  // the same by main text alone
+  std::vector<uint64_t> scratch_a;  // RobustPages::FetchMins
   std::vector<uint64_t> found;  // (position << 32 | value) this thread found
+  std::vector<uint64_t> requests;  // copy checks asked for: (first << 32 | holder), site indexes
+  std::vector<uint64_t> recent_requests;  // AskedRecently
+
+  // Lets the buffers of a site's positions go (the next site's are its own).
+  void ReleaseColumns() {
+    values = {};
+    column = {};
+    sort_scratch = {};
+    block = {};
+    block_first = block_end = 0;
+  }
+};
+
+// What a copy check (SiteTemplates) counts over the positions of two
+// pages: positions compared, and those agreeing outside the site's common
+// boilerplate, of the whole page and of the main text; a byte each (m is
+// under 256), packed in one word so that one addition counts a position.
+struct CopyAgreement {
+  static constexpr uint32_t kAgreeing = 1, kPositions = 1u << 8, kMainAgreeing = 1u << 16, kMainPositions = 1u << 24;
+  static uint32_t agreeing(uint32_t c) { return c & 0xff; }
+  static uint32_t positions(uint32_t c) { return (c >> 8) & 0xff; }
+  static uint32_t main_agreeing(uint32_t c) { return (c >> 16) & 0xff; }
+  static uint32_t main_positions(uint32_t c) { return c >> 24; }
+};
+
+// Requests remembered to drop repeats before they are stored: a pair of
+// copies asks again at most positions, a position's worth of requests
+// later. A direct-mapped table (the last pair seen in each slot, all ones
+// when none), 512 KiB a thread.
+constexpr size_t kRecentRequestSlots = size_t{1} << 16;
+
+// Whether `pair` was just asked for (its slot holds it); remembers it.
+inline bool AskedRecently(std::vector<uint64_t>* recent, uint64_t pair) {
+  if (recent->empty()) recent->assign(kRecentRequestSlots, ~uint64_t{0});
+  uint64_t& slot = (*recent)[(pair * 0x9E3779B97F4A7C15ull) >> 48];
+  if (slot == pair) return true;
+  slot = pair;
+  return false;
+}
+
+// The copy checks a site asks for (SiteTemplates), each pair of pages
+// once: threads hand theirs over in batches of kBatch; they are sorted and
+// made unique from kUniqueFrom on, and again each time they grow by a
+// quarter, so that repeats (a pair of copies asks again at most positions)
+// do not fill memory on a site of millions of pages. Thread-safe Add.
+class CopyRequests {
+ public:
+  static constexpr size_t kBatch = size_t{1} << 14;
+  static constexpr size_t kUniqueFrom = size_t{1} << 20;
+
+  // Takes *batch (left empty; at most kBatch pairs).
+  void Add(std::vector<uint64_t>* batch) {
+    Add(std::span<const uint64_t>(*batch));
+    batch->clear();
+  }
+  void Add(std::span<const uint64_t> batch) {
+    if (batch.empty()) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    pairs_.insert(pairs_.end(), batch.begin(), batch.end());
+    if (pairs_.size() >= unique_at_) {
+      SortUnique();
+      unique_at_ = std::max(kUniqueFrom, pairs_.size() + pairs_.size() / 4);
+      pairs_.reserve(unique_at_ + kBatch);  // grows to this, not to twice its size
+    }
+  }
+  // The pairs asked for, sorted, once each; none are kept.
+  std::vector<uint64_t> Take() {
+    SortUnique();
+    unique_at_ = kUniqueFrom;
+    std::vector<uint64_t> pairs;
+    pairs.swap(pairs_);
+    return pairs;
+  }
+
+ private:
+  void SortUnique() {
+    std::sort(pairs_.begin(), pairs_.end());
+    pairs_.erase(std::unique(pairs_.begin(), pairs_.end()), pairs_.end());
+  }
+  std::mutex mu_;
+  std::vector<uint64_t> pairs_;
+  size_t unique_at_ = kUniqueFrom;
 };
 
 // A site's positions are looked at on several threads from this many
@@ -905,15 +981,28 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
           if (map_blocks) resident.Read();
         }
       };
-      // The site's pages' values at position j, sorted, in x->column;
-      // fn(value, first, end) for each run of equal values [first, end).
+      // The site's pages' values at position j, in the site's page order:
+      // from its column file, or else from a block (pass 2 below).
+      auto values_at = [&](uint32_t j, SitePositionScratch* x) -> const uint32_t* {
+        if (columns) {
+          x->values.clear();
+          const Status read = columns->ForEachChunk(
+              j, [&](const uint32_t* values, size_t count) { x->values.insert(x->values.end(), values, values + count); });
+          if (read.ok() && x->values.size() == pages_of_site) return x->values.data();
+        }
+        load(j, x);
+        return x->block.data() + size_t{j - x->block_first} * pages_of_site;
+      };
+      // The site's pages' values at position j, sorted, in x->column as
+      // (value, index of the page in the site); fn(value, first, end) for
+      // each run of equal values [first, end).
       auto runs_at = [&](uint32_t j, SitePositionScratch* x, const auto& fn) {
         x->column.clear();
-        if (columns) {  // the column file straight into (value, page) pairs
-          size_t q = 0;
+        if (columns) {  // the column file straight into (value, index) pairs
+          uint32_t q = 0;
           const Status read = columns->ForEachChunk(j, [&](const uint32_t* values, size_t count) {
             for (size_t k = 0; k < count; ++k, ++q) {
-              if (q < pages_of_site) x->column.emplace_back(values[k], by_site[s + q]);
+              if (q < pages_of_site) x->column.emplace_back(values[k], q);
             }
           });
           if (!read.ok() || q != pages_of_site) x->column.clear();
@@ -921,7 +1010,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
         if (x->column.empty()) {
           load(j, x);
           const uint32_t* values = x->block.data() + size_t{j - x->block_first} * pages_of_site;
-          for (size_t q = 0; q < pages_of_site; ++q) x->column.emplace_back(values[q], by_site[s + q]);
+          for (uint32_t q = 0; q < pages_of_site; ++q) x->column.emplace_back(values[q], q);
         }
         SortByValue(&x->column, &x->sort_scratch);  // pages ascending already: (value, page) order
         for (size_t a = 0; a < x->column.size();) {
@@ -931,113 +1020,195 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
           a = b;
         }
       };
-      // fn(j, scratch) for every position, then each scratch's `found`
-      // handed to `take` (in no particular order: they go into sets).
-      auto for_each_position = [&](const auto& fn, const auto& take) {
+      // fn(j, scratch) for every position.
+      auto at_each_position = [&](const auto& fn) {
         RunTasks(site_executor, m, [&](size_t j) {
           auto x = scratch_pool.Acquire();
           fn(static_cast<uint32_t>(j), x.get());
           scratch_pool.Release(std::move(x));
         });
+      };
+      // Each scratch's `found` handed to `take` (in no particular order:
+      // they go into sets).
+      auto take_found = [&](const auto& take) {
         for (auto& x : scratch_pool.all()) {
           for (uint64_t v : x->found) take(v);
-          x->found.clear();
+          x->found = {};
           x->block_first = x->block_end = 0;  // the next site's blocks are its own
-          x->fetched_first = UINT32_MAX;
         }
       };
+      auto for_each_position = [&](const auto& fn, const auto& take) {
+        at_each_position(fn);
+        take_found(take);
+      };
+      // A value fewer than `need` pages hold is boilerplate too (a sidebar,
+      // a section's template), unless its holders are copies of one item:
+      // the holders sampled agree with the first on kCopyContentSimilarity
+      // of the positions not shared as the site's common boilerplate. Only
+      // the site's own values count, so a site's template does not depend
+      // on the other sites. The first holder against the next, the middle
+      // and the last (kCopySamples), in that order until one is not a
+      // copy: a sidebar of distinct items shows at the first, and the cost
+      // stays linear in the site's pages.
+      const bool copy_checks = need > options.template_min_pages;
+      auto checked = [&](uint32_t j, uint32_t value, size_t a, size_t b) {
+        return b - a < need && b - a >= options.template_min_pages && !no_main(j, value);
+      };
+      // The copy checks of run [a, b) in x->column, (first << 32 | holder)
+      // by the pages' indexes in the site, in order: fills out[], returns
+      // how many.
+      auto samples_of = [&](const SitePositionScratch& x, size_t a, size_t b, uint64_t* out) {
+        const size_t samples[kCopySamples] = {a + 1, a + (b - a) / 2, b - 1};
+        size_t n = 0;
+        for (size_t t = 0; t < kCopySamples; ++t) {
+          const size_t k = samples[t];
+          if (k <= a || k >= b || (t > 0 && k == samples[t - 1])) continue;
+          out[n++] = (uint64_t{x.column[a].second} << 32) | x.column[k].second;
+        }
+        return n;
+      };
+      // Of `pairs` (sorted, once each), those whose pages are copies, with
+      // kCopy and kCopyByMainText, sorted; no page is read on its own.
+      // Each pair's CopyAgreement comes from the positions' values at its
+      // two pages (a task takes a range of the pairs over every position):
+      // the positions compared, and those where the two pages hold one
+      // value that is not the site's common boilerplate; main-text
+      // positions count only when both pages have main text. One item in
+      // two templates, by main text: the main texts agree on
+      // min_main_similarity of their positions outside the common
+      // boilerplate, most of each main text is outside it (the pages' own,
+      // not the template's long text blocks), and the main texts agree
+      // more than the rest of the pages does (two items in one template
+      // agree less there). Such holders are copies (kCopyByMainText); by
+      // main text alone (a value only two pages of a small site hold) no
+      // others are. Most pairs asked about are not copies.
+      constexpr uint8_t kCopy = 1, kCopyByMainText = 2;
+      std::vector<uint8_t> has_main;  // HasMainText, by index in the site
+      auto copies_among = [&](const std::vector<uint64_t>& pairs) {
+        std::vector<uint32_t> agreement(pairs.size(), 0);
+        const size_t tasks = site_executor != nullptr ? static_cast<size_t>(site_executor->num_threads()) + 1 : 1;
+        RunTasks(site_executor, tasks, [&](size_t t) {
+          auto x = scratch_pool.Acquire();
+          const size_t from = pairs.size() * t / tasks, to = pairs.size() * (t + 1) / tasks;
+          for (uint32_t j = 0; j < m && from < to; ++j) {
+            const bool main_position = j >= options.num_minhashes;
+            const uint32_t compared = CopyAgreement::kPositions | (main_position ? CopyAgreement::kMainPositions : 0);
+            const uint32_t agreeing = CopyAgreement::kAgreeing | (main_position ? CopyAgreement::kMainAgreeing : 0);
+            const uint32_t* values = values_at(j, x.get());
+            for (size_t i = from; i < to; ++i) {
+              const uint32_t qa = static_cast<uint32_t>(pairs[i] >> 32), qb = static_cast<uint32_t>(pairs[i]);
+              if (main_position && (has_main.empty() || !has_main[qa] || !has_main[qb])) continue;
+              const uint32_t va = values[qa];
+              if (va == values[qb]) {
+                if (common.Contains((uint64_t{j} << 32) | va)) continue;
+                agreement[i] += agreeing;
+              }
+              agreement[i] += compared;
+            }
+          }
+          x->values = {};  // only this pass reads whole columns
+          x->block_first = x->block_end = 0;
+          scratch_pool.Release(std::move(x));
+        });
+        std::vector<std::pair<uint64_t, uint8_t>> copies;
+        for (size_t i = 0; i < pairs.size(); ++i) {
+          const uint32_t c = agreement[i];
+          const uint32_t positions = CopyAgreement::positions(c), agreeing = CopyAgreement::agreeing(c);
+          const uint32_t main_positions = CopyAgreement::main_positions(c);
+          const uint32_t main_agreeing = CopyAgreement::main_agreeing(c);
+          const uint32_t whole_positions = positions - main_positions, whole_agreeing = agreeing - main_agreeing;
+          const bool one_item = main_positions > 0 && main_positions * 2 >= options.main_minhashes &&
+                                static_cast<double>(main_agreeing) / main_positions >= options.min_main_similarity &&
+                                uint64_t{main_agreeing} * whole_positions > uint64_t{whole_agreeing} * main_positions;
+          if (one_item || positions == 0 || static_cast<double>(agreeing) / positions >= kCopyContentSimilarity) {
+            copies.emplace_back(pairs[i], kCopy | (one_item ? kCopyByMainText : 0));
+          }
+        }
+        return copies;
+      };
+      // Whether `pair` is a copy by copies_among's answer (by main text
+      // alone where site_need pages or more hold the value).
+      auto copy_of = [&](const std::vector<std::pair<uint64_t, uint8_t>>& copies, uint64_t pair, bool main_only) {
+        const auto it = std::lower_bound(copies.begin(), copies.end(), std::make_pair(pair, uint8_t{0}));
+        return it != copies.end() && it->first == pair && (it->second & (main_only ? kCopyByMainText : kCopy)) != 0;
+      };
+      // Pass 1: the common boilerplate, the first copy check of each rarer
+      // value, and which pages have main text.
+      if (copy_checks && options.main_minhashes > 0) has_main.assign(pages_of_site, 0);
+      CopyRequests requests;
       for_each_position(
           [&](uint32_t j, SitePositionScratch* x) {
             runs_at(j, x, [&](uint32_t value, size_t a, size_t b) {
-              if (b - a >= need && !no_main(j, value)) x->found.push_back((uint64_t{j} << 32) | value);
+              if (b - a >= need && !no_main(j, value)) {
+                x->found.push_back((uint64_t{j} << 32) | value);
+              } else if (copy_checks && checked(j, value, a, b)) {
+                uint64_t samples[kCopySamples];
+                if (samples_of(*x, a, b, samples) > 0 && !AskedRecently(&x->recent_requests, samples[0])) {
+                  x->requests.push_back(samples[0]);
+                  if (x->requests.size() >= CopyRequests::kBatch) requests.Add(&x->requests);
+                }
+              }
             });
+            if (!has_main.empty() && j == options.num_minhashes) {  // HasMainText: this position only
+              for (const auto& [value, q] : x->column) has_main[q] = value != kNoMainText;
+            }
           },
           [&](uint64_t v) { common.Insert(v); });
       common.ForEach([&](uint64_t v) { values_.Insert(v); });
-      // A value fewer pages hold is boilerplate too (a sidebar, a section's
-      // template), unless its holders are copies of one item: the holders
-      // sampled agree with the first on kCopyContentSimilarity of the
-      // positions not shared as the site's common boilerplate. Only the
-      // site's own values count, so a site's template does not depend on
-      // the other sites. A second pass over the positions keeps memory to
-      // one block of columns.
-      // The first holder's values are read once for its samples.
-      auto copy_of = [&](uint32_t first, uint32_t page, bool main_only, SitePositionScratch* x) {
-        if (first != x->fetched_first) {
-          x->first_mins = pages.FetchMins(first, x->scratch_first.data());
-          x->fetched_first = first;
-        }
-        const uint32_t* a = x->first_mins;
-        const uint32_t* b = pages.FetchMins(page, x->scratch_b.data());
-        uint32_t agreeing = 0, positions = 0, main_agreeing = 0, main_positions = 0;
-        const bool with_main = HasMainText(a, options) && HasMainText(b, options);
-        for (uint32_t j = 0; j < m; ++j) {
-          const bool main_position = j >= options.num_minhashes;
-          if (main_position && !with_main) continue;
-          if (a[j] == b[j]) {
-            if (common.Contains((uint64_t{j} << 32) | a[j])) continue;
-            ++agreeing;
-            main_agreeing += main_position;
-          }
-          ++positions;
-          main_positions += main_position;
-        }
-        // One item in two templates, by main text: the main texts agree on
-        // min_main_similarity of their positions outside the common
-        // boilerplate, most of each main text is outside it (the pages'
-        // own, not the template's long text blocks), and the main texts
-        // agree more than the rest of the pages does (two items in one
-        // template agree less there). Such holders are copies; by main text
-        // alone (main_only: a value only two pages of a small site hold)
-        // no others are.
-        const uint32_t whole_positions = positions - main_positions, whole_agreeing = agreeing - main_agreeing;
-        const bool one_item = main_positions > 0 && main_positions * 2 >= options.main_minhashes &&
-                              static_cast<double>(main_agreeing) / main_positions >= options.min_main_similarity &&
-                              uint64_t{main_agreeing} * whole_positions > uint64_t{whole_agreeing} * main_positions;
-        if (main_only || one_item) return one_item;
-        return positions == 0 || static_cast<double>(agreeing) / positions >= kCopyContentSimilarity;
-      };
-      if (need > options.template_min_pages) {
-        for (auto& x : scratch_pool.all()) {  // verdicts are per site
-          x->copies = FlatU64Set();
-          x->not_copies = FlatU64Set();
-          x->main_copies = FlatU64Set();
-          x->main_not_copies = FlatU64Set();
-        }
-        for_each_position(
-            [&](uint32_t j, SitePositionScratch* x) {
-              runs_at(j, x, [&](uint32_t value, size_t a, size_t b) {
-                if (b - a >= need || b - a < options.template_min_pages || no_main(j, value)) return;
-                // The first holder against the next, the middle and the last
-                // (kCopySamples): a sidebar of distinct items shows at the
-                // first, and the cost stays linear in the site's pages.
-                const uint32_t first = x->column[a].second;
-                const bool main_only = b - a >= site_need;
-                FlatU64Set& yes = main_only ? x->main_copies : x->copies;
-                FlatU64Set& no = main_only ? x->main_not_copies : x->not_copies;
-                const size_t samples[kCopySamples] = {a + 1, a + (b - a) / 2, b - 1};
-                for (size_t t = 0; t < kCopySamples; ++t) {
-                  const size_t k = samples[t];
-                  if (k <= a || (t > 0 && k == samples[t - 1])) continue;
-                  if (yes.size() + no.size() >= kCopyCacheEntries) {
-                    yes = FlatU64Set();
-                    no = FlatU64Set();
-                  }
-                  const uint64_t pair = (uint64_t{first} << 32) | x->column[k].second;
-                  bool copy = yes.Contains(pair);
-                  if (!copy && !no.Contains(pair)) {
-                    copy = copy_of(first, x->column[k].second, main_only, x);
-                    (copy ? yes : no).Insert(pair);
-                  }
-                  if (!copy) {
-                    x->found.push_back((uint64_t{j} << 32) | value);
-                    return;
-                  }
-                }
-              });
-            },
-            [&](uint64_t v) { values_.Insert(v); });
+      for (auto& x : scratch_pool.all()) {
+        requests.Add(&x->requests);
+        x->recent_requests = {};  // the next site's indexes are its own
       }
+      std::vector<std::pair<uint64_t, uint8_t>> copies = copies_among(requests.Take());
+      // Pass 2: a run whose first sample is not a copy is boilerplate; one
+      // whose first is and that has more samples waits for them.
+      struct Undecided {
+        uint64_t value;  // position << 32 | value
+        uint64_t samples[kCopySamples - 1];
+        uint32_t count;  // samples left
+        bool main_only;
+      };
+      std::vector<Undecided> undecided;
+      std::mutex undecided_mu;
+      if (copy_checks) {
+        at_each_position([&](uint32_t j, SitePositionScratch* x) {
+          std::vector<Undecided> waiting;
+          runs_at(j, x, [&](uint32_t value, size_t a, size_t b) {
+            if (!checked(j, value, a, b)) return;
+            uint64_t samples[kCopySamples];
+            const size_t n = samples_of(*x, a, b, samples);
+            const bool main_only = b - a >= site_need;
+            if (n == 0) return;
+            if (!copy_of(copies, samples[0], main_only)) {
+              x->found.push_back((uint64_t{j} << 32) | value);
+            } else if (n > 1) {
+              Undecided u{(uint64_t{j} << 32) | value, {samples[1], n > 2 ? samples[2] : 0}, static_cast<uint32_t>(n - 1),
+                          main_only};
+              waiting.push_back(u);
+            }
+          });
+          std::lock_guard<std::mutex> lock(undecided_mu);
+          undecided.insert(undecided.end(), waiting.begin(), waiting.end());
+        });
+      }
+      // Pass 3: the other samples of the runs waiting, checked together.
+      if (!undecided.empty()) {
+        for (const Undecided& u : undecided) requests.Add({u.samples, u.count});
+        copies = copies_among(requests.Take());
+        for (const Undecided& u : undecided) {
+          for (uint32_t t = 0; t < u.count; ++t) {
+            if (!copy_of(copies, u.samples[t], u.main_only)) {
+              values_.Insert(u.value);
+              break;
+            }
+          }
+        }
+      }
+      // The site's buffers go before the boilerplate set grows.
+      undecided = {};
+      copies = {};
+      for (auto& x : scratch_pool.all()) x->ReleaseColumns();
+      take_found([&](uint64_t v) { values_.Insert(v); });
     }
     s = e;
   }

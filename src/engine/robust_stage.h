@@ -323,7 +323,13 @@ class SiteTemplates {
   // file per position (`files`; without an env, in blocks of positions that
   // keep its buffer near 4 MiB, a pass over the site's pages each).
   // A large site's positions are looked at on `executor`'s threads and the
-  // calling thread (the same values as on one thread).
+  // calling thread (the same values as on one thread). The copy checks
+  // read no page on its own: the pairs the values' runs ask about are
+  // gathered over the positions and their agreement counted over the
+  // positions' values (two passes over the columns that sort them and one
+  // or two that count; memory for the distinct first checks, 12 bytes
+  // each; a run's later samples are asked for only when its first is a
+  // copy).
   SiteTemplates(const RobustPages& pages, std::span<const uint8_t> candidate, const RobustMethodOptions& options,
                 const RobustStageFiles& files = RobustStageFiles(), Executor* executor = nullptr);
 

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -599,6 +601,17 @@ TEST(RunTasksTest, EveryTaskRunsOnceAndACallFromAWorkerFinishes) {
   EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2, 3, 4}));
 }
 
+// Pages whose m min-hash values lie one after another in `mins` (no file).
+RobustPages PagesInMemory(const std::vector<uint32_t>& mins, std::span<const uint64_t> sites, uint32_t m) {
+  RobustPages pages;
+  pages.n = static_cast<uint32_t>(sites.size());
+  pages.m = m;
+  pages.mins = mins.data();
+  pages.mins_stride = m;
+  pages.site = sites;
+  return pages;
+}
+
 // A site too large for one block of columns (over 4 MiB of values) learns
 // the same boilerplate from column files as from blocks re-read from its
 // pages, and leaves no file behind.
@@ -620,12 +633,7 @@ TEST(RobustStageTest, ALargeSitesColumnFilesGiveTheTemplateOfBlocksOnAnyThreads)
     }
   }
   const RobustMethodOptions o = WholePageOnly();
-  RobustPages pages;
-  pages.n = n;
-  pages.m = m;
-  pages.mins = mins.data();
-  pages.mins_stride = m;
-  pages.site = sites;
+  const RobustPages pages = PagesInMemory(mins, sites, m);
   const std::vector<uint8_t> candidate(n, 1);
   const std::string dir = testing::MakeTempDir("robust-columns");
   const SiteTemplates in_blocks(pages, candidate, o);
@@ -643,6 +651,123 @@ TEST(RobustStageTest, ALargeSitesColumnFilesGiveTheTemplateOfBlocksOnAnyThreads)
   EXPECT_TRUE(in_files.KnowsTemplateOf(1));
   EXPECT_TRUE(in_files.KnowsTemplateOf(2));
   EXPECT_TRUE(Env::Default()->ListFilesRecursive(dir).value().empty());
+}
+
+// SiteTemplates' rule written plainly (whole pages, no main text): per
+// site and position, the values TemplateHolders pages hold are common; a
+// value fewer hold (template_min_pages or more) is boilerplate unless its
+// next, middle and last holders are each copies of its first, that is,
+// agree with it on kCopyContentSimilarity of the positions where they do
+// not share a common value. Rows are read whole, as the rule states it.
+// With copies_count false, no holders are copies.
+std::set<uint64_t> TemplateByTheRule(const std::vector<uint32_t>& mins, const std::vector<uint64_t>& sites,
+                                     uint32_t m, const RobustMethodOptions& o, bool copies_count = true) {
+  std::set<uint64_t> out;
+  std::map<uint64_t, std::vector<uint32_t>> pages_of;
+  for (uint32_t p = 0; p < sites.size(); ++p) pages_of[sites[p]].push_back(p);
+  for (const auto& [site, pages] : pages_of) {
+    if (pages.size() < o.template_min_pages) continue;
+    const uint32_t need = SiteTemplates::TemplateHolders(static_cast<uint32_t>(pages.size()), o);
+    std::vector<std::map<uint32_t, std::vector<uint32_t>>> holders(m);  // position -> value -> pages, ascending
+    for (uint32_t p : pages) {
+      for (uint32_t j = 0; j < m; ++j) holders[j][mins[size_t{p} * m + j]].push_back(p);
+    }
+    std::set<uint64_t> common;
+    for (uint32_t j = 0; j < m; ++j) {
+      for (const auto& [value, h] : holders[j]) {
+        if (h.size() >= need) common.insert((uint64_t{j} << 32) | value);
+      }
+    }
+    auto copy = [&](uint32_t a, uint32_t b) {
+      if (!copies_count) return false;
+      uint32_t agreeing = 0, positions = 0;
+      for (uint32_t j = 0; j < m; ++j) {
+        const uint32_t va = mins[size_t{a} * m + j], vb = mins[size_t{b} * m + j];
+        if (va == vb && common.count((uint64_t{j} << 32) | va)) continue;
+        agreeing += va == vb;
+        ++positions;
+      }
+      return positions == 0 || static_cast<double>(agreeing) / positions >= kCopyContentSimilarity;
+    };
+    out.insert(common.begin(), common.end());
+    if (need <= o.template_min_pages) continue;
+    for (uint32_t j = 0; j < m; ++j) {
+      for (const auto& [value, h] : holders[j]) {
+        if (h.size() >= need || h.size() < o.template_min_pages) continue;
+        const size_t k = h.size();
+        if (!copy(h[0], h[1]) || !copy(h[0], h[k / 2]) || !copy(h[0], h[k - 1])) {
+          out.insert((uint64_t{j} << 32) | value);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// On sites of items with copies (a few positions changed), sidebars that a
+// few distinct items share and a template, SiteTemplates learns what the
+// rule says, in blocks, in column files and on threads: its copy checks
+// count agreement over the columns instead of reading pages.
+TEST(RobustTemplateTest, TheBoilerplateLearnedIsWhatTheCopyRuleSays) {
+  std::mt19937_64 rng(41);
+  const uint32_t m = 84;
+  std::vector<uint32_t> mins;
+  std::vector<uint64_t> sites;
+  std::vector<uint32_t> sidebars(60);
+  for (uint32_t& v : sidebars) v = static_cast<uint32_t>(rng());
+  // Site 1: 12,000 pages (over a block, so its columns go to files and to
+  // threads); site 2: 900 pages, one block. Items have 1 to 8 copies; a
+  // copy changes each position with probability 0.1 to 0.7, so that some
+  // copies pass the rule and some do not.
+  for (const auto& [site, total] : {std::pair<uint64_t, uint32_t>{1, 12000}, {2, 900}}) {
+    uint32_t made = 0;
+    while (made < total) {
+      std::vector<uint32_t> item(m);
+      for (uint32_t j = 0; j < m; ++j) {
+        const uint64_t r = rng() % 100;
+        item[j] = r < 25 ? 7000 + j : r < 35 ? sidebars[rng() % sidebars.size()] : static_cast<uint32_t>(rng());
+      }
+      const uint32_t copies = 1 + static_cast<uint32_t>(rng() % 8);
+      const double change = 0.1 + 0.1 * static_cast<double>(rng() % 7);
+      for (uint32_t c = 0; c < copies && made < total; ++c, ++made) {
+        for (uint32_t j = 0; j < m; ++j) {
+          const bool changed = c > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < change;
+          mins.push_back(changed ? static_cast<uint32_t>(rng()) : item[j]);
+        }
+        sites.push_back(site);
+      }
+    }
+  }
+  // Interleave the sites' pages so that site 2 is sparse.
+  const uint32_t n = static_cast<uint32_t>(sites.size());
+  std::vector<uint32_t> order(n);
+  for (uint32_t i = 0; i < n; ++i) order[i] = i;
+  std::shuffle(order.begin(), order.end(), rng);
+  std::vector<uint32_t> shuffled(size_t{n} * m);
+  std::vector<uint64_t> shuffled_sites(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    std::copy_n(mins.begin() + size_t{order[i]} * m, m, shuffled.begin() + size_t{i} * m);
+    shuffled_sites[i] = sites[order[i]];
+  }
+  const RobustMethodOptions o = WholePageOnly();
+  const std::set<uint64_t> expected = TemplateByTheRule(shuffled, shuffled_sites, m, o);
+  const RobustPages pages = PagesInMemory(shuffled, shuffled_sites, m);
+  const std::vector<uint8_t> candidate(n, 1);
+  const std::string dir = testing::MakeTempDir("robust-copy-rule");
+  auto executor = NewThreadPoolExecutor(2);
+  const SiteTemplates in_blocks(pages, candidate, o);
+  const SiteTemplates in_files(pages, candidate, o, RobustStageFiles{Env::Default(), dir});
+  const SiteTemplates on_threads(pages, candidate, o, RobustStageFiles{Env::Default(), dir}, executor.get());
+  size_t rare = 0;  // boilerplate that fewer than TemplateHolders pages hold
+  for (uint64_t v : expected) rare += (v & 0xffffffffu) < 7000 || (v & 0xffffffffu) >= 7000 + m;
+  EXPECT_GT(rare, 100u);
+  // Copies keep many rare values as content.
+  EXPECT_GT(TemplateByTheRule(shuffled, shuffled_sites, m, o, false).size(), expected.size() + 1000);
+  for (const SiteTemplates* t : {&in_blocks, &in_files, &on_threads}) {
+    std::set<uint64_t> got;
+    t->values().ForEach([&](uint64_t v) { got.insert(v); });
+    EXPECT_EQ(got, expected);
+  }
 }
 
 }  // namespace
