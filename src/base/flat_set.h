@@ -47,7 +47,17 @@ class FlatU64Set {
       if (table_[at] == kEmpty) return false;
     }
   }
+  // Makes room for `n` keys in all, so that inserting up to that many
+  // grows the table at most here (one rehash, not a doubling at a time:
+  // the old and new tables are held together only once).
+  void Reserve(size_t n) {
+    size_t slots = table_.empty() ? 64 : table_.size();
+    while (2 * (n + 1) > slots) slots *= 2;
+    if (slots > table_.size()) Rehash(slots);
+  }
   size_t size() const { return size_; }
+  // Keys the set can hold before its table grows.
+  size_t capacity() const { return table_.size() / 2 > 0 ? table_.size() / 2 - 1 : 0; }
   bool empty() const { return size_ == 0; }
   // Empties the set, keeping its table.
   void Clear() {
@@ -66,10 +76,11 @@ class FlatU64Set {
 
  private:
   static constexpr uint64_t kEmpty = ~uint64_t{0};
-  void Grow() {
+  void Grow() { Rehash(table_.empty() ? 64 : 2 * table_.size()); }
+  void Rehash(size_t slots) {
     std::vector<uint64_t> old;
     old.swap(table_);
-    table_.assign(old.empty() ? 64 : 2 * old.size(), kEmpty);
+    table_.assign(slots, kEmpty);
     const size_t mask = table_.size() - 1;
     for (uint64_t k : old) {
       if (k == kEmpty) continue;

@@ -39,5 +39,32 @@ TEST(FlatU64SetTest, AgreesWithStdSet) {
   EXPECT_TRUE(flat.Contains(7));
 }
 
+// Reserve(n) makes room for n keys at once: inserting them grows nothing,
+// and the keys held before stay.
+TEST(FlatU64SetTest, ReserveMakesRoomOnceAndKeepsTheKeys) {
+  std::mt19937_64 rng(7);
+  FlatU64Set flat;
+  std::set<uint64_t> ref;
+  for (int i = 0; i < 300; ++i) {
+    const uint64_t k = rng();
+    flat.Insert(k);
+    ref.insert(k);
+  }
+  flat.Reserve(ref.size() + 10000);
+  const size_t room = flat.capacity();
+  EXPECT_GE(room, ref.size() + 10000);
+  EXPECT_LT(room, 4 * (ref.size() + 10000));  // the smallest power of two that fits, not more
+  for (uint64_t k : ref) EXPECT_TRUE(flat.Contains(k));
+  for (int i = 0; i < 10000; ++i) {
+    const uint64_t k = rng();
+    EXPECT_EQ(flat.Insert(k), ref.insert(k).second);
+  }
+  EXPECT_EQ(flat.capacity(), room);
+  EXPECT_EQ(flat.size(), ref.size());
+  for (uint64_t k : ref) EXPECT_TRUE(flat.Contains(k));
+  flat.Reserve(10);  // never shrinks
+  EXPECT_EQ(flat.capacity(), room);
+}
+
 }  // namespace
 }  // namespace neardup

@@ -986,6 +986,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       auto values_at = [&](uint32_t j, SitePositionScratch* x) -> const uint32_t* {
         if (columns) {
           x->values.clear();
+          x->values.reserve(pages_of_site);
           const Status read = columns->ForEachChunk(
               j, [&](const uint32_t* values, size_t count) { x->values.insert(x->values.end(), values, values + count); });
           if (read.ok() && x->values.size() == pages_of_site) return x->values.data();
@@ -998,6 +999,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       // each run of equal values [first, end).
       auto runs_at = [&](uint32_t j, SitePositionScratch* x, const auto& fn) {
         x->column.clear();
+        x->column.reserve(pages_of_site);  // no more: doubling would leave up to twice the room
         if (columns) {  // the column file straight into (value, index) pairs
           uint32_t q = 0;
           const Status read = columns->ForEachChunk(j, [&](const uint32_t* values, size_t count) {
@@ -1207,7 +1209,12 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       // The site's buffers go before the boilerplate set grows.
       undecided = {};
       copies = {};
-      for (auto& x : scratch_pool.all()) x->ReleaseColumns();
+      size_t found = 0;
+      for (auto& x : scratch_pool.all()) {
+        x->ReleaseColumns();
+        found += x->found.size();
+      }
+      values_.Reserve(values_.size() + found);  // each (position, value) is found once
       take_found([&](uint64_t v) { values_.Insert(v); });
     }
     s = e;
