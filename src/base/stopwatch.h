@@ -10,6 +10,11 @@
 
 namespace neardup {
 
+// Seconds since `start` on the steady clock.
+inline double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 class Stopwatch {
  public:
   Stopwatch() : lap_start_(Clock::now()) {}

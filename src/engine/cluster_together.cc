@@ -38,6 +38,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "base/stopwatch.h"
 #include "engine/deduper_impl.h"
 #include "engine/exchanger.h"
 #include "engine/method_impl.h"
@@ -48,8 +49,6 @@ namespace neardup {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double SecondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // A page offered to ChooseKeepers at its group's owner.
 struct KeeperCandidate {

@@ -15,6 +15,7 @@
 
 #include "base/line_reader.h"
 #include "base/path.h"
+#include "base/stopwatch.h"
 #include "base/tsv.h"
 #include "engine/deduper_impl.h"
 #include "output/clusters_file.h"
@@ -54,10 +55,6 @@ Status DedupOptions::Validate() const {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double SecondsSince(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 // Counts warnings and forwards them; the clustering process (part 0)
 // writes each to warnings.tsv, the others keep them for ExportShare.

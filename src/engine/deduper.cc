@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "base/path.h"
+#include "base/stopwatch.h"
 #include "cluster/union_find.h"
 #include "engine/deduper_impl.h"
 #include "engine/parallel.h"
@@ -26,8 +27,6 @@ namespace neardup {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double SecondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Page buffers larger than this are released after their batch is done.
 constexpr size_t kKeepBodyCapacity = 256 << 10;

@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/stopwatch.h"
 #include "neardup/env.h"
 #include "neardup/status.h"
 
@@ -180,11 +181,6 @@ Status ReadRecords(SequentialFile* file, const std::string& path, size_t record_
 // Writes `bytes` bytes from `data` to `file` in chunks.
 Status AppendAll(WritableFile* file, const char* data, uint64_t bytes);
 
-// Seconds since `start`.
-inline double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // Stable bottom-up merge sort of data[0, n) using scratch[0, n).
 template <typename T, typename Less>
 void StableSortWithScratch(T* data, T* scratch, size_t n, const Less& less) {
@@ -324,7 +320,7 @@ class ExternalSorter {
   Status Finish() {
     const auto start = std::chrono::steady_clock::now();
     Status s = FinishImpl();
-    stats_.seconds += internal::SecondsSince(start);
+    stats_.seconds += SecondsSince(start);
     return s;
   }
 
@@ -408,7 +404,7 @@ class ExternalSorter {
     NEARDUP_RETURN_IF_ERROR(
         WriteFile(path, reinterpret_cast<const char*>(buffer_.data()), size_ * sizeof(T)));
     size_ = 0;
-    stats_.seconds += internal::SecondsSince(start);
+    stats_.seconds += SecondsSince(start);
     return Status::OK();
   }
 
@@ -637,7 +633,7 @@ Status ExternalSort(Env* env, const std::string& in_path, const std::string& out
   if (stats != nullptr) {
     *stats = sorter.stats();
     stats->peak_buffer_bytes = budget.peak();
-    stats->seconds = internal::SecondsSince(start);
+    stats->seconds = SecondsSince(start);
   }
   return Status::OK();
 }

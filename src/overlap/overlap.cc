@@ -14,6 +14,7 @@
 #include <map>
 
 #include "base/hash.h"
+#include "base/stopwatch.h"
 #include "overlap/external_sort.h"
 
 namespace neardup {
@@ -295,7 +296,7 @@ Result<OverlapStats> SortBasedOverlap(Env* env, const std::string& records_path,
   const std::string temp_dir = TempDirFor(options, records_path);
   SortedRecords records(options.memory_bytes);
   NEARDUP_RETURN_IF_ERROR(SortRecords(env, records_path, options, temp_dir, &records, &stats));
-  stats.sort_seconds = internal::SecondsSince(start);
+  stats.sort_seconds = SecondsSince(start);
   const auto overlap_start = std::chrono::steady_clock::now();
 
   // Step (2): the DocID-DocID records, into their own external sort.
@@ -354,7 +355,7 @@ Result<OverlapStats> SortBasedOverlap(Env* env, const std::string& records_path,
   stats.spill_bytes = record_sort.spill_bytes + pairs.stats().spill_bytes;
   pairs.Clear();
   stats.peak_buffer_bytes = records.budget.peak();
-  stats.overlap_seconds = internal::SecondsSince(overlap_start);
+  stats.overlap_seconds = SecondsSince(overlap_start);
   return stats;
 }
 
@@ -537,7 +538,7 @@ Result<OverlapStats> CoarseCountingOverlap(Env* env, const std::string& records_
   const std::string temp_dir = TempDirFor(options, records_path);
   SortedRecords records(options.memory_bytes);
   NEARDUP_RETURN_IF_ERROR(SortRecords(env, records_path, options, temp_dir, &records, &stats));
-  stats.sort_seconds = internal::SecondsSince(start);
+  stats.sort_seconds = SecondsSince(start);
   const auto overlap_start = std::chrono::steady_clock::now();
   const uint64_t memory = options.memory_bytes;
   const uint64_t io = IoBlockBytes(memory);
@@ -613,7 +614,7 @@ Result<OverlapStats> CoarseCountingOverlap(Env* env, const std::string& records_
   }
   NEARDUP_RETURN_IF_ERROR(s);
   stats.peak_buffer_bytes = budget->peak();
-  stats.overlap_seconds = internal::SecondsSince(overlap_start);
+  stats.overlap_seconds = SecondsSince(overlap_start);
   return stats;
 }
 
