@@ -45,6 +45,9 @@ constexpr size_t kResidentBytesBetweenReleases = size_t{4} << 20;
 // many positions as fit, read in one pass over the site's pages. A site
 // with more goes to column files when the stage has a folder for them.
 constexpr size_t kSiteColumnBytes = size_t{4} << 20;
+// Pages whose values are turned into column slices at a time when a site's
+// column files are written (a block of 128 KiB at 126 positions).
+constexpr size_t kColumnBlockPages = 256;
 
 // Counts the mapped bytes a stage reads and lets them go from resident
 // memory every kResidentBytesBetweenReleases.
@@ -155,6 +158,24 @@ class TempTables {
     if (b.capacity() < kBufferBytes) b.reserve(kBufferBytes);
     b.append(reinterpret_cast<const char*>(&record), sizeof record);
     if (b.size() + sizeof record > kBufferBytes) return Flush(table);
+    return Status::OK();
+  }
+  // Adds records[0, count) to table `table`, in order: the same as
+  // `count` calls of Add, a buffer's room at a time.
+  Status AddMany(size_t table, const T* records, size_t count) {
+    if (files_.env == nullptr) {
+      memory_[table].insert(memory_[table].end(), records, records + count);
+      return Status::OK();
+    }
+    std::string& b = buffers_[table];
+    if (b.capacity() < kBufferBytes) b.reserve(kBufferBytes);
+    while (count > 0) {
+      const size_t take = std::min(count, (kBufferBytes - b.size()) / sizeof(T));
+      b.append(reinterpret_cast<const char*>(records), take * sizeof(T));
+      records += take;
+      count -= take;
+      if (b.size() + sizeof(T) > kBufferBytes) NEARDUP_RETURN_IF_ERROR(Flush(table));
+    }
     return Status::OK();
   }
   // After the last Add: closes the files (none in memory).
@@ -944,11 +965,20 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
             ResidentPages read(pages);  // one per thread: each releases what it read
             std::vector<uint64_t> scratch(pages.record_words);
             Status& ws = written[w];
-            for (size_t q = 0; ws.ok() && q < pages_of_site; ++q) {
-              const uint32_t page = by_site[s + q];
-              const uint32_t* v = dense ? pages.Mins(page) : pages.FetchMins(page, scratch.data());
-              for (uint32_t t = from; t < to && ws.ok(); ++t) ws = columns->Add(t, v[t]);
-              if (dense) read.Read();
+            // kColumnBlockPages pages' values at a time, turned into a
+            // slice of each column, each slice one append.
+            std::vector<uint32_t> block(size_t{kColumnBlockPages} * (to - from));
+            for (size_t q0 = 0; ws.ok() && q0 < pages_of_site; q0 += kColumnBlockPages) {
+              const size_t count = std::min<size_t>(kColumnBlockPages, pages_of_site - q0);
+              for (size_t k = 0; k < count; ++k) {
+                const uint32_t page = by_site[s + q0 + k];
+                const uint32_t* v = dense ? pages.Mins(page) : pages.FetchMins(page, scratch.data());
+                for (uint32_t t = from; t < to; ++t) block[size_t{t - from} * kColumnBlockPages + k] = v[t];
+                if (dense) read.Read();
+              }
+              for (uint32_t t = from; t < to && ws.ok(); ++t) {
+                ws = columns->AddMany(t, block.data() + size_t{t - from} * kColumnBlockPages, count);
+              }
             }
           });
         }
