@@ -1602,7 +1602,7 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
     });
     for (uint32_t k = 0; k < count; ++k) {
       NEARDUP_RETURN_IF_ERROR(round_status[k]);
-      for (uint64_t pair : round_pairs[k]) NEARDUP_RETURN_IF_ERROR(runs.Add(first + k, pair));
+      NEARDUP_RETURN_IF_ERROR(runs.AddMany(first + k, round_pairs[k].data(), round_pairs[k].size()));
       std::vector<uint64_t>().swap(round_pairs[k]);
     }
   }
