@@ -827,14 +827,20 @@ struct SitePositionScratch {
 
 // What a copy check (SiteTemplates) counts over the positions of two
 // pages: positions compared, and those agreeing outside the site's common
-// boilerplate, of the whole page and of the main text; a byte each (m is
-// under 256), packed in one word so that one addition counts a position.
+// boilerplate, of the whole page and of the main text; a quarter of Word
+// each, packed so that one addition counts a position. uint32_t holds up
+// to 255 positions a page, uint64_t up to 65,535.
+template <typename Word>
 struct CopyAgreement {
-  static constexpr uint32_t kAgreeing = 1, kPositions = 1u << 8, kMainAgreeing = 1u << 16, kMainPositions = 1u << 24;
-  static uint32_t agreeing(uint32_t c) { return c & 0xff; }
-  static uint32_t positions(uint32_t c) { return (c >> 8) & 0xff; }
-  static uint32_t main_agreeing(uint32_t c) { return (c >> 16) & 0xff; }
-  static uint32_t main_positions(uint32_t c) { return c >> 24; }
+  static constexpr int kBits = static_cast<int>(sizeof(Word)) * 2;
+  static constexpr uint32_t kMaxPositions = (uint32_t{1} << kBits) - 1;
+  static constexpr Word kAgreeing = 1, kPositions = Word{1} << kBits, kMainAgreeing = Word{1} << (2 * kBits),
+                        kMainPositions = Word{1} << (3 * kBits);
+  static uint32_t Field(Word c, int k) { return static_cast<uint32_t>((c >> (k * kBits)) & kMaxPositions); }
+  static uint32_t agreeing(Word c) { return Field(c, 0); }
+  static uint32_t positions(Word c) { return Field(c, 1); }
+  static uint32_t main_agreeing(Word c) { return Field(c, 2); }
+  static uint32_t main_positions(Word c) { return Field(c, 3); }
 };
 
 // Requests remembered to drop repeats before they are stored: a pair of
@@ -1116,16 +1122,18 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       // others are. Most pairs asked about are not copies.
       constexpr uint8_t kCopy = 1, kCopyByMainText = 2;
       std::vector<uint8_t> has_main;  // HasMainText, by index in the site
-      auto copies_among = [&](const std::vector<uint64_t>& pairs) {
-        std::vector<uint32_t> agreement(pairs.size(), 0);
+      auto copies_counted_in = [&](const std::vector<uint64_t>& pairs, auto word) {
+        using Word = decltype(word);
+        using Agreement = CopyAgreement<Word>;
+        std::vector<Word> agreement(pairs.size(), 0);
         const size_t tasks = site_executor != nullptr ? static_cast<size_t>(site_executor->num_threads()) + 1 : 1;
         RunTasks(site_executor, tasks, [&](size_t t) {
           auto x = scratch_pool.Acquire();
           const size_t from = pairs.size() * t / tasks, to = pairs.size() * (t + 1) / tasks;
           for (uint32_t j = 0; j < m && from < to; ++j) {
             const bool main_position = j >= options.num_minhashes;
-            const uint32_t compared = CopyAgreement::kPositions | (main_position ? CopyAgreement::kMainPositions : 0);
-            const uint32_t agreeing = CopyAgreement::kAgreeing | (main_position ? CopyAgreement::kMainAgreeing : 0);
+            const Word compared = Agreement::kPositions | (main_position ? Agreement::kMainPositions : 0);
+            const Word agreeing = Agreement::kAgreeing | (main_position ? Agreement::kMainAgreeing : 0);
             const uint32_t* values = values_at(j, x.get());
             for (size_t i = from; i < to; ++i) {
               const uint32_t qa = static_cast<uint32_t>(pairs[i] >> 32), qb = static_cast<uint32_t>(pairs[i]);
@@ -1144,10 +1152,10 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
         });
         std::vector<std::pair<uint64_t, uint8_t>> copies;
         for (size_t i = 0; i < pairs.size(); ++i) {
-          const uint32_t c = agreement[i];
-          const uint32_t positions = CopyAgreement::positions(c), agreeing = CopyAgreement::agreeing(c);
-          const uint32_t main_positions = CopyAgreement::main_positions(c);
-          const uint32_t main_agreeing = CopyAgreement::main_agreeing(c);
+          const Word c = agreement[i];
+          const uint32_t positions = Agreement::positions(c), agreeing = Agreement::agreeing(c);
+          const uint32_t main_positions = Agreement::main_positions(c);
+          const uint32_t main_agreeing = Agreement::main_agreeing(c);
           const uint32_t whole_positions = positions - main_positions, whole_agreeing = agreeing - main_agreeing;
           const bool one_item = main_positions > 0 && main_positions * 2 >= options.main_minhashes &&
                                 static_cast<double>(main_agreeing) / main_positions >= options.min_main_similarity &&
@@ -1157,6 +1165,12 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
           }
         }
         return copies;
+      };
+      // Pages of up to 255 positions count in a 32-bit word a pair, longer
+      // ones in 64 bits.
+      auto copies_among = [&](const std::vector<uint64_t>& pairs) {
+        return m <= CopyAgreement<uint32_t>::kMaxPositions ? copies_counted_in(pairs, uint32_t{0})
+                                                           : copies_counted_in(pairs, uint64_t{0});
       };
       // Whether `pair` is a copy by copies_among's answer (by main text
       // alone where site_need pages or more hold the value).

@@ -328,8 +328,8 @@ class SiteTemplates {
   // gathered over the positions and their agreement counted over the
   // positions' values (two passes over the columns that sort them and one
   // or two that count; memory for the distinct first checks, 12 bytes
-  // each; a run's later samples are asked for only when its first is a
-  // copy).
+  // each, 16 for pages of more than 255 positions; a run's later samples
+  // are asked for only when its first is a copy).
   SiteTemplates(const RobustPages& pages, std::span<const uint8_t> candidate, const RobustMethodOptions& options,
                 const RobustStageFiles& files = RobustStageFiles(), Executor* executor = nullptr);
 

@@ -707,19 +707,17 @@ std::set<uint64_t> TemplateByTheRule(const std::vector<uint32_t>& mins, const st
 // On sites of items with copies (a few positions changed), sidebars that a
 // few distinct items share and a template, SiteTemplates learns what the
 // rule says, in blocks, in column files and on threads: its copy checks
-// count agreement over the columns instead of reading pages.
-TEST(RobustTemplateTest, TheBoilerplateLearnedIsWhatTheCopyRuleSays) {
+// count agreement over the columns instead of reading pages. Site 1 is
+// over a block (its columns go to files and to threads), site 2 one block
+// and sparse. Items have 1 to 8 copies; a copy changes each position with
+// probability 0.1 to 0.7, so that some copies pass the rule and some do not.
+void ExpectTheCopyRule(uint32_t m, uint32_t site1_pages, uint32_t site2_pages) {
   std::mt19937_64 rng(41);
-  const uint32_t m = 84;
   std::vector<uint32_t> mins;
   std::vector<uint64_t> sites;
   std::vector<uint32_t> sidebars(60);
   for (uint32_t& v : sidebars) v = static_cast<uint32_t>(rng());
-  // Site 1: 12,000 pages (over a block, so its columns go to files and to
-  // threads); site 2: 900 pages, one block. Items have 1 to 8 copies; a
-  // copy changes each position with probability 0.1 to 0.7, so that some
-  // copies pass the rule and some do not.
-  for (const auto& [site, total] : {std::pair<uint64_t, uint32_t>{1, 12000}, {2, 900}}) {
+  for (const auto& [site, total] : {std::pair<uint64_t, uint32_t>{1, site1_pages}, {2, site2_pages}}) {
     uint32_t made = 0;
     while (made < total) {
       std::vector<uint32_t> item(m);
@@ -749,7 +747,8 @@ TEST(RobustTemplateTest, TheBoilerplateLearnedIsWhatTheCopyRuleSays) {
     std::copy_n(mins.begin() + size_t{order[i]} * m, m, shuffled.begin() + size_t{i} * m);
     shuffled_sites[i] = sites[order[i]];
   }
-  const RobustMethodOptions o = WholePageOnly();
+  RobustMethodOptions o = WholePageOnly();
+  o.num_minhashes = m;
   const std::set<uint64_t> expected = TemplateByTheRule(shuffled, shuffled_sites, m, o);
   const RobustPages pages = PagesInMemory(shuffled, shuffled_sites, m);
   const std::vector<uint8_t> candidate(n, 1);
@@ -769,6 +768,12 @@ TEST(RobustTemplateTest, TheBoilerplateLearnedIsWhatTheCopyRuleSays) {
     EXPECT_EQ(got, expected);
   }
 }
+
+TEST(RobustTemplateTest, TheBoilerplateLearnedIsWhatTheCopyRuleSays) { ExpectTheCopyRule(84, 12000, 900); }
+
+// Pages of more than 255 positions count their agreement in wider words.
+TEST(RobustTemplateTest, TheCopyRuleHoldsForPagesOfManyPositions) { ExpectTheCopyRule(300, 4000, 300); }
+
 
 }  // namespace
 }  // namespace neardup
