@@ -103,6 +103,12 @@ class DocumentSource {
   // when unknown, e.g. standard input).
   virtual uint64_t bytes_consumed() const = 0;
   virtual uint64_t bytes_total() const = 0;
+  // Hands back the buffer of a page's body the caller is done with. The
+  // source may keep a large one (leaving *body empty) to read a later large
+  // page into, so that it is not allocated and faulted in anew; the sources
+  // of OpenDocumentSource keep up to 32 MiB of buffers of 256 KiB or more.
+  // Default: keeps nothing.
+  virtual void Recycle(std::string* body) { (void)body; }
 };
 
 // Opens `inputs` in order. Each input is a file (format sniffed from its

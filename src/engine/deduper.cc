@@ -510,8 +510,11 @@ Status DeduperImpl::AddFrom(DocumentSource* source, const DocumentCallback& on_d
     }
     NEARDUP_RETURN_IF_ERROR(CommitBatch(b, on_document));
     // A slot keeps its buffers between batches, but not those grown by an
-    // unusually large page: memory stays bounded by the batch.
+    // unusually large page: memory stays bounded by the batch. Those go
+    // back to the source, which may keep them for its next large pages.
     for (Document& d : b->owned) {
+      if (d.body.capacity() <= kKeepBodyCapacity) continue;
+      source->Recycle(&d.body);
       if (d.body.capacity() > kKeepBodyCapacity) std::string().swap(d.body);
     }
     return Status::OK();

@@ -101,6 +101,7 @@ class SingleDocumentReader final : public RecordReader {
     doc->source = path_;
     doc->source_offset = 0;
     doc->input_index = ctx_->input_index;
+    ctx_->FitBody(avail, doc);
     doc->body.assign(in_->data(), avail);
     in_->Consume(avail);
     return true;
@@ -131,6 +132,7 @@ class MultiSource final : public DocumentSource {
     ctx_.options = &options_;
     ctx_.stats = &stats_;
     ctx_.observer = observer;
+    ctx_.body_buffers = &body_buffers_;
     // The run's file list (ListInputFiles), each file sized once: a folder
     // that cannot be listed, or is empty, holds one place.
     bool unknown_total = false;
@@ -181,6 +183,7 @@ class MultiSource final : public DocumentSource {
     return done_bytes_ + (stream_ != nullptr ? stream_->compressed_consumed() : 0);
   }
   uint64_t bytes_total() const override { return total_; }
+  void Recycle(std::string* body) override { body_buffers_.Take(body); }
 
  private:
   void ListFolder(InputSpec* in) {
@@ -325,6 +328,7 @@ class MultiSource final : public DocumentSource {
   Env* env_;
   ReadStats stats_;
   ReaderContext ctx_;
+  BodyBuffers body_buffers_;  // large page buffers the consumer handed back (Recycle)
   std::vector<InputSpec> inputs_;
   std::vector<InputFile> files_;  // the run's file list (ListInputFiles)
   size_t input_ = 0;

@@ -87,6 +87,7 @@ bool JsonlReader::ParseLine(std::string_view line, Document* doc, std::string* w
         have_body = true;
         doc->kind = key == "html" ? ContentKind::kHtml : ContentKind::kText;
         doc->content_type = key == "html" ? "text/html" : "text/plain";
+        ctx_->FitBody(s.size(), doc);
         doc->body.assign(s);
       } else if (doc->fetch_date.empty() || key == "fetch_date") {
         doc->fetch_date.assign(s);

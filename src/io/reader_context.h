@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "io/body_buffers.h"
 #include "neardup/source.h"
 
 namespace neardup::io {
@@ -43,6 +44,7 @@ struct ReaderContext {
   ReadStats* stats = nullptr;
   ReadObserver* observer = nullptr;  // may be null
   std::string file;                  // path of the input being read
+  BodyBuffers* body_buffers = nullptr;  // the source's, when it keeps large buffers
   uint32_t input_index = 0;
 
   // Reports damage: counts stats->skipped[key] once and tells the observer.
@@ -61,6 +63,11 @@ struct ReaderContext {
   }
   // Counts a record skipped by design (no warning).
   void CountSkip(std::string_view key) { ++stats->skipped[std::string(key)]; }
+  // Gives doc->body room for `size` bytes from the kept large buffers, when
+  // it has less and one has it (call before filling the body).
+  void FitBody(size_t size, Document* doc) {
+    if (body_buffers != nullptr) body_buffers->Fit(size, &doc->body);
+  }
 };
 
 }  // namespace neardup::io

@@ -579,6 +579,7 @@ bool BuildDocumentFromBlock(ReaderContext* ctx, BlockKind kind,
     }
     doc->kind = (kind == BlockKind::kConversion || mc == MediaClass::kText) ? ContentKind::kText
                                                                             : ContentKind::kHtml;
+    ctx->FitBody(block.size(), doc);
     doc->body.assign(block.data(), block.size());
     return true;
   }
@@ -634,6 +635,7 @@ bool BuildDocumentFromBlock(ReaderContext* ctx, BlockKind kind,
     }
     return true;
   }
+  ctx->FitBody(body.size(), doc);
   doc->body.assign(body.data(), body.size());
   return true;
 }

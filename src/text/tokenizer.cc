@@ -490,9 +490,9 @@ struct Tokenizer::Impl {
       const size_t o = tb->size();
       tb->append(s, n);
       char* d = tb->data() + o;
-      for (size_t i = 0; i < n; ++i) {
-        d[i] = static_cast<char>(kAsciiLower[static_cast<unsigned char>(d[i])]);
-      }
+      // [0-9A-Za-z] only: setting bit 5 lower-cases a letter and keeps a
+      // digit, with no table.
+      for (size_t i = 0; i < n; ++i) d[i] = static_cast<char>(d[i] | 0x20);
       pos += n;
       return;
     }
@@ -695,6 +695,31 @@ struct Tokenizer::Impl {
 
   // Reads a tag name at p; lower-cases up to kMaxTagName bytes into lower.
   static const char* ReadTagName(const char* p, const char* end, char* lower, size_t* len) {
+#if defined(__SSE2__)
+    // Most names end within 16 bytes: one load finds the end (HTML white
+    // space, '/', '>') and lower-cases the name, zero padded.
+    static_assert(kMaxTagName == 16);
+    if (end - p >= 16) {
+      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      auto eq = [&](char c) { return _mm_cmpeq_epi8(x, _mm_set1_epi8(c)); };
+      const __m128i stop = _mm_or_si128(_mm_or_si128(_mm_or_si128(eq(' '), eq('\n')), _mm_or_si128(eq('\t'), eq('\r'))),
+                                        _mm_or_si128(eq('\f'), _mm_or_si128(eq('/'), eq('>'))));
+      const unsigned bits = static_cast<unsigned>(_mm_movemask_epi8(stop));
+      if (bits != 0) {
+        const unsigned n = static_cast<unsigned>(std::countr_zero(bits));
+        // Bytes 'A'..'Z' get bit 5: (x - 'A') as unsigned is at most 25.
+        const __m128i from_a = _mm_sub_epi8(x, _mm_set1_epi8('A'));
+        const __m128i upper = _mm_cmpeq_epi8(_mm_min_epu8(from_a, _mm_set1_epi8(25)), from_a);
+        const __m128i folded = _mm_or_si128(x, _mm_and_si128(upper, _mm_set1_epi8(0x20)));
+        // Keep bytes [0, n): byte i of the index vector is i.
+        const __m128i index = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        const __m128i keep = _mm_cmplt_epi8(index, _mm_set1_epi8(static_cast<char>(n)));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(lower), _mm_and_si128(folded, keep));
+        *len = n;
+        return p + n;
+      }
+    }
+#endif
     size_t n = 0;
     while (p < end && !IsHtmlSpace(*p) && *p != '/' && *p != '>') {
       if (n < kMaxTagName) lower[n] = ToLowerAscii(*p);

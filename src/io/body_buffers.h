@@ -1,0 +1,72 @@
+// Copyright neardup authors. Licensed under Apache-2.0.
+//
+// BodyBuffers: large page buffers that a DocumentSource's consumer hands
+// back (DocumentSource::Recycle), kept to read later large pages into. A
+// large block that is freed goes back to the system, and the next one is
+// faulted in anew, a page fault every 4 KiB: on crawls of long pages
+// (manuals, API references, threads of a megabyte or more) that cost more
+// than decompressing them. Internal to src/io; not thread-safe (one per
+// DocumentSource, used on the thread that reads).
+#ifndef NEARDUP_IO_BODY_BUFFERS_H_
+#define NEARDUP_IO_BODY_BUFFERS_H_
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace neardup::io {
+
+class BodyBuffers {
+ public:
+  // Buffers of fewer bytes are not kept: a consumer keeps those itself.
+  static constexpr size_t kMinBytes = size_t{256} << 10;
+  // The buffers kept hold at most this many bytes in all (a buffer larger
+  // than this alone is not kept).
+  static constexpr size_t kMaxBytes = size_t{32} << 20;
+
+  // Gives *body room for `size` bytes, when that is kMinBytes or more, it
+  // has less and a kept buffer has it: the smallest such buffer is swapped
+  // in (contents unspecified) and *body's own buffer is kept or freed as
+  // Take decides. Smaller pages grow the consumer's own buffers.
+  void Fit(size_t size, std::string* body) {
+    if (size < kMinBytes || size <= body->capacity()) return;
+    auto it = std::lower_bound(kept_.begin(), kept_.end(), size,
+                               [](const std::string& b, size_t n) { return b.capacity() < n; });
+    if (it == kept_.end()) return;
+    std::string own;
+    own.swap(*body);
+    body->swap(*it);
+    bytes_ -= body->capacity();
+    kept_.erase(it);
+    Take(&own);
+  }
+
+  // Keeps *body's buffer when it is large (*body is then empty); the
+  // smallest buffers kept go when they would hold more than kMaxBytes.
+  void Take(std::string* body) {
+    const size_t room = body->capacity();
+    if (room < kMinBytes || room > kMaxBytes) return;
+    std::string buffer;
+    buffer.swap(*body);
+    auto it = std::lower_bound(kept_.begin(), kept_.end(), room,
+                               [](const std::string& b, size_t n) { return b.capacity() < n; });
+    kept_.insert(it, std::move(buffer));
+    bytes_ += room;
+    while (bytes_ > kMaxBytes) {
+      bytes_ -= kept_.front().capacity();
+      kept_.erase(kept_.begin());
+    }
+  }
+
+  size_t buffers() const { return kept_.size(); }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  std::vector<std::string> kept_;  // by capacity, ascending
+  size_t bytes_ = 0;               // their capacities in all
+};
+
+}  // namespace neardup::io
+
+#endif  // NEARDUP_IO_BODY_BUFFERS_H_
