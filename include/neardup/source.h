@@ -104,10 +104,11 @@ class DocumentSource {
   virtual uint64_t bytes_consumed() const = 0;
   virtual uint64_t bytes_total() const = 0;
   // Hands back the buffer of a page's body the caller is done with. The
-  // source may keep a large one (leaving *body empty) to read a later large
-  // page into, so that it is not allocated and faulted in anew; the sources
-  // of OpenDocumentSource keep up to 32 MiB of buffers of 256 KiB or more.
-  // Default: keeps nothing.
+  // source may keep a large one to read a later large page into, so that
+  // it is not allocated and faulted in anew; *body is then empty, or holds
+  // the smaller buffer that a large one replaced in an earlier Next. The
+  // sources of OpenDocumentSource keep up to 32 MiB of buffers of 256 KiB
+  // or more. Default: keeps nothing.
   virtual void Recycle(std::string* body) { (void)body; }
 };
 

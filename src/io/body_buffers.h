@@ -27,8 +27,10 @@ class BodyBuffers {
 
   // Gives *body room for `size` bytes, when that is kMinBytes or more, it
   // has less and a kept buffer has it: the smallest such buffer is swapped
-  // in (contents unspecified) and *body's own buffer is kept or freed as
-  // Take decides. Smaller pages grow the consumer's own buffers.
+  // in (contents unspecified). *body's own buffer is kept when large, or
+  // else held to go back with the large one (Take), so that the consumer's
+  // buffer for small pages is not lost. Smaller pages grow the consumer's
+  // own buffers.
   void Fit(size_t size, std::string* body) {
     if (size < kMinBytes || size <= body->capacity()) return;
     auto it = std::lower_bound(kept_.begin(), kept_.end(), size,
@@ -39,16 +41,38 @@ class BodyBuffers {
     body->swap(*it);
     bytes_ -= body->capacity();
     kept_.erase(it);
-    Take(&own);
+    if (own.capacity() >= kMinBytes) {
+      Keep(std::move(own));
+    } else if (replaced_.size() < kMaxReplaced) {
+      replaced_.push_back(std::move(own));
+    }
   }
 
-  // Keeps *body's buffer when it is large (*body is then empty); the
-  // smallest buffers kept go when they would hold more than kMaxBytes.
+  // Keeps *body's buffer when it is large (the smallest buffers kept go
+  // when they would hold more than kMaxBytes); *body then gets back a
+  // buffer that a large one replaced (Fit), or is empty.
   void Take(std::string* body) {
     const size_t room = body->capacity();
     if (room < kMinBytes || room > kMaxBytes) return;
     std::string buffer;
     buffer.swap(*body);
+    Keep(std::move(buffer));
+    if (!replaced_.empty()) {
+      body->swap(replaced_.back());
+      replaced_.pop_back();
+    }
+  }
+
+  size_t buffers() const { return kept_.size(); }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  // Buffers of small pages that large ones replaced (Fit), at most this
+  // many (each under kMinBytes).
+  static constexpr size_t kMaxReplaced = 64;
+
+  void Keep(std::string&& buffer) {
+    const size_t room = buffer.capacity();
     auto it = std::lower_bound(kept_.begin(), kept_.end(), room,
                                [](const std::string& b, size_t n) { return b.capacity() < n; });
     kept_.insert(it, std::move(buffer));
@@ -59,12 +83,9 @@ class BodyBuffers {
     }
   }
 
-  size_t buffers() const { return kept_.size(); }
-  size_t bytes() const { return bytes_; }
-
- private:
-  std::vector<std::string> kept_;  // by capacity, ascending
-  size_t bytes_ = 0;               // their capacities in all
+  std::vector<std::string> kept_;      // by capacity, ascending
+  size_t bytes_ = 0;                   // their capacities in all
+  std::vector<std::string> replaced_;  // see Fit
 };
 
 }  // namespace neardup::io

@@ -27,14 +27,21 @@ TEST(BodyBuffersTest, FitSwapsInTheSmallestBufferWithRoom) {
     EXPECT_EQ(b.capacity(), std::string().capacity());  // taken: the caller's string is empty
   }
   ASSERT_EQ(pool.buffers(), 3u);
-  std::string body = "small";
+  std::string body = WithRoom(64 << 10);
+  const char* own = body.data();
   pool.Fit(mib + 1, &body);  // 2 MiB is the smallest with room
   EXPECT_GE(body.capacity(), mib + 1);
   EXPECT_LT(body.capacity(), 4 * mib);
-  EXPECT_EQ(pool.buffers(), 2u);  // the small own buffer is not kept
+  EXPECT_EQ(pool.buffers(), 2u);  // the small own buffer is not among the large ones
   const char* data = body.data();
   pool.Fit(mib + 1, &body);  // room already: nothing moves
   EXPECT_EQ(body.data(), data);
+  pool.Take(&body);  // the large buffer goes back, the small one returns
+  EXPECT_EQ(body.data(), own);
+  EXPECT_GE(body.capacity(), size_t{64} << 10);
+  EXPECT_EQ(pool.buffers(), 3u);
+  pool.Fit(mib + 1, &body);
+  EXPECT_EQ(pool.buffers(), 2u);
   std::string huge;
   pool.Fit(16 * mib, &huge);  // none has room: nothing moves
   EXPECT_EQ(huge.capacity(), std::string().capacity());
@@ -84,7 +91,7 @@ TEST(BodyBuffersTest, SourceReadsALaterLargePageIntoARecycledBuffer) {
   EXPECT_EQ(first.body, big_a);
   const char* recycled = first.body.data();
   s.Recycle(&first.body);
-  EXPECT_TRUE(first.body.empty());
+  EXPECT_EQ(first.body.capacity(), std::string().capacity());  // nothing to give back yet
   ASSERT_TRUE(s.Next(&second));
   EXPECT_EQ(second.body, small);  // a small page keeps its own buffer
   EXPECT_NE(second.body.data(), recycled);
