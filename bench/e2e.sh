@@ -10,7 +10,9 @@
 # DIR (default: shared/data/html beside the repository): fresh pages, exact
 # copies, markup-only copies and timestamped copies, copies drawn with a
 # heavy-tailed popularity. --max-page-bytes keeps about B bytes of each page's
-# body (for crawls of a million pages that fit on disk).
+# body (for crawls of a million pages that fit on disk). A crawl of pages
+# from another folder is named after it (crawl-N-B-doc.warc.gz for
+# --html-dir /usr/share/doc: Debian's HTML manuals, long pages).
 #
 # Runs `neardup dedup --threads 1` on each crawl (per-core figures; with
 # --all-cores also with every core) and prints a Markdown row per run:
@@ -50,6 +52,9 @@ if [ ! -d "$html_dir" ]; then
   exit 2
 fi
 bash scripts/build.sh >/dev/null
+# Crawls of pages from another folder than the default are named after it.
+crawl_tag=
+[ "$(realpath "$html_dir")" = "$(realpath ../shared/data/html 2>/dev/null || true)" ] || crawl_tag=-$(basename "$html_dir")
 mkdir -p build/bench-data
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 echo "machine: $cpu, $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB RAM; $(date -u +%Y-%m-%d); method $method"
@@ -94,7 +99,7 @@ PY
 IFS=, read -ra scale_list <<<"$scales"
 for s in "${scale_list[@]}"; do
   n=$((pages * s))
-  crawl=build/bench-data/crawl-$n-$max_page_bytes.warc.gz
+  crawl=build/bench-data/crawl-$n-$max_page_bytes$crawl_tag.warc.gz
   [ -f "$crawl" ] || ./build/bench/crawlgen --html-dir "$html_dir" --pages "$n" --seed 1 \
       --max-page-bytes "$max_page_bytes" --out "$crawl" 2>/dev/null
   run "$crawl" 1
