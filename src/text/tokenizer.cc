@@ -487,11 +487,9 @@ struct Tokenizer::Impl {
     }
     if (pos + n - sent_start <= max_chars) {
       StartTerm();
-      const size_t o = tb->size();
       // [0-9A-Za-z] only: setting bit 5 lower-cases a letter and keeps a
       // digit, with no table. A byte at a time: most runs are a few bytes,
       // for which a call to memcpy costs more.
-      (void)o;
       for (size_t i = 0; i < n; ++i) tb->push_back(static_cast<char>(s[i] | 0x20));
       pos += n;
       return;
