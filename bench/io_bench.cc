@@ -10,8 +10,21 @@
 //   BM_GunzipZlib        the same members with zlib inflate (15+16)
 //   BM_ReadWarcGz        OpenDocumentSource over the .warc.gz -> Documents
 //   BM_ReadWarcPlain     the same records uncompressed
+//   BM_ReadLongPages     pages of 2 MiB (the pages above joined), read into
+//                        batches of 32 Documents as Deduper::AddFrom does;
+//                        after each batch the buffers over 256 KiB are
+//                        freed (/0) or handed back to the source (/1,
+//                        DocumentSource::Recycle, as AddFrom does). Blocks
+//                        of 1 MiB or more are mapped on their own and
+//                        returned when freed, as in the neardup CLI (its
+//                        jemalloc returns freed pages at once; with glibc it
+//                        sets this threshold), so a freed buffer's next
+//                        page is faulted in anew.
 #include <benchmark/benchmark.h>
 #include <libdeflate.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <zlib.h>
 
 #include <filesystem>
@@ -172,6 +185,67 @@ BENCHMARK(BM_ReadWarcGz)->Unit(benchmark::kMillisecond);
 void BM_ReadWarcPlain(benchmark::State& state) { ReadAll(state, "crawl.warc"); }
 BENCHMARK(BM_ReadWarcPlain)->Unit(benchmark::kMillisecond);
 
+// 64 pages of 2 MiB in a per-record gzip WARC, as crawls are.
+MemEnv& LongPagesEnv() {
+  static MemEnv* env = [] {
+    auto* e = new MemEnv();
+    const std::vector<std::string> pages = LoadPages();
+    std::string joined;
+    for (const std::string& p : pages) joined += p;
+    auto file = e->NewWritableFile("long.warc.gz");
+    neardup::io::WarcWriterOptions o;
+    o.gzip = true;
+    neardup::io::WarcWriter w(file.value().get(), o);
+    const size_t kPage = size_t{2} << 20;
+    for (size_t i = 0; i < 64; ++i) {
+      neardup::io::WarcResponse r;
+      r.url = "http://long.example/" + std::to_string(i);
+      r.content_type = "text/html; charset=utf-8";
+      const size_t at = (i * 7919 * 4096) % (joined.size() - kPage);
+      const std::string body = joined.substr(at, kPage - (i % 5) * 4096);  // sizes differ a little, as pages do
+      r.body = body;
+      (void)w.WriteResponse(r);
+    }
+    (void)w.Close();
+    return e;
+  }();
+  return *env;
+}
+
+void BM_ReadLongPages(benchmark::State& state) {
+  const bool recycle = state.range(0) != 0;
+  MemEnv& env = LongPagesEnv();
+  std::vector<neardup::Document> batch(32);
+  uint64_t payload = 0;
+  for (auto _ : state) {
+    auto src = neardup::OpenDocumentSource({"long.warc.gz"}, neardup::SourceOptions(), &env, nullptr);
+    neardup::DocumentSource& source = *src.value();
+    bool more = true;
+    while (more) {
+      size_t count = 0;
+      while (count < batch.size() && (more = source.Next(&batch[count]))) ++count;
+      for (size_t k = 0; k < count; ++k) benchmark::DoNotOptimize(batch[k].body.data());
+      for (neardup::Document& d : batch) {  // AddFrom's rule for buffers over 256 KiB
+        if (d.body.capacity() <= (size_t{256} << 10)) continue;
+        if (recycle) source.Recycle(&d.body);
+        if (d.body.capacity() > (size_t{256} << 10)) std::string().swap(d.body);
+      }
+    }
+    payload = source.stats().payload_bytes;
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * payload));
+}
+BENCHMARK(BM_ReadLongPages)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);  // as the CLI does (see BM_ReadLongPages)
+#endif
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
