@@ -28,7 +28,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Page buffers larger than this are released after their batch is done.
+// Page buffers larger than this are released after their batch is done
+// (handed back to the source: DocumentSource::Recycle; the sources grow a
+// small page's buffer to this size at most).
 constexpr size_t kKeepBodyCapacity = 256 << 10;
 
 // Ids are page numbers of 32 bits inside the engine.

@@ -25,14 +25,22 @@ class BodyBuffers {
   // than this alone is not kept).
   static constexpr size_t kMaxBytes = size_t{32} << 20;
 
-  // Gives *body room for `size` bytes, when that is kMinBytes or more, it
-  // has less and a kept buffer has it: the smallest such buffer is swapped
-  // in (contents unspecified). *body's own buffer is kept when large, or
-  // else held to go back with the large one (Take), so that the consumer's
-  // buffer for small pages is not lost. Smaller pages grow the consumer's
-  // own buffers.
+  // Gives *body room for `size` bytes when it has less (its contents are
+  // then unspecified). A page of kMinBytes or more gets the smallest kept
+  // buffer with room, if one has it; *body's own buffer is kept when large,
+  // or else held to go back with the large one (Take), so that the
+  // consumer's buffer for small pages is not lost. A smaller page grows
+  // *body's own buffer, doubling it but to kMinBytes at most: a consumer
+  // keeps buffers up to that size, and doubling past it would make a buffer
+  // it hands back.
   void Fit(size_t size, std::string* body) {
-    if (size < kMinBytes || size <= body->capacity()) return;
+    if (size <= body->capacity()) return;
+    if (size < kMinBytes) {
+      std::string grown;  // reserve on an empty string takes the room asked for
+      grown.reserve(std::min(std::max(size, 2 * body->capacity()), kMinBytes));
+      body->swap(grown);
+      return;
+    }
     auto it = std::lower_bound(kept_.begin(), kept_.end(), size,
                                [](const std::string& b, size_t n) { return b.capacity() < n; });
     if (it == kept_.end()) return;

@@ -51,6 +51,20 @@ TEST(BodyBuffersTest, FitSwapsInTheSmallestBufferWithRoom) {
   EXPECT_EQ(pool.buffers(), 2u);
 }
 
+// A small page grows the caller's buffer by doubling, but not past
+// kMinBytes, so that the caller keeps it (it hands back only larger ones).
+TEST(BodyBuffersTest, SmallPagesGrowTheirBufferToKMinBytesAtMost) {
+  BodyBuffers pool;
+  std::string body = WithRoom(200 << 10);
+  pool.Fit(210 << 10, &body);
+  EXPECT_EQ(body.capacity(), BodyBuffers::kMinBytes);  // not 400 KiB
+  std::string small = WithRoom(1000);
+  pool.Fit(1500, &small);
+  EXPECT_GE(small.capacity(), 2000u);  // doubled
+  EXPECT_LT(small.capacity(), 4000u);
+  EXPECT_EQ(pool.buffers(), 0u);
+}
+
 TEST(BodyBuffersTest, KeepsLargeBuffersWithinItsBytes) {
   BodyBuffers pool;
   std::string small = WithRoom(BodyBuffers::kMinBytes / 2);
