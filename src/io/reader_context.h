@@ -63,8 +63,9 @@ struct ReaderContext {
   }
   // Counts a record skipped by design (no warning).
   void CountSkip(std::string_view key) { ++stats->skipped[std::string(key)]; }
-  // Gives doc->body room for `size` bytes from the kept large buffers, when
-  // it has less and one has it (call before filling the body).
+  // Gives doc->body room for `size` bytes when it has less (call before
+  // filling the body): a large page a kept buffer with room, a small page
+  // its own buffer grown (BodyBuffers::Fit).
   void FitBody(size_t size, Document* doc) {
     if (body_buffers != nullptr) body_buffers->Fit(size, &doc->body);
   }

@@ -323,6 +323,35 @@ TEST(TokenizerTest, HashesAndTermText) {
   EXPECT_EQ(h.sentence_ends, d.sentence_ends);
 }
 
+// A tag name is read 16 bytes at a time where 16 bytes are left, and a
+// byte at a time near the end of the input: both read the same. Each page
+// holds a tag and a term right at its end (the byte loop), then the same
+// with white space after it (the 16-byte load), which adds nothing.
+TEST(TokenizerTest, TagNamesReadTheSameNearTheEnd) {
+  const std::vector<std::string> tags = {
+      "<DIV>", "<Div class=x>", "<BR/>", "<TD>", "<Th >", "<P\n>", "<H1\tid=a>", "<H2\fx>", "<SPAN>",
+      "<sPaN/>", "<IMG src=a.png>", "<a href=b>", "<TiTle>", "<LI\r>", "<ABCDEFGHIJKL>", "</DIV>", "</A>",
+      "</Td >", "<ABCDEFGHIJKLMNOPQ x>"};
+  for (const std::string& tag : tags) {
+    const std::string near_end = "w " + tag + "x";
+    const TokenizedDocument a = Tok(near_end, "http://h.example/p");
+    const TokenizedDocument b = Tok(near_end + std::string(20, ' '), "http://h.example/p");
+    EXPECT_EQ(TermsOf(a), TermsOf(b)) << tag;
+    EXPECT_EQ(a.term_hashes, b.term_hashes) << tag;
+    EXPECT_EQ(a.line_ends, b.line_ends) << tag;
+    EXPECT_EQ(a.line_is_cell, b.line_is_cell) << tag;
+    EXPECT_EQ(a.line_link_terms, b.line_link_terms) << tag;
+    EXPECT_EQ(a.sentence_ends, b.sentence_ends) << tag;
+    EXPECT_EQ(a.text_chars, b.text_chars) << tag;
+  }
+  // And what the names mean: a block tag in capitals ends a line, a cell
+  // is marked, a formatting tag joins the words around it.
+  EXPECT_EQ(Tok("w <DIV>x").line_ends, (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(Tok("w <TD>x").line_is_cell, (std::vector<uint8_t>{0, 1}));
+  EXPECT_EQ(T("w<SPAN>x"), (Terms{"wx"}));
+  EXPECT_EQ(T("w<H1\tid=a>x"), (Terms{"w", "x"}));
+}
+
 TEST(TokenizerTest, ReuseGivesSameResults) {
   Tokenizer tokenizer;
   TokenizedDocument a1, b, a2;
