@@ -41,8 +41,7 @@ class BodyBuffers {
       body->swap(grown);
       return;
     }
-    auto it = std::lower_bound(kept_.begin(), kept_.end(), size,
-                               [](const std::string& b, size_t n) { return b.capacity() < n; });
+    auto it = FirstWithRoom(size);
     if (it == kept_.end()) return;
     std::string own;
     own.swap(*body);
@@ -79,11 +78,15 @@ class BodyBuffers {
   // many (each under kMinBytes).
   static constexpr size_t kMaxReplaced = 64;
 
+  // The first kept buffer of `bytes` capacity or more (kept_ is ascending).
+  std::vector<std::string>::iterator FirstWithRoom(size_t bytes) {
+    return std::lower_bound(kept_.begin(), kept_.end(), bytes,
+                            [](const std::string& b, size_t n) { return b.capacity() < n; });
+  }
+
   void Keep(std::string&& buffer) {
     const size_t room = buffer.capacity();
-    auto it = std::lower_bound(kept_.begin(), kept_.end(), room,
-                               [](const std::string& b, size_t n) { return b.capacity() < n; });
-    kept_.insert(it, std::move(buffer));
+    kept_.insert(FirstWithRoom(room), std::move(buffer));
     bytes_ += room;
     while (bytes_ > kMaxBytes) {
       bytes_ -= kept_.front().capacity();
