@@ -28,11 +28,19 @@ namespace {
 
 // Holders of a rare value compared with its first holder.
 constexpr size_t kCopySamples = 3;
-// SiteTemplates: on a site of at least kMainCopySitePages pages (where a
-// template shows in kMainCopyHolders pages or more), values that fewer
-// pages hold are checked for copies by main text.
+// SiteTemplates: on a site of kCopyHolders pages or more, a value is
+// common boilerplate only when at least kCopyHolders pages hold it; a value
+// fewer hold (two pages of a small site, where the site's share would
+// already make it boilerplate) is boilerplate unless its two holders are
+// one item: a page and its own copy teach their site nothing (Henzinger's
+// near duplicates on one host). Two pages alone on a site cannot tell
+// their template from their item: what they share is the template.
+constexpr uint32_t kCopyHolders = 3;
+// One item in two templates (main texts alike, the rest of the pages less)
+// is told only on a site of kMainCopySitePages pages or more: on a smaller
+// one no boilerplate is common enough to be set apart, and the main texts
+// compared hold the site's long template blocks.
 constexpr uint32_t kMainCopySitePages = 6;
-constexpr uint32_t kMainCopyHolders = 3;
 // Candidate pairs a task of the rule takes (RunTasks).
 constexpr size_t kPairsPerTask = size_t{1} << 12;
 
@@ -934,15 +942,14 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       known_sites_.Insert(site);
       // Values held by `need` pages or more are the site's common
       // boilerplate; fewer, from template_min_pages on, are boilerplate
-      // unless their holders are copies of one item. On a site of
-      // kMainCopySitePages or more, two pages holding a value are checked
-      // too, by their main texts alone (site_need <= holders < need): two
-      // editions of a newspaper group carrying one story must not teach
-      // their site that the story is its template.
+      // unless their holders are copies of one item. Two pages holding a
+      // value where the site's share alone would make it boilerplate
+      // (site_need <= holders < need, on a small site) are checked by the
+      // stricter rule of one item (kOneItem below): a page and its revision
+      // on one host, or two editions of a newspaper group carrying one
+      // story, must not teach their site that their text is its template.
       const uint32_t site_need = TemplateHolders(pages_of_site, options);
-      const uint32_t need = options.main_minhashes > 0 && pages_of_site >= kMainCopySitePages
-                                ? std::max(site_need, kMainCopyHolders)
-                                : site_need;
+      const uint32_t need = pages_of_site >= kCopyHolders ? std::max(site_need, kCopyHolders) : site_need;
       common = FlatU64Set();
       // Positions per block: as many as kSiteColumnBytes holds, one at least.
       const uint32_t per_block = static_cast<uint32_t>(
@@ -1117,10 +1124,23 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       // boilerplate, most of each main text is outside it (the pages' own,
       // not the template's long text blocks), and the main texts agree
       // more than the rest of the pages does (two items in one template
-      // agree less there). Such holders are copies (kCopyByMainText); by
-      // main text alone (a value only two pages of a small site hold) no
-      // others are. Most pairs asked about are not copies.
-      constexpr uint8_t kCopy = 1, kCopyByMainText = 2;
+      // agree less there). One item in one template: the two share the
+      // site's common boilerplate at some min-hash position (the site's
+      // template is seen on them, so what else they share is theirs: pages
+      // of other sites' templates copied to one host share none of its
+      // own, and there a template and an item cannot be told apart), at
+      // least half of the positions lie outside it (pages that are mostly
+      // template are told apart by their few other positions only, too few
+      // to call them one), the whole pages agree on
+      // min_similarity_without_template of those (the bar of two pages
+      // with no template known), and their main texts, where both have
+      // one, on min_main_similarity (a sidebar or a section's template that
+      // two items share leaves their main texts apart). Such holders are
+      // one item (kOneItem); where a value's holders are too few to be the
+      // site's template only by its share (a value only two pages of a
+      // small site hold) no others count as copies. Most pairs asked about
+      // are not copies.
+      constexpr uint8_t kCopy = 1, kOneItem = 2;
       std::vector<uint8_t> has_main;  // HasMainText, by index in the site
       auto copies_counted_in = [&](const std::vector<uint64_t>& pairs, auto word) {
         using Word = decltype(word);
@@ -1157,11 +1177,20 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
           const uint32_t main_positions = Agreement::main_positions(c);
           const uint32_t main_agreeing = Agreement::main_agreeing(c);
           const uint32_t whole_positions = positions - main_positions, whole_agreeing = agreeing - main_agreeing;
-          const bool one_item = main_positions > 0 && main_positions * 2 >= options.main_minhashes &&
-                                static_cast<double>(main_agreeing) / main_positions >= options.min_main_similarity &&
-                                uint64_t{main_agreeing} * whole_positions > uint64_t{whole_agreeing} * main_positions;
+          const bool main_alike =
+              main_positions > 0 && static_cast<double>(main_agreeing) / main_positions >= options.min_main_similarity;
+          const bool two_templates = main_alike && pages_of_site >= kMainCopySitePages &&
+                                     main_positions * 2 >= options.main_minhashes &&
+                                     uint64_t{main_agreeing} * whole_positions > uint64_t{whole_agreeing} * main_positions;
+          const uint32_t template_shared = options.num_minhashes - whole_positions;
+          const bool one_template = template_shared > 0 &&
+                                    whole_positions * 2 >= options.num_minhashes &&
+                                    static_cast<double>(whole_agreeing) / whole_positions >=
+                                        options.min_similarity_without_template &&
+                                    (main_positions == 0 || main_alike);
+          const bool one_item = two_templates || one_template;
           if (one_item || positions == 0 || static_cast<double>(agreeing) / positions >= kCopyContentSimilarity) {
-            copies.emplace_back(pairs[i], kCopy | (one_item ? kCopyByMainText : 0));
+            copies.emplace_back(pairs[i], kCopy | (one_item ? kOneItem : 0));
           }
         }
         return copies;
@@ -1172,11 +1201,11 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
         return m <= CopyAgreement<uint32_t>::kMaxPositions ? copies_counted_in(pairs, uint32_t{0})
                                                            : copies_counted_in(pairs, uint64_t{0});
       };
-      // Whether `pair` is a copy by copies_among's answer (by main text
-      // alone where site_need pages or more hold the value).
-      auto copy_of = [&](const std::vector<std::pair<uint64_t, uint8_t>>& copies, uint64_t pair, bool main_only) {
+      // Whether `pair` is a copy by copies_among's answer (one item, by the
+      // stricter rule, where site_need pages or more hold the value).
+      auto copy_of = [&](const std::vector<std::pair<uint64_t, uint8_t>>& copies, uint64_t pair, bool one_item_only) {
         const auto it = std::lower_bound(copies.begin(), copies.end(), std::make_pair(pair, uint8_t{0}));
-        return it != copies.end() && it->first == pair && (it->second & (main_only ? kCopyByMainText : kCopy)) != 0;
+        return it != copies.end() && it->first == pair && (it->second & (one_item_only ? kOneItem : kCopy)) != 0;
       };
       // Pass 1: the common boilerplate, the first copy check of each rarer
       // value, and which pages have main text.
@@ -1212,7 +1241,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
         uint64_t value;  // position << 32 | value
         uint64_t samples[kCopySamples - 1];
         uint32_t count;  // samples left
-        bool main_only;
+        bool one_item_only;
       };
       std::vector<Undecided> undecided;
       std::mutex undecided_mu;
@@ -1223,13 +1252,13 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
             if (!checked(j, value, a, b)) return;
             uint64_t samples[kCopySamples];
             const size_t n = samples_of(*x, a, b, samples);
-            const bool main_only = b - a >= site_need;
+            const bool one_item_only = b - a >= site_need;
             if (n == 0) return;
-            if (!copy_of(copies, samples[0], main_only)) {
+            if (!copy_of(copies, samples[0], one_item_only)) {
               x->found.push_back((uint64_t{j} << 32) | value);
             } else if (n > 1) {
               Undecided u{(uint64_t{j} << 32) | value, {samples[1], n > 2 ? samples[2] : 0}, static_cast<uint32_t>(n - 1),
-                          main_only};
+                          one_item_only};
               waiting.push_back(u);
             }
           });
@@ -1243,7 +1272,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
         copies = copies_among(requests.Take());
         for (const Undecided& u : undecided) {
           for (uint32_t t = 0; t < u.count; ++t) {
-            if (!copy_of(copies, u.samples[t], u.main_only)) {
+            if (!copy_of(copies, u.samples[t], u.one_item_only)) {
               values_.Insert(u.value);
               break;
             }

@@ -314,8 +314,14 @@ class SiteTemplates {
   // kCopyContentSimilarity of the positions outside that common
   // boilerplate): a sidebar or a section's template shared by a few
   // distinct items is boilerplate, the text a page shares with its own
-  // copies is not. On a site of 6 pages or more (with main text), a value
-  // only two of its pages hold is checked too, by their main texts alone.
+  // copies is not. On a site of 3 pages or more, a value only two of its
+  // pages hold is checked too, though the site's share would make it
+  // boilerplate: it is boilerplate unless the two are one item (in one
+  // template: they share some of the site's common boilerplate, agree on
+  // min_similarity_without_template of the other positions, at least half
+  // of them, and their main texts are alike; or, on a site of 6 pages or
+  // more, in two templates: their main texts alike, the rest less). Two
+  // pages alone on a site hold their template and nothing else in common.
   SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,
                 std::span<const uint8_t> candidate, const RobustMethodOptions& options);
   // The same over strided pages (RobustPages). A small site's values are
