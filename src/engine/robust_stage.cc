@@ -1615,21 +1615,26 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   TempTables<uint64_t> runs(all_tables, files, ".robust.pairs.");  // (a << 32) | b, a < b
   NEARDUP_RETURN_IF_ERROR(runs.Open());
   const uint32_t round = executor != nullptr ? static_cast<uint32_t>(executor->num_threads()) + 1 : 1;
-  std::vector<std::vector<uint64_t>> round_pairs(round);
+  // A round's slot keeps its buffers from one table to the next (tables are
+  // of about one size): freeing and growing them again for every table gave
+  // their pages back to the system and faulted them in anew each time.
+  struct TableSlot {
+    std::vector<BandEntry> keyed;
+    std::vector<uint64_t> bits;   // KeepSharedKeys
+    std::vector<uint64_t> pairs;  // the table's pairs, sorted, once each
+  };
+  std::vector<TableSlot> slots(round);
   std::vector<Status> round_status(round);
   for (uint32_t first = 0; first < all_tables; first += round) {
     const uint32_t count = std::min(round, all_tables - first);
     RunTasks(executor, count, [&](size_t k) {
       const uint32_t t = first + static_cast<uint32_t>(k);
-      std::vector<BandEntry> keyed;
+      std::vector<BandEntry>& keyed = slots[k].keyed;
       round_status[k] = take_table(t, &keyed);
-      std::vector<uint64_t>& out = round_pairs[k];
+      std::vector<uint64_t>& out = slots[k].pairs;
       out.clear();
       if (!round_status[k].ok()) return;
-      {
-        std::vector<uint64_t> bits;
-        KeepSharedKeys(&keyed, [](const BandEntry& e) { return e.key; }, &bits);  // a lone key pairs nothing
-      }
+      KeepSharedKeys(&keyed, [](const BandEntry& e) { return e.key; }, &slots[k].bits);  // a lone key pairs nothing
       SortByEvenKey(&keyed, 64, [](const BandEntry& e) { return e.key; });
       const size_t cap = t < bands ? max_bucket_pages : kRobustWholeBandBucket;
       for (size_t s = 0; s < keyed.size();) {
@@ -1645,10 +1650,10 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
     });
     for (uint32_t k = 0; k < count; ++k) {
       NEARDUP_RETURN_IF_ERROR(round_status[k]);
-      NEARDUP_RETURN_IF_ERROR(runs.AddMany(first + k, round_pairs[k].data(), round_pairs[k].size()));
-      std::vector<uint64_t>().swap(round_pairs[k]);
+      NEARDUP_RETURN_IF_ERROR(runs.AddMany(first + k, slots[k].pairs.data(), slots[k].pairs.size()));
     }
   }
+  slots = {};  // the rule's step below holds none of them
   NEARDUP_RETURN_IF_ERROR(runs.Close());
   result.tables_seconds = watch.Lap();
   // The rule over a batch of the distinct pairs, in tasks of consecutive
