@@ -89,7 +89,8 @@ def main():
     ap.add_argument("--method", default="robust")
     ap.add_argument("--work", default=None, help="folder for the crawls and runs (default: a temporary one)")
     args = ap.parse_args()
-    work = args.work or tempfile.mkdtemp(prefix="revision-probe-")
+    scratch = None if args.work else tempfile.TemporaryDirectory(prefix="revision-probe-")
+    work = args.work or scratch.name
     os.makedirs(work, exist_ok=True)
     found = cases = wrong = 0
     missed = []
