@@ -1059,6 +1059,41 @@ TEST(RobustTemplateTest, APageAndItsRevisionOnASmallSiteAreNotItsTemplate) {
   EXPECT_FALSE(alone.duplicate) << alone.reason;
 }
 
+// A scraper's host: pages copied from other sites, each in its source's
+// template, with nothing of the host's own. Two items of one source
+// template there (short lines, no main text) agree on about 90% of the
+// min-hash positions, above the bar of one item in one template, yet
+// share none of the host's template: what they share is a template the
+// host does not show, and it must stay boilerplate (the rule of one item
+// asks that the two share some of the site's own template).
+TEST(RobustTemplateTest, TwoItemsOfAForeignTemplateOnAHostWithoutItsOwnAreNotOneItem) {
+  std::mt19937_64 rng(71);
+  const RobustMethodOptions o;
+  auto item = [&](const SiteTemplateHtml& t) {
+    std::string lines;
+    for (int i = 0; i < 5; ++i) lines += "<div>" + Words(rng, 6) + "</div>";
+    return t.head + lines + t.tail;
+  };
+  const SiteTemplateHtml source = MakeTemplate(rng, 200);
+  std::vector<SignedPage> pages;
+  pages.push_back(Sign(item(source), "http://scraper.example/copied/1", o));
+  pages.push_back(Sign(item(source), "http://scraper.example/copied/2", o));
+  for (int i = 0; i < 4; ++i) {  // one page of each of four other sources
+    pages.push_back(Sign(item(MakeTemplate(rng, 200)), "http://scraper.example/other/" + std::to_string(i), o));
+  }
+  ASSERT_EQ(pages[0].sig.main_shingles, 0u);  // no main text: the main-text veto cannot decide
+  ASSERT_EQ(pages[1].sig.main_shingles, 0u);
+  const SiteTemplates none;
+  const SiteTemplates::Match all = none.Compare(pages[0].mins.data(), pages[1].mins.data(), o);
+  ASSERT_GE(all.similarity(), o.min_similarity_without_template) << "the two must look like one item as wholes";
+  const SiteTemplates templates = TemplatesOf(pages, o);
+  ASSERT_TRUE(templates.KnowsTemplateOf(pages[0].site));
+  const SiteTemplates::Match outside = templates.Compare(pages[0].mins.data(), pages[1].mins.data(), o);
+  EXPECT_LT(outside.positions, all.positions / 2) << "the source's template is learned as boilerplate";
+  const PairDecision pair = RobustDecide(templates, pages[0].View(), pages[1].View(), o);
+  EXPECT_FALSE(pair.duplicate) << pair.reason;
+}
+
 // Henzinger's kind of correct near duplicate on a short page: about 500
 // terms, one sentence rewritten and a year changed, on two sites: more
 // shingles apart than an edit (32 for the sentence), and a near duplicate
