@@ -777,7 +777,7 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
       s.terms += terms[i];
     }
   }
-  const ExactStats exact = grouper.Finish();
+  const ExactStats exact = grouper.Finish(executor_);
   s.documents = n;
   s.token_identity_sets = exact.token_identity_sets;
   s.byte_identity_sets = exact.byte_identity_sets;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/parallel.h"
 #include "neardup/status.h"
 
 namespace neardup {
@@ -17,12 +18,8 @@ void ExactGrouper::Add(bool has_tokens, uint64_t token_fp, uint64_t byte_fp) {
 }
 
 template <typename F>
-void ExactGrouper::ForEachRun(std::vector<Key>& keys, F&& on_run) {
-  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
-    if (a.fp_hi != b.fp_hi) return a.fp_hi < b.fp_hi;
-    if (a.fp_lo != b.fp_lo) return a.fp_lo < b.fp_lo;
-    return a.doc < b.doc;
-  });
+void ExactGrouper::ForEachRun(std::vector<Key>& keys, Executor* executor, F&& on_run) {
+  SortOnThreads(&keys, executor);
   size_t i = 0;
   while (i < keys.size()) {
     size_t j = i + 1;
@@ -32,19 +29,19 @@ void ExactGrouper::ForEachRun(std::vector<Key>& keys, F&& on_run) {
   }
 }
 
-ExactStats ExactGrouper::Finish() {
+ExactStats ExactGrouper::Finish(Executor* executor) {
   ExactStats stats;
   UnionFind uf(count_);
   {
     std::vector<Key> keys = token_keys_.MoveToVector();
-    ForEachRun(keys, [&](const Key* first, const Key* last) {
+    ForEachRun(keys, executor, [&](const Key* first, const Key* last) {
       ++stats.token_identity_sets;
       for (const Key* k = first + 1; k != last; ++k) uf.Union(first->doc, k->doc);
     });
   }
   {
     std::vector<Key> keys = byte_keys_.MoveToVector();
-    ForEachRun(keys, [&](const Key* first, const Key* last) {
+    ForEachRun(keys, executor, [&](const Key* first, const Key* last) {
       ++stats.byte_identity_sets;
       for (const Key* k = first + 1; k != last; ++k) uf.Union(first->doc, k->doc);
     });

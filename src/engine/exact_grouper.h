@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cluster/union_find.h"
+#include "neardup/executor.h"
 
 namespace neardup {
 
@@ -90,8 +91,9 @@ class ExactGrouper {
   void Add(bool has_tokens, uint64_t token_fp, uint64_t byte_fp);
   uint32_t size() const { return count_; }
 
-  // Computes the clusters. REQUIRES: called once, after the last Add().
-  ExactStats Finish();
+  // Computes the clusters, its sorts on the executor's threads (none: on
+  // this thread). REQUIRES: called once, after the last Add().
+  ExactStats Finish(Executor* executor = nullptr);
 
   // After Finish(): the kept document of i's cluster (the earliest; i itself
   // when i is in no cluster or is the kept one), and the size of i's
@@ -102,10 +104,16 @@ class ExactGrouper {
  private:
   struct Key {  // 12 bytes, 4-byte aligned
     uint32_t fp_hi, fp_lo, doc;
+    bool operator<(const Key& o) const {
+      if (fp_hi != o.fp_hi) return fp_hi < o.fp_hi;
+      if (fp_lo != o.fp_lo) return fp_lo < o.fp_lo;
+      return doc < o.doc;
+    }
   };
-  // Sorts keys and calls on_run(first, last) for each run of >= 2 equal keys.
+  // Sorts keys (on the executor's threads) and calls on_run(first, last)
+  // for each run of >= 2 equal fingerprints.
   template <typename F>
-  static void ForEachRun(std::vector<Key>& keys, F&& on_run);
+  static void ForEachRun(std::vector<Key>& keys, Executor* executor, F&& on_run);
 
   ChunkedVector<Key> token_keys_;
   ChunkedVector<Key> byte_keys_;

@@ -56,6 +56,36 @@ inline void RunTasks(Executor* executor, size_t count, const std::function<void(
   state->cv.wait(lock, [&] { return state->done == state->count; });
 }
 
+// Sorts *v by operator< into the order std::sort leaves (equal elements are
+// indistinguishable to it), on the executor's threads and the calling
+// thread: a power of two of parts at least the threads sorted at once, then
+// merged two by two, a round's merges at once. It holds a second vector of
+// v's size while it merges. Without an executor, or below kSortOnThreadsFrom
+// elements, std::sort here.
+inline constexpr size_t kSortOnThreadsFrom = size_t{1} << 14;
+template <typename T>
+void SortOnThreads(std::vector<T>* v, Executor* executor) {
+  const size_t n = v->size();
+  const size_t threads = executor != nullptr ? static_cast<size_t>(executor->num_threads()) + 1 : 1;
+  if (threads < 2 || n < kSortOnThreadsFrom) {
+    std::sort(v->begin(), v->end());
+    return;
+  }
+  size_t parts = 2;
+  while (parts < threads) parts *= 2;
+  std::vector<size_t> bound(parts + 1);
+  for (size_t k = 0; k <= parts; ++k) bound[k] = n * k / parts;
+  RunTasks(executor, parts, [&](size_t k) { std::sort(v->begin() + bound[k], v->begin() + bound[k + 1]); });
+  std::vector<T> merged(n);
+  for (size_t width = 1; width < parts; width *= 2) {
+    RunTasks(executor, parts / (2 * width), [&](size_t k) {
+      const size_t a = bound[2 * width * k], mid = bound[2 * width * k + width], e = bound[2 * width * (k + 1)];
+      std::merge(v->begin() + a, v->begin() + mid, v->begin() + mid, v->begin() + e, merged.begin() + a);
+    });
+    v->swap(merged);
+  }
+}
+
 // A free list of work objects (a tokenizer, scratch buffers) for tasks on
 // several threads: Acquire() hands out a free one, or one made by `make`;
 // Release() keeps it for the next task. Thread-safe.

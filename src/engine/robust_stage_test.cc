@@ -601,6 +601,24 @@ TEST(RunTasksTest, EveryTaskRunsOnceAndACallFromAWorkerFinishes) {
   EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2, 3, 4}));
 }
 
+
+// SortOnThreads leaves std::sort's order on any number of threads, at sizes
+// below, at and above the point where it starts to split (parts of unequal
+// sizes, many equal keys, pairs that differ only in their second half).
+TEST(RunTasksTest, SortOnThreadsLeavesStdSortsOrder) {
+  std::mt19937_64 rng(5);
+  for (int threads : {0, 1, 2, 3, 4}) {
+    std::unique_ptr<Executor> executor = threads > 0 ? NewThreadPoolExecutor(threads) : nullptr;
+    for (size_t n : {size_t{0}, size_t{1}, kSortOnThreadsFrom - 1, kSortOnThreadsFrom, kSortOnThreadsFrom * 3 + 7}) {
+      std::vector<std::pair<uint64_t, uint32_t>> v(n);
+      for (size_t i = 0; i < n; ++i) v[i] = {rng() % (n / 4 + 1), static_cast<uint32_t>(rng())};
+      std::vector<std::pair<uint64_t, uint32_t>> expected = v;
+      std::sort(expected.begin(), expected.end());
+      SortOnThreads(&v, executor.get());
+      EXPECT_EQ(v, expected) << threads << " threads, " << n << " elements";
+    }
+  }
+}
 // Pages whose m min-hash values lie one after another in `mins` (no file).
 RobustPages PagesInMemory(const std::vector<uint32_t>& mins, std::span<const uint64_t> sites, uint32_t m) {
   RobustPages pages;

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "engine/methods/methods.h"
+#include "engine/parallel.h"
 #include "engine/robust_stage.h"
 
 namespace neardup {
@@ -170,11 +171,9 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
       base_ = c_.words.data();
     }
     sites_.resize(n);
-    for (uint32_t p = 0; p < n; ++p) {
-      sites_[p] = Words(p)[0];
-      if ((p + 1) % 4096 == 0) ReleaseResident();
-    }
-    ReleaseResident();
+    ForEachRecordBlock([&](uint32_t from, uint32_t to, const uint64_t* records) {
+      for (uint32_t p = from; p < to; ++p) sites_[p] = records[size_t{p - from} * l_.words()];
+    });
   }
 
   Status FindPairs(UnionFind* uf, DedupSummary* summary) override {
@@ -189,15 +188,20 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
     std::unordered_map<uint64_t, uint32_t> site_index;
     for (uint32_t i = 0; i < n; ++i) site_index.try_emplace(sites_[i], static_cast<uint32_t>(site_index.size()));
     UnionFind site_groups(static_cast<uint32_t>(site_index.size()));
-    normalized_root_.resize(n);
-    std::vector<std::pair<uint64_t, uint32_t>> by_identity;  // (identity, page), eligible pages
-    for (uint32_t i = 0; i < n; ++i) {
-      normalized_root_[i] = c_.exact_root[i];
-      if (c_.eligible[i]) by_identity.emplace_back(Identity(i), i);
-      if ((i + 1) % 4096 == 0) ReleaseResident();
-    }
-    ReleaseResident();
-    std::sort(by_identity.begin(), by_identity.end());
+    normalized_root_ = c_.exact_root;
+    // (identity, page) of the eligible pages: each block of records fills
+    // its own stretch, the eligible pages before it counted first.
+    std::vector<size_t> eligible_before((n + kRecordsPerRead - 1) / kRecordsPerRead + 1, 0);
+    for (uint32_t i = 0; i < n; ++i) eligible_before[i / kRecordsPerRead + 1] += c_.eligible[i];
+    for (size_t b = 1; b < eligible_before.size(); ++b) eligible_before[b] += eligible_before[b - 1];
+    std::vector<std::pair<uint64_t, uint32_t>> by_identity(eligible_before.back());
+    ForEachRecordBlock([&](uint32_t from, uint32_t to, const uint64_t* records) {
+      size_t at = eligible_before[from / kRecordsPerRead];
+      for (uint32_t i = from; i < to; ++i) {
+        if (c_.eligible[i]) by_identity[at++] = {records[size_t{i - from} * l_.words() + 1], i};
+      }
+    });
+    SortOnThreads(&by_identity, c_.executor);
     for (size_t s = 0; s < by_identity.size();) {
       size_t e = s;
       while (e < by_identity.size() && by_identity[e].first == by_identity[s].first) ++e;
@@ -281,7 +285,35 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
 
  private:
   const uint64_t* Words(uint32_t p) const { return base_ + size_t{p} * l_.words(); }
-  uint64_t Identity(uint32_t p) const { return Words(p)[1]; }
+  // Pages' records a block of kRecordsPerRead at a time.
+  static constexpr uint32_t kRecordsPerRead = 256;
+  // fn(from, to, records) for every block [from, to) of kRecordsPerRead
+  // pages (the last shorter), blocks at once on the collection's executor:
+  // page p's words at records + (p - from) * l_.words(). A mapped spill's
+  // block is copied with one read, which makes nothing resident (the
+  // mapping is read where that read fails); words in memory are read in
+  // place. fn is called from several threads, each block once.
+  void ForEachRecordBlock(const std::function<void(uint32_t, uint32_t, const uint64_t*)>& fn) const {
+    const uint32_t n = c_.n;
+    const size_t words = l_.words();
+    WorkPool<std::vector<uint64_t>> buffers([&] { return std::make_unique<std::vector<uint64_t>>(); });
+    RunTasks(c_.executor, (size_t{n} + kRecordsPerRead - 1) / kRecordsPerRead, [&](size_t b) {
+      const uint32_t from = static_cast<uint32_t>(b * kRecordsPerRead);
+      const uint32_t to = std::min(n, from + kRecordsPerRead);
+      const uint64_t* records = Words(from);
+      std::unique_ptr<std::vector<uint64_t>> buffer;
+      if (c_.mapped_words) {
+        buffer = buffers.Acquire();
+        buffer->resize(size_t{to - from} * words);
+        if (c_.mapped_words->ReadAt(uint64_t{from} * words * sizeof(uint64_t), buffer->size() * sizeof(uint64_t),
+                                    reinterpret_cast<char*>(buffer->data())).ok()) {
+          records = buffer->data();
+        }
+      }
+      fn(from, to, records);
+      if (buffer) buffers.Release(std::move(buffer));
+    });
+  }
   void ReleaseResident() const {
     if (c_.mapped_words) c_.mapped_words->ReleaseResident();
   }
