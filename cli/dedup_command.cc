@@ -81,7 +81,8 @@ void DedupFlags::Register(CLI::App* dedup) {
       ->check(CLI::Range(0, 40));
   dedup->add_option("--same-site-edit-shingles", same_site_edit_shingles,
                     "robust: the same for two pages of one site (an inserted label and value, or "
-                    "two words changed); 0 turns it off")
+                    "two words changed); 0 turns it off. Both limits grow to half a percent of the "
+                    "smaller page's distinct shingles on long pages")
       ->check(CLI::Range(0, 40));
   dedup->add_option("--main-minhashes", main_minhashes,
                     "robust: min-hash values of a page's main text (its text blocks of 10 terms or more, "

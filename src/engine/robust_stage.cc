@@ -1385,7 +1385,7 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   // similar whatever else.
   uint32_t limit = same_site ? options.max_same_site_edit_shingles : options.max_edit_shingles;
   const uint32_t fixed_limit = limit;
-  if (!same_site && limit > 0) limit = std::max(limit, std::min(a.shingles, b.shingles) / kEditShareOfPage);
+  if (limit > 0) limit = std::max(limit, std::min(a.shingles, b.shingles) / kEditShareOfPage);
   const bool with_digests = a.digest != nullptr && b.digest != nullptr && limit > 0;
   if (with_digests) {
     const int differing =

@@ -102,17 +102,22 @@ inline constexpr uint32_t kRobustWholeBandBucket = 64;
 // site's common boilerplate values; their shared value is then content.
 inline constexpr double kCopyContentSimilarity = 0.5;
 
-// An edit across sites (RobustDecideMatched) is max_edit_shingles, or one
-// kEditShareOfPage-th of the smaller page's distinct shingles where that is
-// more (RobustPageView::shingles): a mirror's banner and a sentence of an
-// older release (30 to 40 shingles) in a manual page of 9,000 terms. The
-// digests count at most about 58 differing shingles (kRobustDigestCells
-// over 1.23, the peeling bound of three hash functions), so the share
-// moves the limit on pages of 6,000 to about 12,000 shingles. One site
-// keeps max_same_site_edit_shingles: Henzinger's database pages of one
-// template differ in 10-30 consecutive tokens. Past max_edit_shingles, pages
-// whose main texts differ (RobustMethodOptions::min_main_similarity) are
-// not an edit apart: two sister sites' long template around short items.
+// An edit (RobustDecideMatched) is max_edit_shingles across sites and
+// max_same_site_edit_shingles on one site, or one kEditShareOfPage-th of
+// the smaller page's distinct shingles where that is more
+// (RobustPageView::shingles): a mirror's banner and a sentence of an older
+// release (30 to 40 shingles) in a manual page of 9,000 terms, or a
+// sentence rewritten in a page and its revision on a small site whose
+// template wins no position. The digests count at most about 58 differing
+// shingles (kRobustDigestCells over 1.23, the peeling bound of three hash
+// functions), so the share moves the limit on pages of 4,000 (one site) or
+// 6,000 (across sites) to about 12,000 shingles. On one site Henzinger's
+// database pages of one template differ in 10-30 consecutive tokens (28 to
+// 68 shingles): the share passes that only on pages of 5,600 distinct
+// shingles or more, where it is a sentence in a long text. Past
+// max_edit_shingles, pages on different sites whose main texts differ
+// (RobustMethodOptions::min_main_similarity) are not an edit apart: two
+// sister sites' long template around short items.
 inline constexpr uint32_t kEditShareOfPage = 200;
 
 // Large pages (RobustDecideMatched): where both pages hold at least

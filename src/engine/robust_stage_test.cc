@@ -1295,13 +1295,14 @@ TEST(RobustLargePageTest, AOnePageManualAndItsMirroredCopyAreNearDuplicates) {
   EXPECT_FALSE(half.duplicate) << half.reason;
 }
 
-// A long page and its copy on another site with a banner and a sentence
-// added: more shingles apart than max_edit_shingles, fewer than half a
-// percent of the page (kEditShareOfPage). Where every value the two share
-// reads as boilerplate (copies joined into one site's template), the
-// digests decide: an edit across sites, not on one site, nor without the
-// page's shingle count, nor where the main texts differ.
-TEST(RobustEditTest, AnEditAcrossSitesGrowsWithTheLengthOfThePage) {
+// A long page and its copy with a banner and a sentence added: more
+// shingles apart than max_edit_shingles, fewer than half a percent of the
+// page (kEditShareOfPage). Where every value the two share reads as
+// boilerplate (copies joined into one site's template, or a page and its
+// revision alone with a small template on a small site), the digests
+// decide: an edit across sites and on one site, not without the page's
+// shingle count, nor across sites where the main texts differ.
+TEST(RobustEditTest, AnEditGrowsWithTheLengthOfThePage) {
   std::mt19937_64 rng(83);
   const std::string text = Paragraphs(Words(rng, 11000));
   const std::string copy = "<div>" + Words(rng, 18) + "</div>" + text.substr(0, text.size() / 2) + "<p>" +
@@ -1323,7 +1324,13 @@ TEST(RobustEditTest, AnEditAcrossSitesGrowsWithTheLengthOfThePage) {
   EXPECT_FALSE(RobustDecideMatched(all_boilerplate, va, vb, true, o, true).duplicate);
   vb = b.View();
   vb.site = a.site;  // one site
-  EXPECT_FALSE(RobustDecideMatched(all_boilerplate, a.View(), vb, true, o, true).duplicate);
+  ASSERT_GT(static_cast<uint32_t>(differing), o.max_same_site_edit_shingles);
+  const PairDecision one_site = RobustDecideMatched(all_boilerplate, a.View(), vb, true, o, true);
+  EXPECT_TRUE(one_site.duplicate) << one_site.reason;
+  EXPECT_NE(one_site.reason.find("on one site"), std::string::npos) << one_site.reason;
+  va = a.View();
+  va.shingles = vb.shingles = 0;
+  EXPECT_FALSE(RobustDecideMatched(all_boilerplate, va, vb, true, o, true).duplicate);
   // Main texts that show two items: past the fixed limit, not an edit.
   SiteTemplates::Match two_items = all_boilerplate;
   two_items.main_positions = o.main_minhashes;
