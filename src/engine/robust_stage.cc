@@ -911,8 +911,30 @@ class CopyRequests {
 };
 
 // A site's positions are looked at on several threads from this many
-// values on (pages times positions); below it, on the calling thread.
+// values on (pages times positions); below it, on one thread, while other
+// threads learn other such sites.
 constexpr uint64_t kParallelSiteValues = uint64_t{1} << 20;
+
+// Pages of the smaller sites one task learns (SiteTemplates), and the
+// boilerplate values a task gathers before they go into the set.
+constexpr size_t kSmallSitesPagesPerTask = 4096;
+constexpr size_t kLearnedFlush = size_t{1} << 16;
+// A site whose values do not fit one block of columns is large.
+static_assert(kSiteColumnBytes == sizeof(uint32_t) * kParallelSiteValues);
+
+// What learning a site needs beside its own locals (SiteTemplates): its
+// positions' scratch, one a thread, its common boilerplate, the count of
+// mapped bytes read, and the boilerplate found where it is gathered before
+// it goes into the set. One a task: small sites are learned several at once.
+struct SiteWork {
+  explicit SiteWork(const RobustPages& pages)
+      : scratch_pool([&pages] { return std::make_unique<SitePositionScratch>(pages.record_words); }),
+        resident(pages) {}
+  WorkPool<SitePositionScratch> scratch_pool;
+  FlatU64Set common;
+  ResidentPages resident;
+  std::vector<uint64_t> learned;
+};
 
 }  // namespace
 
@@ -921,7 +943,6 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
   const uint32_t m = options.positions();
   // The mark of a page without main text is never boilerplate nor shared.
   auto no_main = [&](uint32_t j, uint32_t value) { return j >= options.num_minhashes && value == kNoMainText; };
-  ResidentPages resident(pages);
   // The candidates in (site, page) order: 4 bytes a page.
   std::vector<uint32_t> by_site;
   for (uint32_t i = 0; i < candidate.size(); ++i) {
@@ -930,368 +951,423 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
   std::sort(by_site.begin(), by_site.end(), [&](uint32_t a, uint32_t b) {
     return pages.site[a] != pages.site[b] ? pages.site[a] < pages.site[b] : a < b;
   });
-  WorkPool<SitePositionScratch> scratch_pool(
-      [&] { return std::make_unique<SitePositionScratch>(pages.record_words); });
-  FlatU64Set common;  // the site's values held by TemplateHolders pages
+  // Learns the site of candidates by_site[s, e) with w's buffers: its
+  // positions on site_threads (a large site alone), or on this thread (a
+  // small site, several at once on the caller's threads); the boilerplate
+  // found goes into values_ (directly: a large site) or into w->learned.
+  auto learn_site = [&](size_t s, size_t e, SiteWork* w, Executor* site_threads, bool into_values) {
+    const uint32_t pages_of_site = static_cast<uint32_t>(e - s);
+    WorkPool<SitePositionScratch>& scratch_pool = w->scratch_pool;
+    FlatU64Set& common = w->common;  // the site's values held by TemplateHolders pages
+    ResidentPages& resident = w->resident;
+    auto keep = [&](uint64_t v) {
+      if (into_values) {
+        values_.Insert(v);
+      } else {
+        w->learned.push_back(v);
+      }
+    };
+    // Values held by `need` pages or more are the site's common
+    // boilerplate; fewer, from template_min_pages on, are boilerplate
+    // unless their holders are copies of one item. Two pages holding a
+    // value where the site's share alone would make it boilerplate
+    // (site_need <= holders < need, on a small site) are checked by the
+    // stricter rule of one item (kOneItem below): a page and its revision
+    // on one host, or two editions of a newspaper group carrying one
+    // story, must not teach their site that their text is its template.
+    const uint32_t site_need = TemplateHolders(pages_of_site, options);
+    const uint32_t need = pages_of_site >= kCopyHolders ? std::max(site_need, kCopyHolders) : site_need;
+    common = FlatU64Set();
+    // Positions per block: as many as kSiteColumnBytes holds, one at least.
+    const uint32_t per_block = static_cast<uint32_t>(
+        std::clamp<size_t>(kSiteColumnBytes / (sizeof(uint32_t) * pages_of_site), 1, m));
+    // A site holding at least a quarter of the pages its own span covers
+    // is read through the mapping in page order; a sparser one page by
+    // page out of it (Fetch), so that reading it makes nothing resident.
+    const uint64_t span = uint64_t{by_site[e - 1]} - by_site[s] + 1;
+    const bool dense = uint64_t{pages_of_site} * 4 >= span;
+    // A site larger than one block: its values, position by position, in
+    // column files written in one pass over its pages (an I/O error falls
+    // back to blocks: the same values, read again).
+    std::unique_ptr<TempTables<uint32_t>> columns;
+    if (per_block < m && files.env != nullptr) {
+      columns = std::make_unique<TempTables<uint32_t>>(m, files, ".robust.site.");
+      Status st = columns->Open();
+      // A large site's positions are written by several threads, each
+      // its own range of columns in one pass over the site's pages.
+      const uint32_t writers = site_threads != nullptr && uint64_t{pages_of_site} * m >= kParallelSiteValues
+                                   ? static_cast<uint32_t>(site_threads->num_threads()) + 1
+                                   : 1;
+      std::vector<Status> written(writers);
+      if (st.ok()) {
+        RunTasks(writers > 1 ? site_threads : nullptr, writers, [&](size_t w) {
+          const uint32_t from = static_cast<uint32_t>(m * w / writers), to = static_cast<uint32_t>(m * (w + 1) / writers);
+          ResidentPages read(pages);  // one per thread: each releases what it read
+          std::vector<uint64_t> scratch(pages.record_words);
+          Status& ws = written[w];
+          // kColumnBlockPages pages' values at a time, turned into a
+          // slice of each column, each slice one append.
+          std::vector<uint32_t> block(size_t{kColumnBlockPages} * (to - from));
+          for (size_t q0 = 0; ws.ok() && q0 < pages_of_site; q0 += kColumnBlockPages) {
+            const size_t count = std::min<size_t>(kColumnBlockPages, pages_of_site - q0);
+            for (size_t k = 0; k < count; ++k) {
+              const uint32_t page = by_site[s + q0 + k];
+              const uint32_t* v = dense ? pages.Mins(page) : pages.FetchMins(page, scratch.data());
+              for (uint32_t t = from; t < to; ++t) block[size_t{t - from} * kColumnBlockPages + k] = v[t];
+              if (dense) read.Read();
+            }
+            for (uint32_t t = from; t < to && ws.ok(); ++t) {
+              ws = columns->AddMany(t, block.data() + size_t{t - from} * kColumnBlockPages, count);
+            }
+          }
+        });
+      }
+      for (const Status& ws : written) {
+        if (st.ok()) st = ws;
+      }
+      if (st.ok()) st = columns->Close();
+      if (!st.ok()) columns.reset();
+    }
+    // Positions are looked at on the executor's threads when the site is
+    // large and its columns are in files (each task reads its own);
+    // otherwise here, in order. Either way each position's verdicts are
+    // the same: a copy check depends only on its two pages and `common`.
+    Executor* site_executor =
+        columns != nullptr && uint64_t{pages_of_site} * m >= kParallelSiteValues ? site_threads : nullptr;
+    // Blocks read from the mapping count toward its release only on this
+    // thread; tasks on other threads read pages with Fetch.
+    const bool map_blocks = dense && site_executor == nullptr;
+    auto load = [&](uint32_t j, SitePositionScratch* x) {
+      if (j >= x->block_first && j < x->block_end) return;
+      x->block_first = j / per_block * per_block;
+      x->block_end = std::min(m, x->block_first + per_block);
+      x->block.resize(size_t{x->block_end - x->block_first} * pages_of_site);
+      for (size_t q = 0; q < pages_of_site; ++q) {
+        const uint32_t page = by_site[s + q];
+        const uint32_t* v = map_blocks ? pages.Mins(page) : pages.FetchMins(page, x->scratch_a.data());
+        for (uint32_t t = x->block_first; t < x->block_end; ++t) {
+          x->block[size_t{t - x->block_first} * pages_of_site + q] = v[t];
+        }
+        if (map_blocks) resident.Read();
+      }
+    };
+    // The site's pages' values at position j, in the site's page order:
+    // from its column file, or else from a block (pass 2 below).
+    auto values_at = [&](uint32_t j, SitePositionScratch* x) -> const uint32_t* {
+      if (columns) {
+        x->values.clear();
+        x->values.reserve(pages_of_site);
+        const Status read = columns->ForEachChunk(
+            j, [&](const uint32_t* values, size_t count) { x->values.insert(x->values.end(), values, values + count); });
+        if (read.ok() && x->values.size() == pages_of_site) return x->values.data();
+      }
+      load(j, x);
+      return x->block.data() + size_t{j - x->block_first} * pages_of_site;
+    };
+    // The site's pages' values at position j, sorted, in x->column as
+    // (value, index of the page in the site); fn(value, first, end) for
+    // each run of equal values [first, end).
+    auto runs_at = [&](uint32_t j, SitePositionScratch* x, const auto& fn) {
+      x->column.clear();
+      x->column.reserve(pages_of_site);  // no more: doubling would leave up to twice the room
+      if (columns) {  // the column file straight into (value, index) pairs
+        uint32_t q = 0;
+        const Status read = columns->ForEachChunk(j, [&](const uint32_t* values, size_t count) {
+          for (size_t k = 0; k < count; ++k, ++q) {
+            if (q < pages_of_site) x->column.emplace_back(values[k], q);
+          }
+        });
+        if (!read.ok() || q != pages_of_site) x->column.clear();
+      }
+      if (x->column.empty()) {
+        load(j, x);
+        const uint32_t* values = x->block.data() + size_t{j - x->block_first} * pages_of_site;
+        for (uint32_t q = 0; q < pages_of_site; ++q) x->column.emplace_back(values[q], q);
+      }
+      SortByValue(&x->column, &x->sort_scratch);  // pages ascending already: (value, page) order
+      for (size_t a = 0; a < x->column.size();) {
+        size_t b = a;
+        while (b < x->column.size() && x->column[b].first == x->column[a].first) ++b;
+        fn(x->column[a].first, a, b);
+        a = b;
+      }
+    };
+    // fn(j, scratch) for every position.
+    auto at_each_position = [&](const auto& fn) {
+      RunTasks(site_executor, m, [&](size_t j) {
+        auto x = scratch_pool.Acquire();
+        fn(static_cast<uint32_t>(j), x.get());
+        scratch_pool.Release(std::move(x));
+      });
+    };
+    // Each scratch's `found` handed to `take` (in no particular order:
+    // they go into sets).
+    auto take_found = [&](const auto& take) {
+      for (auto& x : scratch_pool.all()) {
+        for (uint64_t v : x->found) take(v);
+        x->found = {};
+        x->block_first = x->block_end = 0;  // the next site's blocks are its own
+      }
+    };
+    auto for_each_position = [&](const auto& fn, const auto& take) {
+      at_each_position(fn);
+      take_found(take);
+    };
+    // A value fewer than `need` pages hold is boilerplate too (a sidebar,
+    // a section's template), unless its holders are copies of one item:
+    // the holders sampled agree with the first on kCopyContentSimilarity
+    // of the positions not shared as the site's common boilerplate. Only
+    // the site's own values count, so a site's template does not depend
+    // on the other sites. The first holder against the next, the middle
+    // and the last (kCopySamples), in that order until one is not a
+    // copy: a sidebar of distinct items shows at the first, and the cost
+    // stays linear in the site's pages.
+    const bool copy_checks = need > options.template_min_pages;
+    auto checked = [&](uint32_t j, uint32_t value, size_t a, size_t b) {
+      return b - a < need && b - a >= options.template_min_pages && !no_main(j, value);
+    };
+    // The copy checks of run [a, b) in x->column, (first << 32 | holder)
+    // by the pages' indexes in the site, in order: fills out[], returns
+    // how many.
+    auto samples_of = [&](const SitePositionScratch& x, size_t a, size_t b, uint64_t* out) {
+      const size_t samples[kCopySamples] = {a + 1, a + (b - a) / 2, b - 1};
+      size_t n = 0;
+      for (size_t t = 0; t < kCopySamples; ++t) {
+        const size_t k = samples[t];
+        if (k <= a || k >= b || (t > 0 && k == samples[t - 1])) continue;
+        out[n++] = (uint64_t{x.column[a].second} << 32) | x.column[k].second;
+      }
+      return n;
+    };
+    // Of `pairs` (sorted, once each), those whose pages are copies, with
+    // kCopy and kCopyByMainText, sorted; no page is read on its own.
+    // Each pair's CopyAgreement comes from the positions' values at its
+    // two pages (a task takes a range of the pairs over every position):
+    // the positions compared, and those where the two pages hold one
+    // value that is not the site's common boilerplate; main-text
+    // positions count only when both pages have main text. One item in
+    // two templates, by main text: the main texts agree on
+    // min_main_similarity of their positions outside the common
+    // boilerplate, most of each main text is outside it (the pages' own,
+    // not the template's long text blocks), and the main texts agree
+    // more than the rest of the pages does (two items in one template
+    // agree less there). One item in one template: the two share the
+    // site's common boilerplate at some min-hash position (the site's
+    // template is seen on them, so what else they share is theirs: pages
+    // of other sites' templates copied to one host share none of its
+    // own, and there a template and an item cannot be told apart), at
+    // least half of the positions lie outside it (pages that are mostly
+    // template are told apart by their few other positions only, too few
+    // to call them one), the whole pages agree on
+    // min_similarity_without_template of those (the bar of two pages
+    // with no template known), and their main texts, where both have
+    // one, on min_main_similarity (a sidebar or a section's template that
+    // two items share leaves their main texts apart). Such holders are
+    // one item (kOneItem); where a value's holders are too few to be the
+    // site's template only by its share (a value only two pages of a
+    // small site hold) no others count as copies. Most pairs asked about
+    // are not copies.
+    constexpr uint8_t kCopy = 1, kOneItem = 2;
+    std::vector<uint8_t> has_main;  // HasMainText, by index in the site
+    auto copies_counted_in = [&](const std::vector<uint64_t>& pairs, auto word) {
+      using Word = decltype(word);
+      using Agreement = CopyAgreement<Word>;
+      std::vector<Word> agreement(pairs.size(), 0);
+      const size_t tasks = site_executor != nullptr ? static_cast<size_t>(site_executor->num_threads()) + 1 : 1;
+      RunTasks(site_executor, tasks, [&](size_t t) {
+        auto x = scratch_pool.Acquire();
+        const size_t from = pairs.size() * t / tasks, to = pairs.size() * (t + 1) / tasks;
+        for (uint32_t j = 0; j < m && from < to; ++j) {
+          const bool main_position = j >= options.num_minhashes;
+          const Word compared = Agreement::kPositions | (main_position ? Agreement::kMainPositions : 0);
+          const Word agreeing = Agreement::kAgreeing | (main_position ? Agreement::kMainAgreeing : 0);
+          const uint32_t* values = values_at(j, x.get());
+          for (size_t i = from; i < to; ++i) {
+            const uint32_t qa = static_cast<uint32_t>(pairs[i] >> 32), qb = static_cast<uint32_t>(pairs[i]);
+            if (main_position && (has_main.empty() || !has_main[qa] || !has_main[qb])) continue;
+            const uint32_t va = values[qa];
+            if (va == values[qb]) {
+              if (common.Contains((uint64_t{j} << 32) | va)) continue;
+              agreement[i] += agreeing;
+            }
+            agreement[i] += compared;
+          }
+        }
+        x->values = {};  // only this pass reads whole columns
+        x->block_first = x->block_end = 0;
+        scratch_pool.Release(std::move(x));
+      });
+      std::vector<std::pair<uint64_t, uint8_t>> copies;
+      for (size_t i = 0; i < pairs.size(); ++i) {
+        const Word c = agreement[i];
+        const uint32_t positions = Agreement::positions(c), agreeing = Agreement::agreeing(c);
+        const uint32_t main_positions = Agreement::main_positions(c);
+        const uint32_t main_agreeing = Agreement::main_agreeing(c);
+        const uint32_t whole_positions = positions - main_positions, whole_agreeing = agreeing - main_agreeing;
+        const bool main_alike =
+            main_positions > 0 && static_cast<double>(main_agreeing) / main_positions >= options.min_main_similarity;
+        const bool two_templates = main_alike && pages_of_site >= kMainCopySitePages &&
+                                   main_positions * 2 >= options.main_minhashes &&
+                                   uint64_t{main_agreeing} * whole_positions > uint64_t{whole_agreeing} * main_positions;
+        const uint32_t template_shared = options.num_minhashes - whole_positions;
+        const bool one_template = template_shared > 0 &&
+                                  whole_positions * 2 >= options.num_minhashes &&
+                                  static_cast<double>(whole_agreeing) / whole_positions >=
+                                      options.min_similarity_without_template &&
+                                  (main_positions == 0 || main_alike);
+        const bool one_item = two_templates || one_template;
+        if (one_item || positions == 0 || static_cast<double>(agreeing) / positions >= kCopyContentSimilarity) {
+          copies.emplace_back(pairs[i], kCopy | (one_item ? kOneItem : 0));
+        }
+      }
+      return copies;
+    };
+    // Pages of up to 255 positions count in a 32-bit word a pair, longer
+    // ones in 64 bits.
+    auto copies_among = [&](const std::vector<uint64_t>& pairs) {
+      return m <= CopyAgreement<uint32_t>::kMaxPositions ? copies_counted_in(pairs, uint32_t{0})
+                                                         : copies_counted_in(pairs, uint64_t{0});
+    };
+    // Whether `pair` is a copy by copies_among's answer (one item, by the
+    // stricter rule, where site_need pages or more hold the value).
+    auto copy_of = [&](const std::vector<std::pair<uint64_t, uint8_t>>& copies, uint64_t pair, bool one_item_only) {
+      const auto it = std::lower_bound(copies.begin(), copies.end(), std::make_pair(pair, uint8_t{0}));
+      return it != copies.end() && it->first == pair && (it->second & (one_item_only ? kOneItem : kCopy)) != 0;
+    };
+    // Pass 1: the common boilerplate, the first copy check of each rarer
+    // value, and which pages have main text.
+    if (copy_checks && options.main_minhashes > 0) has_main.assign(pages_of_site, 0);
+    CopyRequests requests;
+    for_each_position(
+        [&](uint32_t j, SitePositionScratch* x) {
+          runs_at(j, x, [&](uint32_t value, size_t a, size_t b) {
+            if (b - a >= need && !no_main(j, value)) {
+              x->found.push_back((uint64_t{j} << 32) | value);
+            } else if (copy_checks && checked(j, value, a, b)) {
+              uint64_t samples[kCopySamples];
+              if (samples_of(*x, a, b, samples) > 0 && !AskedRecently(&x->recent_requests, samples[0])) {
+                x->requests.push_back(samples[0]);
+                if (x->requests.size() >= CopyRequests::kBatch) requests.Add(&x->requests);
+              }
+            }
+          });
+          if (!has_main.empty() && j == options.num_minhashes) {  // HasMainText: this position only
+            for (const auto& [value, q] : x->column) has_main[q] = value != kNoMainText;
+          }
+        },
+        [&](uint64_t v) { common.Insert(v); });
+    common.ForEach(keep);
+    for (auto& x : scratch_pool.all()) {
+      requests.Add(&x->requests);
+      x->recent_requests = {};  // the next site's indexes are its own
+    }
+    std::vector<std::pair<uint64_t, uint8_t>> copies = copies_among(requests.Take());
+    // Pass 2: a run whose first sample is not a copy is boilerplate; one
+    // whose first is and that has more samples waits for them.
+    struct Undecided {
+      uint64_t value;  // position << 32 | value
+      uint64_t samples[kCopySamples - 1];
+      uint32_t count;  // samples left
+      bool one_item_only;
+    };
+    std::vector<Undecided> undecided;
+    std::mutex undecided_mu;
+    if (copy_checks) {
+      at_each_position([&](uint32_t j, SitePositionScratch* x) {
+        std::vector<Undecided> waiting;
+        runs_at(j, x, [&](uint32_t value, size_t a, size_t b) {
+          if (!checked(j, value, a, b)) return;
+          uint64_t samples[kCopySamples];
+          const size_t n = samples_of(*x, a, b, samples);
+          const bool one_item_only = b - a >= site_need;
+          if (n == 0) return;
+          if (!copy_of(copies, samples[0], one_item_only)) {
+            x->found.push_back((uint64_t{j} << 32) | value);
+          } else if (n > 1) {
+            Undecided u{(uint64_t{j} << 32) | value, {samples[1], n > 2 ? samples[2] : 0}, static_cast<uint32_t>(n - 1),
+                        one_item_only};
+            waiting.push_back(u);
+          }
+        });
+        std::lock_guard<std::mutex> lock(undecided_mu);
+        undecided.insert(undecided.end(), waiting.begin(), waiting.end());
+      });
+    }
+    // Pass 3: the other samples of the runs waiting, checked together.
+    if (!undecided.empty()) {
+      for (const Undecided& u : undecided) requests.Add({u.samples, u.count});
+      copies = copies_among(requests.Take());
+      for (const Undecided& u : undecided) {
+        for (uint32_t t = 0; t < u.count; ++t) {
+          if (!copy_of(copies, u.samples[t], u.one_item_only)) {
+            keep(u.value);
+            break;
+          }
+        }
+      }
+    }
+    // The site's buffers go before the boilerplate set grows.
+    undecided = {};
+    copies = {};
+    size_t found = 0;
+    for (auto& x : scratch_pool.all()) {
+      x->ReleaseColumns();
+      found += x->found.size();
+    }
+    if (into_values) values_.Reserve(values_.size() + found);  // each (position, value) is found once
+    take_found(keep);
+  };
+  // Sites from template_min_pages pages on. One of kParallelSiteValues
+  // values or more (its positions looked at on several threads; the only
+  // ones whose columns may go to files, whose names a site holds alone) is
+  // learned by itself, the others several at once, a run of sites of about
+  // kSmallSitesPagesPerTask pages a task: a site's template depends only on
+  // its own pages, so the boilerplate is the same in any order.
+  const auto make_work = [&] { return std::make_unique<SiteWork>(pages); };
+  WorkPool<SiteWork> works(make_work);
+  std::vector<std::pair<size_t, size_t>> small_sites;  // [s, e) in by_site
+  std::vector<size_t> task_first;  // small_sites' index of each task's first site
+  size_t task_pages = 0;
   for (size_t s = 0; s < by_site.size();) {
     size_t e = s;
     const uint64_t site = pages.site[by_site[s]];
     while (e < by_site.size() && pages.site[by_site[e]] == site) ++e;
-    const uint32_t pages_of_site = static_cast<uint32_t>(e - s);
-    if (pages_of_site >= options.template_min_pages) {
+    if (e - s >= options.template_min_pages) {
       known_sites_.Insert(site);
-      // Values held by `need` pages or more are the site's common
-      // boilerplate; fewer, from template_min_pages on, are boilerplate
-      // unless their holders are copies of one item. Two pages holding a
-      // value where the site's share alone would make it boilerplate
-      // (site_need <= holders < need, on a small site) are checked by the
-      // stricter rule of one item (kOneItem below): a page and its revision
-      // on one host, or two editions of a newspaper group carrying one
-      // story, must not teach their site that their text is its template.
-      const uint32_t site_need = TemplateHolders(pages_of_site, options);
-      const uint32_t need = pages_of_site >= kCopyHolders ? std::max(site_need, kCopyHolders) : site_need;
-      common = FlatU64Set();
-      // Positions per block: as many as kSiteColumnBytes holds, one at least.
-      const uint32_t per_block = static_cast<uint32_t>(
-          std::clamp<size_t>(kSiteColumnBytes / (sizeof(uint32_t) * pages_of_site), 1, m));
-      // A site holding at least a quarter of the pages its own span covers
-      // is read through the mapping in page order; a sparser one page by
-      // page out of it (Fetch), so that reading it makes nothing resident.
-      const uint64_t span = uint64_t{by_site[e - 1]} - by_site[s] + 1;
-      const bool dense = uint64_t{pages_of_site} * 4 >= span;
-      // A site larger than one block: its values, position by position, in
-      // column files written in one pass over its pages (an I/O error falls
-      // back to blocks: the same values, read again).
-      std::unique_ptr<TempTables<uint32_t>> columns;
-      if (per_block < m && files.env != nullptr) {
-        columns = std::make_unique<TempTables<uint32_t>>(m, files, ".robust.site.");
-        Status st = columns->Open();
-        // A large site's positions are written by several threads, each
-        // its own range of columns in one pass over the site's pages.
-        const uint32_t writers = executor != nullptr && uint64_t{pages_of_site} * m >= kParallelSiteValues
-                                     ? static_cast<uint32_t>(executor->num_threads()) + 1
-                                     : 1;
-        std::vector<Status> written(writers);
-        if (st.ok()) {
-          RunTasks(writers > 1 ? executor : nullptr, writers, [&](size_t w) {
-            const uint32_t from = static_cast<uint32_t>(m * w / writers), to = static_cast<uint32_t>(m * (w + 1) / writers);
-            ResidentPages read(pages);  // one per thread: each releases what it read
-            std::vector<uint64_t> scratch(pages.record_words);
-            Status& ws = written[w];
-            // kColumnBlockPages pages' values at a time, turned into a
-            // slice of each column, each slice one append.
-            std::vector<uint32_t> block(size_t{kColumnBlockPages} * (to - from));
-            for (size_t q0 = 0; ws.ok() && q0 < pages_of_site; q0 += kColumnBlockPages) {
-              const size_t count = std::min<size_t>(kColumnBlockPages, pages_of_site - q0);
-              for (size_t k = 0; k < count; ++k) {
-                const uint32_t page = by_site[s + q0 + k];
-                const uint32_t* v = dense ? pages.Mins(page) : pages.FetchMins(page, scratch.data());
-                for (uint32_t t = from; t < to; ++t) block[size_t{t - from} * kColumnBlockPages + k] = v[t];
-                if (dense) read.Read();
-              }
-              for (uint32_t t = from; t < to && ws.ok(); ++t) {
-                ws = columns->AddMany(t, block.data() + size_t{t - from} * kColumnBlockPages, count);
-              }
-            }
-          });
+      if (uint64_t{e - s} * m >= kParallelSiteValues) {
+        std::unique_ptr<SiteWork> w = works.Acquire();
+        learn_site(s, e, w.get(), executor, /*into_values=*/true);
+        works.Release(std::move(w));
+      } else {
+        if (task_first.empty() || task_pages >= kSmallSitesPagesPerTask) {
+          task_first.push_back(small_sites.size());
+          task_pages = 0;
         }
-        for (const Status& ws : written) {
-          if (st.ok()) st = ws;
-        }
-        if (st.ok()) st = columns->Close();
-        if (!st.ok()) columns.reset();
+        small_sites.emplace_back(s, e);
+        task_pages += e - s;
       }
-      // Positions are looked at on the executor's threads when the site is
-      // large and its columns are in files (each task reads its own);
-      // otherwise here, in order. Either way each position's verdicts are
-      // the same: a copy check depends only on its two pages and `common`.
-      Executor* site_executor =
-          columns != nullptr && uint64_t{pages_of_site} * m >= kParallelSiteValues ? executor : nullptr;
-      // Blocks read from the mapping count toward its release only on this
-      // thread; tasks on other threads read pages with Fetch.
-      const bool map_blocks = dense && site_executor == nullptr;
-      auto load = [&](uint32_t j, SitePositionScratch* x) {
-        if (j >= x->block_first && j < x->block_end) return;
-        x->block_first = j / per_block * per_block;
-        x->block_end = std::min(m, x->block_first + per_block);
-        x->block.resize(size_t{x->block_end - x->block_first} * pages_of_site);
-        for (size_t q = 0; q < pages_of_site; ++q) {
-          const uint32_t page = by_site[s + q];
-          const uint32_t* v = map_blocks ? pages.Mins(page) : pages.FetchMins(page, x->scratch_a.data());
-          for (uint32_t t = x->block_first; t < x->block_end; ++t) {
-            x->block[size_t{t - x->block_first} * pages_of_site + q] = v[t];
-          }
-          if (map_blocks) resident.Read();
-        }
-      };
-      // The site's pages' values at position j, in the site's page order:
-      // from its column file, or else from a block (pass 2 below).
-      auto values_at = [&](uint32_t j, SitePositionScratch* x) -> const uint32_t* {
-        if (columns) {
-          x->values.clear();
-          x->values.reserve(pages_of_site);
-          const Status read = columns->ForEachChunk(
-              j, [&](const uint32_t* values, size_t count) { x->values.insert(x->values.end(), values, values + count); });
-          if (read.ok() && x->values.size() == pages_of_site) return x->values.data();
-        }
-        load(j, x);
-        return x->block.data() + size_t{j - x->block_first} * pages_of_site;
-      };
-      // The site's pages' values at position j, sorted, in x->column as
-      // (value, index of the page in the site); fn(value, first, end) for
-      // each run of equal values [first, end).
-      auto runs_at = [&](uint32_t j, SitePositionScratch* x, const auto& fn) {
-        x->column.clear();
-        x->column.reserve(pages_of_site);  // no more: doubling would leave up to twice the room
-        if (columns) {  // the column file straight into (value, index) pairs
-          uint32_t q = 0;
-          const Status read = columns->ForEachChunk(j, [&](const uint32_t* values, size_t count) {
-            for (size_t k = 0; k < count; ++k, ++q) {
-              if (q < pages_of_site) x->column.emplace_back(values[k], q);
-            }
-          });
-          if (!read.ok() || q != pages_of_site) x->column.clear();
-        }
-        if (x->column.empty()) {
-          load(j, x);
-          const uint32_t* values = x->block.data() + size_t{j - x->block_first} * pages_of_site;
-          for (uint32_t q = 0; q < pages_of_site; ++q) x->column.emplace_back(values[q], q);
-        }
-        SortByValue(&x->column, &x->sort_scratch);  // pages ascending already: (value, page) order
-        for (size_t a = 0; a < x->column.size();) {
-          size_t b = a;
-          while (b < x->column.size() && x->column[b].first == x->column[a].first) ++b;
-          fn(x->column[a].first, a, b);
-          a = b;
-        }
-      };
-      // fn(j, scratch) for every position.
-      auto at_each_position = [&](const auto& fn) {
-        RunTasks(site_executor, m, [&](size_t j) {
-          auto x = scratch_pool.Acquire();
-          fn(static_cast<uint32_t>(j), x.get());
-          scratch_pool.Release(std::move(x));
-        });
-      };
-      // Each scratch's `found` handed to `take` (in no particular order:
-      // they go into sets).
-      auto take_found = [&](const auto& take) {
-        for (auto& x : scratch_pool.all()) {
-          for (uint64_t v : x->found) take(v);
-          x->found = {};
-          x->block_first = x->block_end = 0;  // the next site's blocks are its own
-        }
-      };
-      auto for_each_position = [&](const auto& fn, const auto& take) {
-        at_each_position(fn);
-        take_found(take);
-      };
-      // A value fewer than `need` pages hold is boilerplate too (a sidebar,
-      // a section's template), unless its holders are copies of one item:
-      // the holders sampled agree with the first on kCopyContentSimilarity
-      // of the positions not shared as the site's common boilerplate. Only
-      // the site's own values count, so a site's template does not depend
-      // on the other sites. The first holder against the next, the middle
-      // and the last (kCopySamples), in that order until one is not a
-      // copy: a sidebar of distinct items shows at the first, and the cost
-      // stays linear in the site's pages.
-      const bool copy_checks = need > options.template_min_pages;
-      auto checked = [&](uint32_t j, uint32_t value, size_t a, size_t b) {
-        return b - a < need && b - a >= options.template_min_pages && !no_main(j, value);
-      };
-      // The copy checks of run [a, b) in x->column, (first << 32 | holder)
-      // by the pages' indexes in the site, in order: fills out[], returns
-      // how many.
-      auto samples_of = [&](const SitePositionScratch& x, size_t a, size_t b, uint64_t* out) {
-        const size_t samples[kCopySamples] = {a + 1, a + (b - a) / 2, b - 1};
-        size_t n = 0;
-        for (size_t t = 0; t < kCopySamples; ++t) {
-          const size_t k = samples[t];
-          if (k <= a || k >= b || (t > 0 && k == samples[t - 1])) continue;
-          out[n++] = (uint64_t{x.column[a].second} << 32) | x.column[k].second;
-        }
-        return n;
-      };
-      // Of `pairs` (sorted, once each), those whose pages are copies, with
-      // kCopy and kCopyByMainText, sorted; no page is read on its own.
-      // Each pair's CopyAgreement comes from the positions' values at its
-      // two pages (a task takes a range of the pairs over every position):
-      // the positions compared, and those where the two pages hold one
-      // value that is not the site's common boilerplate; main-text
-      // positions count only when both pages have main text. One item in
-      // two templates, by main text: the main texts agree on
-      // min_main_similarity of their positions outside the common
-      // boilerplate, most of each main text is outside it (the pages' own,
-      // not the template's long text blocks), and the main texts agree
-      // more than the rest of the pages does (two items in one template
-      // agree less there). One item in one template: the two share the
-      // site's common boilerplate at some min-hash position (the site's
-      // template is seen on them, so what else they share is theirs: pages
-      // of other sites' templates copied to one host share none of its
-      // own, and there a template and an item cannot be told apart), at
-      // least half of the positions lie outside it (pages that are mostly
-      // template are told apart by their few other positions only, too few
-      // to call them one), the whole pages agree on
-      // min_similarity_without_template of those (the bar of two pages
-      // with no template known), and their main texts, where both have
-      // one, on min_main_similarity (a sidebar or a section's template that
-      // two items share leaves their main texts apart). Such holders are
-      // one item (kOneItem); where a value's holders are too few to be the
-      // site's template only by its share (a value only two pages of a
-      // small site hold) no others count as copies. Most pairs asked about
-      // are not copies.
-      constexpr uint8_t kCopy = 1, kOneItem = 2;
-      std::vector<uint8_t> has_main;  // HasMainText, by index in the site
-      auto copies_counted_in = [&](const std::vector<uint64_t>& pairs, auto word) {
-        using Word = decltype(word);
-        using Agreement = CopyAgreement<Word>;
-        std::vector<Word> agreement(pairs.size(), 0);
-        const size_t tasks = site_executor != nullptr ? static_cast<size_t>(site_executor->num_threads()) + 1 : 1;
-        RunTasks(site_executor, tasks, [&](size_t t) {
-          auto x = scratch_pool.Acquire();
-          const size_t from = pairs.size() * t / tasks, to = pairs.size() * (t + 1) / tasks;
-          for (uint32_t j = 0; j < m && from < to; ++j) {
-            const bool main_position = j >= options.num_minhashes;
-            const Word compared = Agreement::kPositions | (main_position ? Agreement::kMainPositions : 0);
-            const Word agreeing = Agreement::kAgreeing | (main_position ? Agreement::kMainAgreeing : 0);
-            const uint32_t* values = values_at(j, x.get());
-            for (size_t i = from; i < to; ++i) {
-              const uint32_t qa = static_cast<uint32_t>(pairs[i] >> 32), qb = static_cast<uint32_t>(pairs[i]);
-              if (main_position && (has_main.empty() || !has_main[qa] || !has_main[qb])) continue;
-              const uint32_t va = values[qa];
-              if (va == values[qb]) {
-                if (common.Contains((uint64_t{j} << 32) | va)) continue;
-                agreement[i] += agreeing;
-              }
-              agreement[i] += compared;
-            }
-          }
-          x->values = {};  // only this pass reads whole columns
-          x->block_first = x->block_end = 0;
-          scratch_pool.Release(std::move(x));
-        });
-        std::vector<std::pair<uint64_t, uint8_t>> copies;
-        for (size_t i = 0; i < pairs.size(); ++i) {
-          const Word c = agreement[i];
-          const uint32_t positions = Agreement::positions(c), agreeing = Agreement::agreeing(c);
-          const uint32_t main_positions = Agreement::main_positions(c);
-          const uint32_t main_agreeing = Agreement::main_agreeing(c);
-          const uint32_t whole_positions = positions - main_positions, whole_agreeing = agreeing - main_agreeing;
-          const bool main_alike =
-              main_positions > 0 && static_cast<double>(main_agreeing) / main_positions >= options.min_main_similarity;
-          const bool two_templates = main_alike && pages_of_site >= kMainCopySitePages &&
-                                     main_positions * 2 >= options.main_minhashes &&
-                                     uint64_t{main_agreeing} * whole_positions > uint64_t{whole_agreeing} * main_positions;
-          const uint32_t template_shared = options.num_minhashes - whole_positions;
-          const bool one_template = template_shared > 0 &&
-                                    whole_positions * 2 >= options.num_minhashes &&
-                                    static_cast<double>(whole_agreeing) / whole_positions >=
-                                        options.min_similarity_without_template &&
-                                    (main_positions == 0 || main_alike);
-          const bool one_item = two_templates || one_template;
-          if (one_item || positions == 0 || static_cast<double>(agreeing) / positions >= kCopyContentSimilarity) {
-            copies.emplace_back(pairs[i], kCopy | (one_item ? kOneItem : 0));
-          }
-        }
-        return copies;
-      };
-      // Pages of up to 255 positions count in a 32-bit word a pair, longer
-      // ones in 64 bits.
-      auto copies_among = [&](const std::vector<uint64_t>& pairs) {
-        return m <= CopyAgreement<uint32_t>::kMaxPositions ? copies_counted_in(pairs, uint32_t{0})
-                                                           : copies_counted_in(pairs, uint64_t{0});
-      };
-      // Whether `pair` is a copy by copies_among's answer (one item, by the
-      // stricter rule, where site_need pages or more hold the value).
-      auto copy_of = [&](const std::vector<std::pair<uint64_t, uint8_t>>& copies, uint64_t pair, bool one_item_only) {
-        const auto it = std::lower_bound(copies.begin(), copies.end(), std::make_pair(pair, uint8_t{0}));
-        return it != copies.end() && it->first == pair && (it->second & (one_item_only ? kOneItem : kCopy)) != 0;
-      };
-      // Pass 1: the common boilerplate, the first copy check of each rarer
-      // value, and which pages have main text.
-      if (copy_checks && options.main_minhashes > 0) has_main.assign(pages_of_site, 0);
-      CopyRequests requests;
-      for_each_position(
-          [&](uint32_t j, SitePositionScratch* x) {
-            runs_at(j, x, [&](uint32_t value, size_t a, size_t b) {
-              if (b - a >= need && !no_main(j, value)) {
-                x->found.push_back((uint64_t{j} << 32) | value);
-              } else if (copy_checks && checked(j, value, a, b)) {
-                uint64_t samples[kCopySamples];
-                if (samples_of(*x, a, b, samples) > 0 && !AskedRecently(&x->recent_requests, samples[0])) {
-                  x->requests.push_back(samples[0]);
-                  if (x->requests.size() >= CopyRequests::kBatch) requests.Add(&x->requests);
-                }
-              }
-            });
-            if (!has_main.empty() && j == options.num_minhashes) {  // HasMainText: this position only
-              for (const auto& [value, q] : x->column) has_main[q] = value != kNoMainText;
-            }
-          },
-          [&](uint64_t v) { common.Insert(v); });
-      common.ForEach([&](uint64_t v) { values_.Insert(v); });
-      for (auto& x : scratch_pool.all()) {
-        requests.Add(&x->requests);
-        x->recent_requests = {};  // the next site's indexes are its own
-      }
-      std::vector<std::pair<uint64_t, uint8_t>> copies = copies_among(requests.Take());
-      // Pass 2: a run whose first sample is not a copy is boilerplate; one
-      // whose first is and that has more samples waits for them.
-      struct Undecided {
-        uint64_t value;  // position << 32 | value
-        uint64_t samples[kCopySamples - 1];
-        uint32_t count;  // samples left
-        bool one_item_only;
-      };
-      std::vector<Undecided> undecided;
-      std::mutex undecided_mu;
-      if (copy_checks) {
-        at_each_position([&](uint32_t j, SitePositionScratch* x) {
-          std::vector<Undecided> waiting;
-          runs_at(j, x, [&](uint32_t value, size_t a, size_t b) {
-            if (!checked(j, value, a, b)) return;
-            uint64_t samples[kCopySamples];
-            const size_t n = samples_of(*x, a, b, samples);
-            const bool one_item_only = b - a >= site_need;
-            if (n == 0) return;
-            if (!copy_of(copies, samples[0], one_item_only)) {
-              x->found.push_back((uint64_t{j} << 32) | value);
-            } else if (n > 1) {
-              Undecided u{(uint64_t{j} << 32) | value, {samples[1], n > 2 ? samples[2] : 0}, static_cast<uint32_t>(n - 1),
-                          one_item_only};
-              waiting.push_back(u);
-            }
-          });
-          std::lock_guard<std::mutex> lock(undecided_mu);
-          undecided.insert(undecided.end(), waiting.begin(), waiting.end());
-        });
-      }
-      // Pass 3: the other samples of the runs waiting, checked together.
-      if (!undecided.empty()) {
-        for (const Undecided& u : undecided) requests.Add({u.samples, u.count});
-        copies = copies_among(requests.Take());
-        for (const Undecided& u : undecided) {
-          for (uint32_t t = 0; t < u.count; ++t) {
-            if (!copy_of(copies, u.samples[t], u.one_item_only)) {
-              values_.Insert(u.value);
-              break;
-            }
-          }
-        }
-      }
-      // The site's buffers go before the boilerplate set grows.
-      undecided = {};
-      copies = {};
-      size_t found = 0;
-      for (auto& x : scratch_pool.all()) {
-        x->ReleaseColumns();
-        found += x->found.size();
-      }
-      values_.Reserve(values_.size() + found);  // each (position, value) is found once
-      take_found([&](uint64_t v) { values_.Insert(v); });
     }
     s = e;
   }
+  // A task's boilerplate goes into the set under a lock, whenever it holds
+  // kLearnedFlush values and at the task's end.
+  std::mutex values_mu;
+  auto flush = [&](SiteWork* w) {
+    std::lock_guard<std::mutex> lock(values_mu);
+    values_.Reserve(values_.size() + w->learned.size());
+    for (uint64_t v : w->learned) values_.Insert(v);
+    w->learned.clear();
+  };
+  RunTasks(executor, task_first.size(), [&](size_t t) {
+    std::unique_ptr<SiteWork> w = works.Acquire();
+    const size_t end = t + 1 < task_first.size() ? task_first[t + 1] : small_sites.size();
+    for (size_t k = task_first[t]; k < end; ++k) {
+      learn_site(small_sites[k].first, small_sites[k].second, w.get(), nullptr, /*into_values=*/false);
+      if (w->learned.size() >= kLearnedFlush) flush(w.get());
+    }
+    flush(w.get());
+    works.Release(std::move(w));
+  });
   pages.ReleaseResident();
   filter_ = WordFilter(values_.size());
   values_.ForEach([&](uint64_t v) { filter_.Add(v); });

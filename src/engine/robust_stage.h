@@ -334,7 +334,9 @@ class SiteTemplates {
   // file per position (`files`; without an env, in blocks of positions that
   // keep its buffer near 4 MiB, a pass over the site's pages each).
   // A large site's positions are looked at on `executor`'s threads and the
-  // calling thread (the same values as on one thread). The copy checks
+  // calling thread, smaller sites several at once, one a thread (the same
+  // values as on one thread, in any order: a site's template depends only
+  // on its own pages). The copy checks
   // read no page on its own: the pairs the values' runs ask about are
   // gathered over the positions and their agreement counted over the
   // positions' values (two passes over the columns that sort them and one

@@ -729,13 +729,14 @@ std::set<uint64_t> TemplateByTheRule(const std::vector<uint32_t>& mins, const st
 // over a block (its columns go to files and to threads), site 2 one block
 // and sparse. Items have 1 to 8 copies; a copy changes each position with
 // probability 0.1 to 0.7, so that some copies pass the rule and some do not.
-void ExpectTheCopyRule(uint32_t m, uint32_t site1_pages, uint32_t site2_pages) {
+void ExpectTheCopyRule(uint32_t m, const std::vector<uint32_t>& site_pages) {
   std::mt19937_64 rng(41);
   std::vector<uint32_t> mins;
   std::vector<uint64_t> sites;
   std::vector<uint32_t> sidebars(60);
   for (uint32_t& v : sidebars) v = static_cast<uint32_t>(rng());
-  for (const auto& [site, total] : {std::pair<uint64_t, uint32_t>{1, site1_pages}, {2, site2_pages}}) {
+  for (uint64_t site = 1; site <= site_pages.size(); ++site) {
+    const uint32_t total = site_pages[site - 1];
     uint32_t made = 0;
     while (made < total) {
       std::vector<uint32_t> item(m);
@@ -787,10 +788,19 @@ void ExpectTheCopyRule(uint32_t m, uint32_t site1_pages, uint32_t site2_pages) {
   }
 }
 
-TEST(RobustTemplateTest, TheBoilerplateLearnedIsWhatTheCopyRuleSays) { ExpectTheCopyRule(84, 12000, 900); }
+TEST(RobustTemplateTest, TheBoilerplateLearnedIsWhatTheCopyRuleSays) { ExpectTheCopyRule(84, {12000, 900}); }
 
 // Pages of more than 255 positions count their agreement in wider words.
-TEST(RobustTemplateTest, TheCopyRuleHoldsForPagesOfManyPositions) { ExpectTheCopyRule(300, 4000, 300); }
+TEST(RobustTemplateTest, TheCopyRuleHoldsForPagesOfManyPositions) { ExpectTheCopyRule(300, {4000, 300}); }
+
+// Small sites are learned several at once on the executor's threads (runs
+// of about 4,096 pages a task), beside a large one learned alone: the same
+// boilerplate as one site after another.
+TEST(RobustTemplateTest, SmallSitesLearnedAtOnceFollowTheCopyRule) {
+  std::vector<uint32_t> site_pages = {9000};
+  for (uint32_t k = 0; k < 60; ++k) site_pages.push_back(20 + (k * 37) % 400);
+  ExpectTheCopyRule(84, site_pages);
+}
 
 
 }  // namespace
