@@ -5,6 +5,7 @@
 // takes tasks too, so that a call made from one of the executor's own
 // workers (or while they are busy) still finishes: helpers that start late
 // find no task left and return without touching the caller's state.
+// SortOnThreads: std::sort's order, parts sorted as such tasks, then merged.
 // WorkPool: the per-thread work objects of such tasks, reused.
 #ifndef NEARDUP_ENGINE_PARALLEL_H_
 #define NEARDUP_ENGINE_PARALLEL_H_
