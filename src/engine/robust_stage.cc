@@ -1034,8 +1034,9 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
     // the same: a copy check depends only on its two pages and `common`.
     Executor* site_executor =
         columns != nullptr && uint64_t{pages_of_site} * m >= kParallelSiteValues ? site_threads : nullptr;
-    // Blocks read from the mapping count toward its release only on this
-    // thread; tasks on other threads read pages with Fetch.
+    // Blocks read from the mapping count toward its release only on the
+    // thread learning the site; its position tasks on other threads read
+    // pages with Fetch.
     const bool map_blocks = dense && site_executor == nullptr;
     auto load = [&](uint32_t j, SitePositionScratch* x) {
       if (j >= x->block_first && j < x->block_end) return;

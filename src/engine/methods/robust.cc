@@ -314,9 +314,6 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
       if (buffer) buffers.Release(std::move(buffer));
     });
   }
-  void ReleaseResident() const {
-    if (c_.mapped_words) c_.mapped_words->ReleaseResident();
-  }
   // Page p's words: in place, or, from a mapped spill, copied into scratch
   // (l_.words() words) with one read that makes nothing resident.
   const uint64_t* Record(uint32_t p, uint64_t* scratch) const {
