@@ -803,8 +803,9 @@ RobustPageView RobustPages::Fetch(uint32_t p, uint64_t* scratch) const {
 }
 
 SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,
-                             std::span<const uint8_t> candidate, const RobustMethodOptions& options)
-    : SiteTemplates(ContiguousPages(mins, site, {}, options.positions()), candidate, options) {}
+                             std::span<const uint8_t> candidate, const RobustMethodOptions& options,
+                             std::span<const uint64_t> digests)
+    : SiteTemplates(ContiguousPages(mins, site, digests, options.positions()), candidate, options) {}
 
 namespace {
 
@@ -1141,7 +1142,8 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       return n;
     };
     // Of `pairs` (sorted, once each), those whose pages are copies, with
-    // kCopy and kCopyByMainText, sorted; no page is read on its own.
+    // kCopy and kOneItem, sorted; no page is read on its own but the
+    // few that pass the agreement where no template is seen.
     // Each pair's CopyAgreement comes from the positions' values at its
     // two pages (a task takes a range of the pairs over every position):
     // the positions compared, and those where the two pages hold one
@@ -1164,7 +1166,8 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
     // with no template known), and their main texts, where both have
     // one, on min_main_similarity (a sidebar or a section's template that
     // two items share leaves their main texts apart). Such holders are
-    // one item (kOneItem); where a value's holders are too few to be the
+    // one item (kOneItem), as are two where no template is seen
+    // (an_edit_apart below); where a value's holders are too few to be the
     // site's template only by its share (a value only two pages of a
     // small site hold) no others count as copies. Most pairs asked about
     // are not copies.
@@ -1198,6 +1201,27 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
         x->block_first = x->block_end = 0;
         scratch_pool.Release(std::move(x));
       });
+      // One item where no template is seen: pages that share none of the
+      // site's common boilerplate but agree at kLargePageAgreement of the
+      // whole-page positions (a resemblance of about 0.9 or more) and whose
+      // difference digests decode (they differ in an edit's worth of
+      // shingles, about 58 at most: kRobustDigestCells): a page and its
+      // revision on a small site whose template wins no position. The
+      // digests tell them from two items of one template copied to a host
+      // (no template of the host's own on them either) that agree at 0.95
+      // by chance: 84 positions estimate a resemblance of 0.9 within 0.03.
+      // Only pairs that pass the agreement read their two records.
+      std::vector<uint64_t> record_a, record_b;
+      auto an_edit_apart = [&](uint64_t pair) {
+        if (pages.digests == nullptr) return false;
+        record_a.resize(pages.record_words);
+        record_b.resize(pages.record_words);
+        const RobustPageView a = pages.Fetch(by_site[s + (pair >> 32)], record_a.data());
+        const RobustPageView b = pages.Fetch(by_site[s + static_cast<uint32_t>(pair)], record_b.data());
+        return a.digest != nullptr && b.digest != nullptr &&
+               DifferenceDigest::DifferenceSize(a.digest, b.digest, kRobustDigestCells,
+                                                static_cast<int>(kRobustDigestCells)) >= 0;
+      };
       std::vector<std::pair<uint64_t, uint8_t>> copies;
       for (size_t i = 0; i < pairs.size(); ++i) {
         const Word c = agreement[i];
@@ -1216,7 +1240,10 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
                                   static_cast<double>(whole_agreeing) / whole_positions >=
                                       options.min_similarity_without_template &&
                                   (main_positions == 0 || main_alike);
-        const bool one_item = two_templates || one_template;
+        const bool one_item =
+            two_templates || one_template ||
+            (template_shared == 0 && whole_agreeing >= kLargePageAgreement * options.num_minhashes &&
+             (main_positions == 0 || main_alike) && an_edit_apart(pairs[i]));
         if (one_item || positions == 0 || static_cast<double>(agreeing) / positions >= kCopyContentSimilarity) {
           copies.emplace_back(pairs[i], kCopy | (one_item ? kOneItem : 0));
         }

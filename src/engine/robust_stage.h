@@ -324,11 +324,16 @@ class SiteTemplates {
   // boilerplate: it is boilerplate unless the two are one item (in one
   // template: they share some of the site's common boilerplate, agree on
   // min_similarity_without_template of the other positions, at least half
-  // of them, and their main texts are alike; or, on a site of 6 pages or
-  // more, in two templates: their main texts alike, the rest less). Two
-  // pages alone on a site hold their template and nothing else in common.
+  // of them, and their main texts are alike; where no template is seen:
+  // they share none of it, agree at kLargePageAgreement of the whole-page
+  // positions and their difference digests decode; or, on a site of 6
+  // pages or more, in two templates: their main texts alike, the rest
+  // less). Two pages alone on a site hold their template and nothing else
+  // in common. digests: n * kRobustDigestCells cells, or empty (the rule
+  // where no template is seen then stays out).
   SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,
-                std::span<const uint8_t> candidate, const RobustMethodOptions& options);
+                std::span<const uint8_t> candidate, const RobustMethodOptions& options,
+                std::span<const uint64_t> digests = {});
   // The same over strided pages (RobustPages). A small site's values are
   // read in one pass; a site whose values pass 4 MiB goes to one temporary
   // file per position (`files`; without an env, in blocks of positions that
@@ -337,7 +342,9 @@ class SiteTemplates {
   // calling thread, smaller sites several at once, one a thread (the same
   // values as on one thread, in any order: a site's template depends only
   // on its own pages). The copy checks
-  // read no page on its own: the pairs the values' runs ask about are
+  // read no page on its own (but the two records of a pair that passes
+  // the agreement where no template is seen, for their digests): the
+  // pairs the values' runs ask about are
   // gathered over the positions and their agreement counted over the
   // positions' values (two passes over the columns that sort them and one
   // or two that count; memory for the distinct first checks, 12 bytes

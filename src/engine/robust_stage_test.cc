@@ -1087,6 +1087,25 @@ TEST(RobustTemplateTest, APageAndItsRevisionOnASmallSiteAreNotItsTemplate) {
   EXPECT_FALSE(alone.duplicate) << alone.reason;
 }
 
+// A scraper's host: two items of `source` (five short lines of
+// `words` words each: no main text) and one item of each of four other
+// sources' templates of 200 links, under one host.
+std::vector<SignedPage> ScraperHost(std::mt19937_64& rng, const SiteTemplateHtml& source, int words,
+                                    const RobustMethodOptions& o) {
+  auto item = [&](const SiteTemplateHtml& t) {
+    std::string lines;
+    for (int i = 0; i < 5; ++i) lines += "<div>" + Words(rng, words) + "</div>";
+    return t.head + lines + t.tail;
+  };
+  std::vector<SignedPage> pages;
+  pages.push_back(Sign(item(source), "http://scraper.example/copied/1", o));
+  pages.push_back(Sign(item(source), "http://scraper.example/copied/2", o));
+  for (int i = 0; i < 4; ++i) {  // one page of each of four other sources
+    pages.push_back(Sign(item(MakeTemplate(rng, 200)), "http://scraper.example/other/" + std::to_string(i), o));
+  }
+  return pages;
+}
+
 // A scraper's host: pages copied from other sites, each in its source's
 // template, with nothing of the host's own. Two items of one source
 // template there (short lines, no main text) agree on about 90% of the
@@ -1097,18 +1116,8 @@ TEST(RobustTemplateTest, APageAndItsRevisionOnASmallSiteAreNotItsTemplate) {
 TEST(RobustTemplateTest, TwoItemsOfAForeignTemplateOnAHostWithoutItsOwnAreNotOneItem) {
   std::mt19937_64 rng(71);
   const RobustMethodOptions o;
-  auto item = [&](const SiteTemplateHtml& t) {
-    std::string lines;
-    for (int i = 0; i < 5; ++i) lines += "<div>" + Words(rng, 6) + "</div>";
-    return t.head + lines + t.tail;
-  };
   const SiteTemplateHtml source = MakeTemplate(rng, 200);
-  std::vector<SignedPage> pages;
-  pages.push_back(Sign(item(source), "http://scraper.example/copied/1", o));
-  pages.push_back(Sign(item(source), "http://scraper.example/copied/2", o));
-  for (int i = 0; i < 4; ++i) {  // one page of each of four other sources
-    pages.push_back(Sign(item(MakeTemplate(rng, 200)), "http://scraper.example/other/" + std::to_string(i), o));
-  }
+  const std::vector<SignedPage> pages = ScraperHost(rng, source, 6, o);
   ASSERT_EQ(pages[0].sig.main_shingles, 0u);  // no main text: the main-text veto cannot decide
   ASSERT_EQ(pages[1].sig.main_shingles, 0u);
   const SiteTemplates none;
@@ -1120,6 +1129,66 @@ TEST(RobustTemplateTest, TwoItemsOfAForeignTemplateOnAHostWithoutItsOwnAreNotOne
   EXPECT_LT(outside.positions, all.positions / 2) << "the source's template is learned as boilerplate";
   const PairDecision pair = RobustDecide(templates, pages[0].View(), pages[1].View(), o);
   EXPECT_FALSE(pair.duplicate) << pair.reason;
+}
+
+// The site templates learned from `pages` with their difference digests
+// (every one a candidate), as a run learns them.
+SiteTemplates TemplatesWithDigestsOf(const std::vector<SignedPage>& pages, const RobustMethodOptions& o) {
+  std::vector<uint32_t> mins;
+  std::vector<uint64_t> sites, digests;
+  for (const SignedPage& p : pages) {
+    mins.insert(mins.end(), p.mins.begin(), p.mins.end());
+    sites.push_back(p.site);
+    digests.insert(digests.end(), p.digest.begin(), p.digest.end());
+  }
+  return SiteTemplates(mins, sites, std::vector<uint8_t>(pages.size(), 1), o, digests);
+}
+
+// A page and its revision (a sentence rewritten, a year changed) on a
+// site of three pages whose template is too small to win a min-hash
+// position: the two share none of the site's template, so the rule of one
+// item in one template cannot vouch for them, and without digests what
+// they share is learned as the site's template. Their whole pages agree
+// at nearly every position and their digests decode their difference (an
+// edit): one item. Two different items of a large foreign template on a
+// scraper's host agree as closely, but differ in more than the digests
+// decode: their shared template stays boilerplate.
+TEST(RobustTemplateTest, APageAndItsRevisionWhereNoTemplateIsSeenAreOneItemByTheirDigests) {
+  std::mt19937_64 rng(73);
+  const RobustMethodOptions o;
+  const SiteTemplateHtml t = MakeTemplate(rng, 0);
+  const std::string story = Words(rng, 1000);
+  const std::string revised = WithOneSentenceRewritten(rng, story, 3000);
+  auto page = [&](const std::string& text, const std::string& year) {
+    return t.head + Paragraphs(text) + "<p>Updated " + year + " by the authors.</p>" + t.tail;
+  };
+  std::vector<SignedPage> site;
+  site.push_back(Sign(page(story, "2023"), "http://docs.example.org/m/intro.html", o));
+  site.push_back(Sign(page(revised, "2024"), "http://docs.example.org/m/print/intro.html", o));
+  site.push_back(Sign(page(Words(rng, 1000), "2024"), "http://docs.example.org/m/usage.html", o));
+  const int apart = DifferenceDigest::DifferenceSize(site[0].digest.data(), site[1].digest.data(), kRobustDigestCells,
+                                                     static_cast<int>(kRobustDigestCells));
+  ASSERT_GT(apart, static_cast<int>(o.max_same_site_edit_shingles)) << "more than an edit on one site";
+  const SiteTemplates without_digests = TemplatesOf(site, o);
+  EXPECT_FALSE(RobustDecide(without_digests, site[0].View(), site[1].View(), o).duplicate)
+      << "without digests the text the two share is the site's template";
+  const SiteTemplates templates = TemplatesWithDigestsOf(site, o);
+  const PairDecision revision = RobustDecide(templates, site[0].View(), site[1].View(), o);
+  EXPECT_TRUE(revision.duplicate) << revision.reason;
+  EXPECT_FALSE(RobustDecide(templates, site[0].View(), site[2].View(), o).duplicate);
+
+  // The scraper's host: two items of 40 words each in one large foreign
+  // template (no main text: short lines and links), four pages of others.
+  const std::vector<SignedPage> host = ScraperHost(rng, MakeTemplate(rng, 2000), 8, o);
+  const SiteTemplates::Match whole = SiteTemplates().Compare(host[0].mins.data(), host[1].mins.data(), o);
+  ASSERT_GE(whole.agreeing, kLargePageAgreement * o.num_minhashes) << "the two agree as a revision does";
+  ASSERT_EQ(DifferenceDigest::DifferenceSize(host[0].digest.data(), host[1].digest.data(), kRobustDigestCells,
+                                             static_cast<int>(kRobustDigestCells)),
+            -1)
+      << "two items are more than the digests decode apart";
+  const SiteTemplates host_templates = TemplatesWithDigestsOf(host, o);
+  const PairDecision items = RobustDecide(host_templates, host[0].View(), host[1].View(), o);
+  EXPECT_FALSE(items.duplicate) << items.reason;
 }
 
 // Henzinger's kind of correct near duplicate on a short page: about 500

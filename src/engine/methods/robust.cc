@@ -598,8 +598,11 @@ class RobustDividedRun final : public DividedRun {
     // The candidates of known sites meet with their values at the group's
     // owner, which finds each group's boilerplate as one process does
     // (SiteTemplates): (label, m values) per page.
+    // Digests go too: the rule of one item where no template is seen reads
+    // the two pages' digests.
     const uint32_t m = l_.m;
-    const size_t page_record = 1 + (m + 1) / 2;
+    const size_t digest_words = l_.digests ? kRobustDigestCells : 0;
+    const size_t page_record = 1 + (m + 1) / 2 + digest_words;
     std::vector<uint64_t> owned_values;  // the boilerplate (position << 32 | value) this process owns
     {
       std::vector<std::vector<uint64_t>> out(processes);
@@ -608,18 +611,21 @@ class RobustDividedRun final : public DividedRun {
         std::vector<uint64_t>& to = out[x->OwnerOfId(site_label_[p])];
         to.push_back(site_label_[p]);
         for (size_t t = 0; t < (m + 1) / 2; ++t) to.push_back(word(p, 2 + t));
+        for (size_t t = 0; t < digest_words; ++t) to.push_back(word(p, l_.digest_at() + t));
       }
       NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> in, x->ExchangeFlat(out));
       out.clear();
       const size_t pages_here = in.size() / page_record;
       std::vector<uint32_t> mins(pages_here * m);
-      std::vector<uint64_t> sites(pages_here);
+      std::vector<uint64_t> sites(pages_here), digests(pages_here * digest_words);
       for (size_t k = 0; k < pages_here; ++k) {
         sites[k] = in[k * page_record];
         std::memcpy(mins.data() + k * m, in.data() + k * page_record + 1, m * sizeof(uint32_t));
+        std::memcpy(digests.data() + k * digest_words, in.data() + k * page_record + 1 + (m + 1) / 2,
+                    digest_words * sizeof(uint64_t));
       }
       std::vector<uint64_t>().swap(in);
-      const SiteTemplates here(mins, sites, std::vector<uint8_t>(pages_here, 1), o_);
+      const SiteTemplates here(mins, sites, std::vector<uint8_t>(pages_here, 1), o_, digests);
       std::vector<std::vector<uint64_t>> found(processes);
       here.values().ForEach([&](uint64_t key) { found[x->OwnerOfKey(key)].push_back(key); });
       NEARDUP_ASSIGN_OR_RETURN(owned_values, x->ExchangeFlat(found));
