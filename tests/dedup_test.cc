@@ -352,5 +352,65 @@ TEST(DedupTest, VerificationMovesToTheCenterOfCopiesAroundAnOriginal) {
   std::filesystem::remove_all(dir);
 }
 
+// Servers' default pages: every host of a crawl answers a missing page and
+// a forbidden one with the same two pages (equal after normalization, the
+// host's name in them normalized away). They are two distinct pages in
+// common, but a small share of each host's pages: they must not make the
+// hosts one site, whose template would then be learned at 5% of all their
+// pages, so that no host's own template is boilerplate and its articles
+// read alike. Each host's articles (a long shared template around a short
+// text of their own) stay apart; the default pages are one cluster each.
+TEST(DedupTest, DefaultPagesOnEveryHostJoinNoSitesAndLeaveTheirTemplatesBoilerplate) {
+  const std::string dir = MakeTempDir("dedup-default-pages");
+  std::mt19937 rng(29);
+  auto words = [&](int n) {
+    std::string s;
+    for (int i = 0; i < n; ++i) {
+      for (int c = 3 + static_cast<int>(rng() % 6); c > 0; --c) s.push_back(static_cast<char>('a' + rng() % 26));
+      s += (i % 11 == 10) ? ". " : " ";
+    }
+    return s;
+  };
+  constexpr int kHosts = 40, kArticles = 5;
+  std::string jsonl;
+  for (int h = 0; h < kHosts; ++h) {
+    const std::string host = "www.host" + std::to_string(h) + ".example";
+    std::string head = "<html><body><div>" + words(6) + "</div><ul>";
+    for (int l = 0; l < 60; ++l) head += "<li><a href='/s" + std::to_string(l) + "'>" + words(3) + "</a></li>";
+    head += "</ul>";
+    const std::string tail = "<div>" + words(30) + "</div><div>" + words(20) + "</div></body></html>";
+    for (int a = 0; a < kArticles; ++a) {
+      jsonl += JsonLine("http://" + host + "/news/" + std::to_string(a) + ".html", "html",
+                        head + "<p>" + words(40) + "</p>" + tail);
+    }
+    jsonl += JsonLine("http://" + host + "/missing.html", "html",
+                      "<html><body><h1>Not Found</h1><p>The requested URL was not found on this server.</p>"
+                      "<address>Apache Server at " + host + " Port 80</address></body></html>");
+    jsonl += JsonLine("http://" + host + "/private/", "html",
+                      "<html><body><h1>Forbidden</h1><p>You don't have permission to access this resource.</p>"
+                      "<address>Apache Server at " + host + " Port 80</address></body></html>");
+  }
+  WriteFileOrDie(dir + "/in.jsonl", jsonl);
+  auto result = RunDedup({dir + "/in.jsonl"}, dir + "/out", DedupOptions(), nullptr, nullptr, nullptr, nullptr);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  std::map<std::string, std::vector<std::string>> clusters;
+  for (const auto& row : ReadTsv(dir + "/out/clusters.tsv")) {
+    if (row.size() > 1 && row[0] != "url") clusters[row[1]].push_back(row[0]);
+  }
+  int default_clusters = 0;
+  for (const auto& [cluster, urls] : clusters) {
+    int articles = 0;
+    for (const std::string& url : urls) articles += url.find("/news/") != std::string::npos;
+    EXPECT_LE(articles, 1) << "articles of one template merged in cluster " << cluster << ", e.g. " << urls[0];
+    if (articles == 0) {
+      ++default_clusters;
+      EXPECT_EQ(urls.size(), size_t{kHosts}) << urls[0];
+    }
+  }
+  EXPECT_EQ(default_clusters, 2);
+  EXPECT_EQ(clusters.size(), size_t{kHosts * kArticles + 2});
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace neardup

@@ -142,6 +142,26 @@ struct RobustLayout {
   }
 };
 
+// Sites holding pages equal after normalization become one site group
+// (mirrors: an original and its copies on other hosts learn one template
+// and are judged as one site), but only through a set of such pages on at
+// most kMirrorSetSites sites. A page that many sites hold is a common page,
+// not a mirror: a server's default or error page, a parking page, a manual
+// installed with a web server. Joining every host that shows one would make
+// them one site, whose template is learned at 5% of all their pages, so
+// that no host's own template is boilerplate any more.
+constexpr size_t kMirrorSetSites = 4;
+
+// The distinct sites of a set's pages, the first page's site first, in
+// `sites`; whether the set joins them (at most kMirrorSetSites of them).
+bool SetJoinsItsSites(std::vector<uint64_t>* sites) {
+  const uint64_t first = sites->front();
+  std::sort(sites->begin(), sites->end());
+  sites->erase(std::unique(sites->begin(), sites->end()), sites->end());
+  std::iter_swap(sites->begin(), std::find(sites->begin(), sites->end(), first));
+  return sites->size() <= kMirrorSetSites;
+}
+
 uint64_t RobustSiteKey(std::string_view url) {
   const std::string site = RobustSiteOf(url);
   return XXH3_64bits(site.data(), site.size());
@@ -184,7 +204,8 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
     // Henzinger's definition: joined directly; one page per such set goes
     // on. Each set is walked in input order (its pages sorted by identity,
     // then page), which is what a walk over all pages does to it.
-    // Sites holding pages equal after normalization become one site.
+    // Sites holding pages equal after normalization become one site
+    // (SetJoinsItsSites).
     std::unordered_map<uint64_t, uint32_t> site_index;
     for (uint32_t i = 0; i < n; ++i) site_index.try_emplace(sites_[i], static_cast<uint32_t>(site_index.size()));
     UnionFind site_groups(static_cast<uint32_t>(site_index.size()));
@@ -202,16 +223,24 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
       }
     });
     SortOnThreads(&by_identity, c_.executor);
+    std::vector<uint64_t> set_sites;
     for (size_t s = 0; s < by_identity.size();) {
       size_t e = s;
       while (e < by_identity.size() && by_identity[e].first == by_identity[s].first) ++e;
+      if (e - s > 1) {  // every page equal to another (exact copies too) links the sites
+        set_sites.clear();
+        for (size_t k = s; k < e; ++k) set_sites.push_back(site_index[sites_[by_identity[k].second]]);
+        if (SetJoinsItsSites(&set_sites)) {
+          for (size_t k = 1; k < set_sites.size(); ++k) {
+            site_groups.Union(static_cast<uint32_t>(set_sites[0]), static_cast<uint32_t>(set_sites[k]));
+          }
+        }
+      }
       uint32_t first = by_identity[s].second;  // the set's page that goes on
       normalized_root_[first] = first;
       for (size_t k = s + 1; k < e; ++k) {
         const uint32_t i = by_identity[k].second;
         normalized_root_[i] = first;
-        // Every page equal to another (exact copies too) links the sites.
-        site_groups.Union(site_index[sites_[first]], site_index[sites_[i]]);
         if (!candidate[i]) continue;
         if (!candidate[first]) {  // the first page was an exact copy: i goes on
           first = i;
@@ -428,7 +457,7 @@ Result<uint64_t> RoundsFor(Exchanger* x, uint64_t items, uint64_t per_round) {
 //   b. pages equal after normalization: identity keys meet at their owner,
 //      which walks each set in input order exactly as RobustRun::FindPairs
 //      does (the joins, the candidates that go on, each page's split root)
-//      and links the sites of the set's pages;
+//      and links the sites of the set's pages (SetJoinsItsSites);
 //   c. site groups: the connected components of those links over the
 //      sites' representatives (Exchanger::Components);
 //   d. templates: the candidates of each site group with a known template
@@ -527,6 +556,7 @@ class RobustDividedRun final : public DividedRun {
         uint64_t id, normalized_root, candidate;
       };
       std::vector<std::vector<Outcome>> back(processes);
+      std::vector<uint64_t> set_sites;
       for (size_t s = 0; s < in.size();) {
         size_t e = s;
         while (e < in.size() && in[e].identity == in[s].identity) ++e;
@@ -535,12 +565,18 @@ class RobustDividedRun final : public DividedRun {
         uint64_t current = in[s].id;
         bool current_candidate = in[s].candidate != 0;
         back[x->OwnerOfId(in[s].id)].push_back({in[s].id, in[s].id, in[s].candidate});
+        if (e - s > 1) {
+          set_sites.clear();
+          for (size_t j = s; j < e; ++j) set_sites.push_back(in[j].site_rep);
+          if (SetJoinsItsSites(&set_sites)) {
+            for (size_t k = 1; k < set_sites.size(); ++k) {
+              site_links.push_back({std::min(set_sites[0], set_sites[k]), std::max(set_sites[0], set_sites[k])});
+            }
+          }
+        }
         for (size_t j = s + 1; j < e; ++j) {
           const Entry& page = in[j];
           Outcome o{page.id, current, page.candidate};
-          if (page.site_rep != in[s].site_rep) {
-            site_links.push_back({std::min(page.site_rep, in[s].site_rep), std::max(page.site_rep, in[s].site_rep)});
-          }
           if (page.candidate) {
             if (!current_candidate) {
               current = page.id;
