@@ -657,8 +657,10 @@ class RobustDividedRun final : public DividedRun {
       for (size_t k = 0; k < pages_here; ++k) {
         sites[k] = in[k * page_record];
         std::memcpy(mins.data() + k * m, in.data() + k * page_record + 1, m * sizeof(uint32_t));
-        std::memcpy(digests.data() + k * digest_words, in.data() + k * page_record + 1 + (m + 1) / 2,
-                    digest_words * sizeof(uint64_t));
+        if (digest_words > 0) {
+          std::memcpy(digests.data() + k * digest_words, in.data() + k * page_record + 1 + (m + 1) / 2,
+                      digest_words * sizeof(uint64_t));
+        }
       }
       std::vector<uint64_t>().swap(in);
       const SiteTemplates here(mins, sites, std::vector<uint8_t>(pages_here, 1), o_, digests);
