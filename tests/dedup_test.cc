@@ -354,12 +354,12 @@ TEST(DedupTest, VerificationMovesToTheCenterOfCopiesAroundAnOriginal) {
 
 // Servers' default pages: every host of a crawl answers a missing page and
 // a forbidden one with the same two pages (equal after normalization, the
-// host's name in them normalized away). They are two distinct pages in
-// common, but a small share of each host's pages: they must not make the
-// hosts one site, whose template would then be learned at 5% of all their
-// pages, so that no host's own template is boilerplate and its articles
-// read alike. Each host's articles (a long shared template around a short
-// text of their own) stay apart; the default pages are one cluster each.
+// host's name in them normalized away). Pages that many sites hold are
+// common pages, not mirrors: they must not make the hosts one site, whose
+// template would then be learned at 5% of all their pages, so that no
+// host's own template is boilerplate and its articles read alike. Each
+// host's articles (a long shared template around a short text of their
+// own) stay apart; the default pages are one cluster each.
 TEST(DedupTest, DefaultPagesOnEveryHostJoinNoSitesAndLeaveTheirTemplatesBoilerplate) {
   const std::string dir = MakeTempDir("dedup-default-pages");
   std::mt19937 rng(29);

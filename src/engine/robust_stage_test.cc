@@ -914,15 +914,18 @@ SignedPage Sign(const std::string& html, const std::string& url, const RobustMet
   return p;
 }
 
-// The site templates learned from `pages`, every one a candidate.
-SiteTemplates TemplatesOf(const std::vector<SignedPage>& pages, const RobustMethodOptions& o) {
+// The site templates learned from `pages`, every one a candidate; with
+// their difference digests as a run learns them, or without.
+SiteTemplates TemplatesOf(const std::vector<SignedPage>& pages, const RobustMethodOptions& o,
+                          bool with_digests = false) {
   std::vector<uint32_t> mins;
-  std::vector<uint64_t> sites;
+  std::vector<uint64_t> sites, digests;
   for (const SignedPage& p : pages) {
     mins.insert(mins.end(), p.mins.begin(), p.mins.end());
     sites.push_back(p.site);
+    if (with_digests) digests.insert(digests.end(), p.digest.begin(), p.digest.end());
   }
-  return SiteTemplates(mins, sites, std::vector<uint8_t>(pages.size(), 1), o);
+  return SiteTemplates(mins, sites, std::vector<uint8_t>(pages.size(), 1), o, digests);
 }
 
 TEST(RobustMainTextTest, MainTextLeavesOutMenusAndShortLines) {
@@ -1131,19 +1134,6 @@ TEST(RobustTemplateTest, TwoItemsOfAForeignTemplateOnAHostWithoutItsOwnAreNotOne
   EXPECT_FALSE(pair.duplicate) << pair.reason;
 }
 
-// The site templates learned from `pages` with their difference digests
-// (every one a candidate), as a run learns them.
-SiteTemplates TemplatesWithDigestsOf(const std::vector<SignedPage>& pages, const RobustMethodOptions& o) {
-  std::vector<uint32_t> mins;
-  std::vector<uint64_t> sites, digests;
-  for (const SignedPage& p : pages) {
-    mins.insert(mins.end(), p.mins.begin(), p.mins.end());
-    sites.push_back(p.site);
-    digests.insert(digests.end(), p.digest.begin(), p.digest.end());
-  }
-  return SiteTemplates(mins, sites, std::vector<uint8_t>(pages.size(), 1), o, digests);
-}
-
 // A page and its revision (a sentence rewritten, a year changed) on a
 // site of three pages whose template is too small to win a min-hash
 // position: the two share none of the site's template, so the rule of one
@@ -1172,7 +1162,7 @@ TEST(RobustTemplateTest, APageAndItsRevisionWhereNoTemplateIsSeenAreOneItemByThe
   const SiteTemplates without_digests = TemplatesOf(site, o);
   EXPECT_FALSE(RobustDecide(without_digests, site[0].View(), site[1].View(), o).duplicate)
       << "without digests the text the two share is the site's template";
-  const SiteTemplates templates = TemplatesWithDigestsOf(site, o);
+  const SiteTemplates templates = TemplatesOf(site, o, /*with_digests=*/true);
   const PairDecision revision = RobustDecide(templates, site[0].View(), site[1].View(), o);
   EXPECT_TRUE(revision.duplicate) << revision.reason;
   EXPECT_FALSE(RobustDecide(templates, site[0].View(), site[2].View(), o).duplicate);
@@ -1186,7 +1176,7 @@ TEST(RobustTemplateTest, APageAndItsRevisionWhereNoTemplateIsSeenAreOneItemByThe
                                              static_cast<int>(kRobustDigestCells)),
             -1)
       << "two items are more than the digests decode apart";
-  const SiteTemplates host_templates = TemplatesWithDigestsOf(host, o);
+  const SiteTemplates host_templates = TemplatesOf(host, o, /*with_digests=*/true);
   const PairDecision items = RobustDecide(host_templates, host[0].View(), host[1].View(), o);
   EXPECT_FALSE(items.duplicate) << items.reason;
 }
