@@ -4,6 +4,7 @@ rewritten, a year changed) among a few other pages of the same manual on one
 host, as a recrawl or a print version of a page shows it.
 
     bench/revision_probe.py DOC_DIR [--neardup BIN] [--method M] [--work DIR]
+                            [--revisions K] [--sizes 3,5,10,20]
 
 DOC_DIR is a folder of HTML documentation (on Debian, /usr/share/doc). Each
 folder under it holding 10 or more HTML pages with two sentences or more is a
@@ -16,7 +17,10 @@ by a sentence of another page of the manual, and the first year (1980-2029)
 in the page one later. `neardup dedup --method M --threads 1` runs on each
 crawl; the probe counts the revisions found (in the cluster of their page)
 and the pages put in a cluster with any other page of the crawl (wrong
-merges, since the manual's pages are distinct pages).
+merges, since the manual's pages are distinct pages). With --revisions K the
+page has K revisions, each its own sentence replaced (under /print/, /v2/,
+/v3/...: a page with its print and mobile versions and recrawls on its site),
+and a case is found when all K are in the page's cluster.
 
 Its blind spot: the pages of one manual share one template, so it says
 nothing of a host whose pages share none (pages of other sites copied to
@@ -66,20 +70,25 @@ def manuals(doc_dir):
             yield folder, pages
 
 
-def build_case(pages, n, seed, out_path):
+def build_case(pages, n, seed, out_path, revisions=1):
+    """Writes the crawl; returns the page's URL and its revisions' URLs."""
     rnd = random.Random(seed)
     chosen = list(pages)
     rnd.shuffle(chosen)
     chosen = chosen[:n]
     name, target = chosen[0]
-    s = rnd.choice(sentences(target))
-    r = rnd.choice(sentences(chosen[1][1]))
-    revised = YEAR.sub(lambda m: str(int(m.group(1)) + 1), target[: s[0]] + r[2] + target[s[1]:], count=1)
+    revision_urls = []
     with open(out_path, "w") as f:
         for file_name, html in chosen:
             f.write(json.dumps({"url": "http://docs.example.org/m/" + file_name, "html": html}) + "\n")
-        f.write(json.dumps({"url": "http://docs.example.org/m/print/" + name, "html": revised}) + "\n")
-    return "http://docs.example.org/m/" + name, "http://docs.example.org/m/print/" + name
+        for v in range(revisions):
+            s = rnd.choice(sentences(target))
+            r = rnd.choice(sentences(chosen[1 + v % (n - 1)][1]))
+            revised = YEAR.sub(lambda m: str(int(m.group(1)) + 1), target[: s[0]] + r[2] + target[s[1]:], count=1)
+            url = "http://docs.example.org/m/" + ("print/" if v == 0 else f"v{v + 1}/") + name
+            f.write(json.dumps({"url": url, "html": revised}) + "\n")
+            revision_urls.append(url)
+    return "http://docs.example.org/m/" + name, revision_urls
 
 
 def main():
@@ -88,6 +97,10 @@ def main():
     ap.add_argument("--neardup", default=os.path.join(os.path.dirname(__file__), "..", "build", "neardup"))
     ap.add_argument("--method", default="robust")
     ap.add_argument("--work", default=None, help="folder for the crawls and runs (default: a temporary one)")
+    ap.add_argument("--revisions", type=int, default=1,
+                    help="revisions of the page, each its own sentence replaced (a page with several versions on "
+                    "its site: print, mobile, recrawls); a case is found when all are in the page's cluster")
+    ap.add_argument("--sizes", default="3,5,10,20", help="pages of the manual on the host, comma-separated")
     args = ap.parse_args()
     scratch = None if args.work else tempfile.TemporaryDirectory(prefix="revision-probe-")
     work = args.work or scratch.name
@@ -95,24 +108,24 @@ def main():
     found = cases = wrong = 0
     missed = []
     for folder, pages in manuals(args.doc_dir):
-        for n in (3, 5, 10, 20):
-            if n > len(pages):
+        for n in (int(x) for x in args.sizes.split(",")):
+            if n > len(pages) or n < 2:
                 continue
             for seed in (1, 2, 3):
                 crawl = os.path.join(work, "crawl.jsonl")
-                page, revision = build_case(pages, n, seed, crawl)
+                page, revision_urls = build_case(pages, n, seed, crawl, args.revisions)
                 run = os.path.join(work, "run")
                 subprocess.run([args.neardup, "dedup", crawl, "--out", run, "--method", args.method,
                                 "--threads", "1", "--quiet"], check=True)
                 with open(os.path.join(run, "clusters.tsv")) as f:
                     cluster = {r["url"]: r["cluster"] for r in csv.DictReader(f, delimiter="\t")}
                 cases += 1
-                if cluster.get(page) == cluster.get(revision):
+                if all(cluster.get(page) == cluster.get(u) for u in revision_urls):
                     found += 1
                 else:
                     missed.append(f"{os.path.relpath(folder, args.doc_dir)} N={n} seed={seed}")
                 members = collections.Counter(cluster.values())
-                wrong += sum(1 for u, c in cluster.items() if members[c] > 1 and u not in (page, revision))
+                wrong += sum(1 for u, c in cluster.items() if members[c] > 1 and u != page and u not in revision_urls)
     print(f"{args.method}: {found} of {cases} revisions found; {wrong} other pages in a cluster")
     for m in missed:
         print(f"  missed: {m}")

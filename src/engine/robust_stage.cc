@@ -12,6 +12,7 @@
 #include <mutex>
 #include <queue>
 #include <string>
+#include <unordered_map>
 
 #include "base/even_key_sort.h"
 #include "base/path.h"
@@ -823,6 +824,17 @@ struct SitePositionScratch {
   std::vector<uint64_t> found;  // (position << 32 | value) this thread found
   std::vector<uint64_t> requests;  // copy checks asked for: (first << 32 | holder), site indexes
   std::vector<uint64_t> recent_requests;  // AskedRecently
+  // Values common by the site's share that few pages hold (kMaxItemVersions):
+  // (position << 32 | value, holders), and the copy checks of those that
+  // may be one item's versions.
+  std::vector<std::pair<uint64_t, uint32_t>> few_holders;
+  struct VersionCheck {
+    uint64_t value;  // position << 32 | value
+    uint32_t holders;
+    uint32_t count;  // samples
+    uint64_t samples[kCopySamples];
+  };
+  std::vector<VersionCheck> version_checks;
 
   // Lets the buffers of a site's positions go (the next site's are its own).
   void ReleaseColumns() {
@@ -1173,7 +1185,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
     // are not copies.
     constexpr uint8_t kCopy = 1, kOneItem = 2;
     std::vector<uint8_t> has_main;  // HasMainText, by index in the site
-    auto copies_counted_in = [&](const std::vector<uint64_t>& pairs, auto word) {
+    auto copies_counted_in = [&](const std::vector<uint64_t>& pairs, auto word, const auto& is_common) {
       using Word = decltype(word);
       using Agreement = CopyAgreement<Word>;
       std::vector<Word> agreement(pairs.size(), 0);
@@ -1191,7 +1203,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
             if (main_position && (has_main.empty() || !has_main[qa] || !has_main[qb])) continue;
             const uint32_t va = values[qa];
             if (va == values[qb]) {
-              if (common.Contains((uint64_t{j} << 32) | va)) continue;
+              if (is_common((uint64_t{j} << 32) | va)) continue;
               agreement[i] += agreeing;
             }
             agreement[i] += compared;
@@ -1252,10 +1264,13 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
     };
     // Pages of up to 255 positions count in a 32-bit word a pair, longer
     // ones in 64 bits.
-    auto copies_among = [&](const std::vector<uint64_t>& pairs) {
-      return m <= CopyAgreement<uint32_t>::kMaxPositions ? copies_counted_in(pairs, uint32_t{0})
-                                                         : copies_counted_in(pairs, uint64_t{0});
+    // is_common(position << 32 | value): what the agreement leaves out
+    // (the site's common boilerplate unless said otherwise).
+    auto copies_among = [&](const std::vector<uint64_t>& pairs, const auto& is_common) {
+      return m <= CopyAgreement<uint32_t>::kMaxPositions ? copies_counted_in(pairs, uint32_t{0}, is_common)
+                                                         : copies_counted_in(pairs, uint64_t{0}, is_common);
     };
+    auto in_common = [&](uint64_t key) { return common.Contains(key); };
     // Whether `pair` is a copy by copies_among's answer (one item, by the
     // stricter rule, where site_need pages or more hold the value).
     auto copy_of = [&](const std::vector<std::pair<uint64_t, uint8_t>>& copies, uint64_t pair, bool one_item_only) {
@@ -1264,13 +1279,23 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
     };
     // Pass 1: the common boilerplate, the first copy check of each rarer
     // value, and which pages have main text.
-    if (copy_checks && options.main_minhashes > 0) has_main.assign(pages_of_site, 0);
+    const bool versions_checked = need <= kMaxItemVersions;
+    if ((copy_checks || versions_checked) && options.main_minhashes > 0) has_main.assign(pages_of_site, 0);
     CopyRequests requests;
     for_each_position(
         [&](uint32_t j, SitePositionScratch* x) {
           runs_at(j, x, [&](uint32_t value, size_t a, size_t b) {
             if (b - a >= need && !no_main(j, value)) {
-              x->found.push_back((uint64_t{j} << 32) | value);
+              const uint64_t key = (uint64_t{j} << 32) | value;
+              x->found.push_back(key);
+              if (versions_checked && b - a <= kMaxItemVersions) {
+                x->few_holders.emplace_back(key, static_cast<uint32_t>(b - a));
+                if (b - a < pages_of_site) {
+                  SitePositionScratch::VersionCheck c{key, static_cast<uint32_t>(b - a), 0, {}};
+                  c.count = static_cast<uint32_t>(samples_of(*x, a, b, c.samples));
+                  x->version_checks.push_back(c);
+                }
+              }
             } else if (copy_checks && checked(j, value, a, b)) {
               uint64_t samples[kCopySamples];
               if (samples_of(*x, a, b, samples) > 0 && !AskedRecently(&x->recent_requests, samples[0])) {
@@ -1284,12 +1309,56 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
           }
         },
         [&](uint64_t v) { common.Insert(v); });
-    common.ForEach(keep);
+    std::vector<SitePositionScratch::VersionCheck> version_checks;
+    std::vector<std::pair<uint64_t, uint32_t>> few_holders;
     for (auto& x : scratch_pool.all()) {
       requests.Add(&x->requests);
       x->recent_requests = {};  // the next site's indexes are its own
+      version_checks.insert(version_checks.end(), x->version_checks.begin(), x->version_checks.end());
+      few_holders.insert(few_holders.end(), x->few_holders.begin(), x->few_holders.end());
+      x->version_checks = {};
+      x->few_holders = {};
     }
-    std::vector<std::pair<uint64_t, uint8_t>> copies = copies_among(requests.Take());
+    if (version_checks.empty()) {
+      common.ForEach(keep);
+    } else {
+      // Versions of one item (kMaxItemVersions): a value that h pages hold,
+      // not all the site's, is content when its first holder and the next, the middle and the
+      // last are one item (kOneItem), their agreement counted outside the
+      // common values more than h pages hold (the site's template, not the
+      // item's own text). Any other common value is boilerplate.
+      FlatU64Set pending;
+      for (const auto& c : version_checks) pending.Insert(c.value);
+      common.ForEach([&](uint64_t v) {
+        if (!pending.Contains(v)) keep(v);
+      });
+      std::unordered_map<uint64_t, uint32_t> holders_of(few_holders.begin(), few_holders.end());
+      std::sort(version_checks.begin(), version_checks.end(),
+                [](const auto& x, const auto& y) { return x.holders != y.holders ? x.holders < y.holders : x.value < y.value; });
+      for (size_t g = 0; g < version_checks.size();) {
+        const uint32_t h = version_checks[g].holders;
+        size_t e = g;
+        std::vector<uint64_t> pairs;
+        for (; e < version_checks.size() && version_checks[e].holders == h; ++e) {
+          pairs.insert(pairs.end(), version_checks[e].samples, version_checks[e].samples + version_checks[e].count);
+        }
+        std::sort(pairs.begin(), pairs.end());
+        pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+        const auto held_by_more = [&](uint64_t key) {
+          if (!common.Contains(key)) return false;
+          const auto it = holders_of.find(key);
+          return it == holders_of.end() || it->second > h;
+        };
+        const std::vector<std::pair<uint64_t, uint8_t>> versions = copies_among(pairs, held_by_more);
+        for (; g < e; ++g) {
+          const auto& c = version_checks[g];
+          bool one_item = c.count > 0;
+          for (uint32_t t = 0; t < c.count && one_item; ++t) one_item = copy_of(versions, c.samples[t], true);
+          if (!one_item) keep(c.value);
+        }
+      }
+    }
+    std::vector<std::pair<uint64_t, uint8_t>> copies = copies_among(requests.Take(), in_common);
     // Pass 2: a run whose first sample is not a copy is boilerplate; one
     // whose first is and that has more samples waits for them.
     struct Undecided {
@@ -1324,7 +1393,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
     // Pass 3: the other samples of the runs waiting, checked together.
     if (!undecided.empty()) {
       for (const Undecided& u : undecided) requests.Add({u.samples, u.count});
-      copies = copies_among(requests.Take());
+      copies = copies_among(requests.Take(), in_common);
       for (const Undecided& u : undecided) {
         for (uint32_t t = 0; t < u.count; ++t) {
           if (!copy_of(copies, u.samples[t], u.one_item_only)) {

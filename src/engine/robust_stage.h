@@ -25,7 +25,8 @@
 //    distinct pages has a known template. The set of boilerplate values is
 //    global, so a page copied to another site carries its template's marks.
 //    Values that few pages hold are boilerplate unless their holders are
-//    copies of one item (SiteTemplates).
+//    copies of one item, and so are values up to kMaxItemVersions pages
+//    hold unless their holders are versions of one item (SiteTemplates).
 // 2b. Main text: the page's text blocks that are long and not mostly link
 //    text (RobustMethodOptions::main_minhashes) get min-hash values of
 //    their own, after the m of the whole page; boilerplate is learned on
@@ -101,6 +102,20 @@ inline constexpr uint32_t kRobustWholeBandBucket = 64;
 // least this fraction of the positions where they do not share one of the
 // site's common boilerplate values; their shared value is then content.
 inline constexpr double kCopyContentSimilarity = 0.5;
+
+// Versions of one item on its site: a value that the site's template
+// share of its pages (SiteTemplates::TemplateHolders, three at least) to
+// kMaxItemVersions pages hold, and not every page of the site, is
+// boilerplate unless its holders are one item by the stricter rule (one
+// item in one or two templates, or where no template is seen), their
+// agreement counted outside the common values more pages hold: a page
+// with its print and mobile versions or recrawls on a small site (three of
+// ten pages, where the site's share alone would make them its template)
+// teaches the site nothing. A value more pages hold, or every page of the
+// site, is boilerplate by its share. Fixed beforehand, not tuned: an
+// original, its print, mobile and AMP forms and a few recrawls or
+// revisions.
+inline constexpr uint32_t kMaxItemVersions = 8;
 
 // An edit (RobustDecideMatched) is max_edit_shingles across sites and
 // max_same_site_edit_shingles on one site, or one kEditShareOfPage-th of
@@ -328,8 +343,12 @@ class SiteTemplates {
   // they share none of it, agree at kLargePageAgreement of the whole-page
   // positions and their difference digests decode; or, on a site of 6
   // pages or more, in two templates: their main texts alike, the rest
-  // less). Two pages alone on a site hold their template and nothing else
-  // in common. digests: n * kRobustDigestCells cells, or empty (the rule
+  // less). A value that TemplateHolders (three at least) to
+  // kMaxItemVersions pages hold, not all the site's, is boilerplate
+  // unless its first holder and each of the next, middle and last are one
+  // item by those rules, their positions counted outside the common values
+  // that more pages hold. Two pages alone on a site hold their template
+  // and nothing else in common. digests: n * kRobustDigestCells cells, or empty (the rule
   // where no template is seen then stays out).
   SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,
                 std::span<const uint8_t> candidate, const RobustMethodOptions& options,

@@ -676,7 +676,9 @@ TEST(RobustStageTest, ALargeSitesColumnFilesGiveTheTemplateOfBlocksOnAnyThreads)
 // value fewer hold (template_min_pages or more) is boilerplate unless its
 // next, middle and last holders are each copies of its first, that is,
 // agree with it on kCopyContentSimilarity of the positions where they do
-// not share a common value. Rows are read whole, as the rule states it.
+// not share a common value; and a common value that few pages hold is not
+// boilerplate when its holders are versions of one item (kMaxItemVersions).
+// Rows are read whole, as the rule states it.
 // With copies_count false, no holders are copies.
 std::set<uint64_t> TemplateByTheRule(const std::vector<uint32_t>& mins, const std::vector<uint64_t>& sites,
                                      uint32_t m, const RobustMethodOptions& o, bool copies_count = true) {
@@ -707,7 +709,36 @@ std::set<uint64_t> TemplateByTheRule(const std::vector<uint32_t>& mins, const st
       }
       return positions == 0 || static_cast<double>(agreeing) / positions >= kCopyContentSimilarity;
     };
-    out.insert(common.begin(), common.end());
+    // Versions of one item: a common value that h pages hold, from the
+    // site's share (three at least) to kMaxItemVersions and not every page
+    // the site, is content when its next, middle and last holders are
+    // each one item with its first: outside the common values more than
+    // h pages hold, the two share one such value, at least half the
+    // positions are left, and they agree on
+    // min_similarity_without_template of those.
+    auto one_item = [&](uint32_t a, uint32_t b, size_t h) {
+      uint32_t shared = 0, agreeing = 0, positions = 0;
+      for (uint32_t j = 0; j < m; ++j) {
+        const uint32_t va = mins[size_t{a} * m + j], vb = mins[size_t{b} * m + j];
+        if (va == vb && common.count((uint64_t{j} << 32) | va) && holders[j].at(va).size() > h) {
+          ++shared;
+          continue;
+        }
+        agreeing += va == vb;
+        ++positions;
+      }
+      return shared > 0 && positions * 2 >= m &&
+             static_cast<double>(agreeing) / positions >= o.min_similarity_without_template;
+    };
+    const size_t versions_from = pages.size() >= 3 ? std::max<size_t>(need, 3) : need;  // kCopyHolders
+    for (uint32_t j = 0; j < m; ++j) {
+      for (const auto& [value, h] : holders[j]) {
+        const size_t k = h.size();
+        const bool versions = k >= versions_from && k <= kMaxItemVersions && k < pages.size() &&
+                              one_item(h[0], h[1], k) && one_item(h[0], h[k / 2], k) && one_item(h[0], h[k - 1], k);
+        if (k >= need && !versions) out.insert((uint64_t{j} << 32) | value);
+      }
+    }
     if (need <= o.template_min_pages) continue;
     for (uint32_t j = 0; j < m; ++j) {
       for (const auto& [value, h] : holders[j]) {
@@ -1088,6 +1119,56 @@ TEST(RobustTemplateTest, APageAndItsRevisionOnASmallSiteAreNotItsTemplate) {
   // Two pages alone: what they share is the site's template.
   const PairDecision alone = run(0, false).first;
   EXPECT_FALSE(alone.duplicate) << alone.reason;
+}
+
+// A page with several versions on its small site (print, mobile, a
+// revision: each its own sentence rewritten): the values the versions
+// alone hold are held by three to five of the site's pages, its template's
+// share or more, and are still not its template, since the versions are
+// one item outside the values more pages hold. A sidebar that as many
+// different articles carry stays boilerplate (they are not one item), and
+// so do values most of the site holds.
+TEST(RobustTemplateTest, APageWithSeveralVersionsOnASmallSiteIsNotItsTemplate) {
+  std::mt19937_64 rng(79);
+  const SiteTemplateHtml t = MakeTemplate(rng, 30);
+  const std::string story = Words(rng, 300);
+  const std::string sidebar = "<div>" + Words(rng, 60) + "</div>";
+  const RobustMethodOptions o;
+  auto page = [&](const std::string& text, const std::string& extra, const std::string& year) {
+    return t.head + Paragraphs(text) + extra + "<p>Updated " + year + " by the newsroom.</p>" + t.tail;
+  };
+  for (int versions : {3, 4, 5}) {
+    std::vector<SignedPage> pages;
+    pages.push_back(Sign(page(story, "", "2023"), "http://www.small-paper.example/2023/story", o));
+    for (int v = 1; v < versions; ++v) {
+      pages.push_back(Sign(page(WithOneSentenceRewritten(rng, story, 300 * v), "", "202" + std::to_string(3 + v)),
+                           "http://www.small-paper.example/v" + std::to_string(v) + "/story", o));
+    }
+    for (int i = 0; i < 6; ++i) {
+      pages.push_back(Sign(page(Words(rng, 300), "", "2024"), "http://www.small-paper.example/n/" + std::to_string(i), o));
+    }
+    const size_t with_sidebar = pages.size();
+    for (int i = 0; i < versions; ++i) {
+      pages.push_back(Sign(page(Words(rng, 60), sidebar, "2024"), "http://www.small-paper.example/s/" + std::to_string(i), o));
+    }
+    ASSERT_GE(static_cast<uint32_t>(versions), std::max(SiteTemplates::TemplateHolders(pages.size(), o), 3u))
+        << "the versions hold their values at the site's template share";
+    const SiteTemplates templates = TemplatesOf(pages, o);
+    ASSERT_TRUE(templates.KnowsTemplateOf(pages.front().site));
+    for (int a = 0; a < versions; ++a) {
+      for (int b = a + 1; b < versions; ++b) {
+        const PairDecision d = RobustDecide(templates, pages[a].View(), pages[b].View(), o);
+        EXPECT_TRUE(d.duplicate) << versions << " versions, " << a << " and " << b << ": " << d.reason;
+      }
+    }
+    EXPECT_FALSE(RobustDecide(templates, pages[0].View(), pages[versions].View(), o).duplicate);
+    for (size_t a = with_sidebar; a < pages.size(); ++a) {
+      for (size_t b = a + 1; b < pages.size(); ++b) {
+        const PairDecision d = RobustDecide(templates, pages[a].View(), pages[b].View(), o);
+        EXPECT_FALSE(d.duplicate) << versions << " articles with the sidebar: " << d.reason;
+      }
+    }
+  }
 }
 
 // A scraper's host: two items of `source` (five short lines of
