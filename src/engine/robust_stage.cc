@@ -12,7 +12,6 @@
 #include <mutex>
 #include <queue>
 #include <string>
-#include <unordered_map>
 
 #include "base/even_key_sort.h"
 #include "base/path.h"
@@ -1332,7 +1331,10 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       common.ForEach([&](uint64_t v) {
         if (!pending.Contains(v)) keep(v);
       });
-      std::unordered_map<uint64_t, uint32_t> holders_of(few_holders.begin(), few_holders.end());
+      std::sort(few_holders.begin(), few_holders.end(),
+                [](const auto& x, const auto& y) { return x.second < y.second; });
+      FlatU64Set held_by_few;  // the common values h pages or fewer hold
+      size_t few = 0;
       std::sort(version_checks.begin(), version_checks.end(),
                 [](const auto& x, const auto& y) { return x.holders != y.holders ? x.holders < y.holders : x.value < y.value; });
       for (size_t g = 0; g < version_checks.size();) {
@@ -1344,11 +1346,8 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
         }
         std::sort(pairs.begin(), pairs.end());
         pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-        const auto held_by_more = [&](uint64_t key) {
-          if (!common.Contains(key)) return false;
-          const auto it = holders_of.find(key);
-          return it == holders_of.end() || it->second > h;
-        };
+        for (; few < few_holders.size() && few_holders[few].second <= h; ++few) held_by_few.Insert(few_holders[few].first);
+        const auto held_by_more = [&](uint64_t key) { return common.Contains(key) && !held_by_few.Contains(key); };
         const std::vector<std::pair<uint64_t, uint8_t>> versions = copies_among(pairs, held_by_more);
         for (; g < e; ++g) {
           const auto& c = version_checks[g];
