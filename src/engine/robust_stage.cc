@@ -1322,10 +1322,11 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       common.ForEach(keep);
     } else {
       // Versions of one item (kMaxItemVersions): a value that h pages hold,
-      // not all the site's, is content when its first holder and the next, the middle and the
-      // last are one item (kOneItem), their agreement counted outside the
-      // common values more than h pages hold (the site's template, not the
-      // item's own text). Any other common value is boilerplate.
+      // not all the site's, is content when its first holder and the next,
+      // the middle and the last are one item (kOneItem), their agreement
+      // counted outside the common values more than h pages hold (the
+      // site's template, not the item's own text). Any other common value
+      // is boilerplate.
       FlatU64Set pending;
       for (const auto& c : version_checks) pending.Insert(c.value);
       common.ForEach([&](uint64_t v) {
@@ -1335,8 +1336,9 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
                 [](const auto& x, const auto& y) { return x.second < y.second; });
       FlatU64Set held_by_few;  // the common values h pages or fewer hold
       size_t few = 0;
-      std::sort(version_checks.begin(), version_checks.end(),
-                [](const auto& x, const auto& y) { return x.holders != y.holders ? x.holders < y.holders : x.value < y.value; });
+      std::sort(version_checks.begin(), version_checks.end(), [](const auto& x, const auto& y) {
+        return x.holders != y.holders ? x.holders < y.holders : x.value < y.value;
+      });
       for (size_t g = 0; g < version_checks.size();) {
         const uint32_t h = version_checks[g].holders;
         size_t e = g;
@@ -1346,7 +1348,9 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
         }
         std::sort(pairs.begin(), pairs.end());
         pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-        for (; few < few_holders.size() && few_holders[few].second <= h; ++few) held_by_few.Insert(few_holders[few].first);
+        for (; few < few_holders.size() && few_holders[few].second <= h; ++few) {
+          held_by_few.Insert(few_holders[few].first);
+        }
         const auto held_by_more = [&](uint64_t key) { return common.Contains(key) && !held_by_few.Contains(key); };
         const std::vector<std::pair<uint64_t, uint8_t>> versions = copies_among(pairs, held_by_more);
         for (; g < e; ++g) {

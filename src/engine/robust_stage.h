@@ -348,8 +348,8 @@ class SiteTemplates {
   // unless its first holder and each of the next, middle and last are one
   // item by those rules, their positions counted outside the common values
   // that more pages hold. Two pages alone on a site hold their template
-  // and nothing else in common. digests: n * kRobustDigestCells cells, or empty (the rule
-  // where no template is seen then stays out).
+  // and nothing else in common. digests: n * kRobustDigestCells cells, or
+  // empty (the rule where no template is seen then stays out).
   SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,
                 std::span<const uint8_t> candidate, const RobustMethodOptions& options,
                 std::span<const uint64_t> digests = {});

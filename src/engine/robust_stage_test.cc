@@ -711,7 +711,7 @@ std::set<uint64_t> TemplateByTheRule(const std::vector<uint32_t>& mins, const st
     };
     // Versions of one item: a common value that h pages hold, from the
     // site's share (three at least) to kMaxItemVersions and not every page
-    // the site, is content when its next, middle and last holders are
+    // of the site, is content when its next, middle and last holders are
     // each one item with its first: outside the common values more than
     // h pages hold, the two share one such value, at least half the
     // positions are left, and they agree on
