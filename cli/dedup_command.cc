@@ -71,9 +71,13 @@ void DedupFlags::Register(CLI::App* dedup) {
       ->check(CLI::Range(1, 8))
       ->capture_default_str();
   dedup->add_option("--memory", memory,
-                    "paragraphs, chunks: memory budget of the whole run, e.g. 512M or 2G; the "
-                    "tables get what the rest does not use, in more passes or sorted runs "
-                    "spilled to DIR")
+                    "memory budget of the whole run (its resident size), every method, e.g. 512M "
+                    "or 2G. A run that cannot fit stops with one line that says what it needs: "
+                    "before reading when the program and its threads take it, while reading as "
+                    "soon as the pages read (or, after 5% of the input, the pages it will hold) "
+                    "would not fit with their clustering. robust sorts as many candidate tables "
+                    "at once as it leaves room for; paragraphs and chunks give their tables what "
+                    "the rest does not use, in more passes or sorted runs spilled to DIR")
       ->capture_default_str();
   dedup->add_option("--edit-shingles", edit_shingles,
                     "robust: pages on different sites whose shingle sets differ in at most this many "

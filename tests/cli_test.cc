@@ -48,6 +48,31 @@ TEST(CliTest, BadUsageExitsTwo) {
   EXPECT_EQ(RunCommand(Q(CliPath()) + " frobnicate", &out), 2);
 }
 
+// --memory bounds the whole run for every method: a budget below what the
+// program holds before it reads a page is refused before reading, in one
+// line that says how much it needs; the sample fits in 256M.
+TEST(CliTest, AMemoryBudgetTooSmallIsRefusedBeforeReading) {
+  const std::string dir = MakeTempDir("cli-memory");
+  const std::string sample = testing::RepoTestDataDir() + "/sample/sample-crawl.warc.gz";
+  for (const char* method : {"robust", "broder", "exact"}) {
+    std::string out;
+    EXPECT_EQ(RunCommand(Q(CliPath()) + " dedup " + Q(sample) + " --out " + Q(dir + "/small") + " --method " +
+                             method + " --memory 8M --quiet",
+                         &out),
+              2)
+        << out;
+    EXPECT_NE(out.find("of 8 MiB cannot hold this run: the program holds "), std::string::npos) << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+    EXPECT_FALSE(fs::exists(dir + "/small/clusters.tsv"));
+    EXPECT_EQ(RunCommand(Q(CliPath()) + " dedup " + Q(sample) + " --out " + Q(dir + "/fits") + " --method " +
+                             method + " --memory 256M --quiet",
+                         &out),
+              0)
+        << out;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(CliTest, NothingUsableExitsOneWithOneLine) {
   const std::string dir = MakeTempDir("cli-nothing");
   std::string out;

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <barrier>
+#include <filesystem>
+#include <random>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -561,6 +563,106 @@ TEST(DedupTogetherErrorsTest, RefusedAlike) {
 // exactly the outputs of words in memory, the spills and the candidate
 // tables' temporary files are gone afterwards, and moving pages between
 // processes is refused.
+// A crawl of `pages` pages of `words` random words (16 MB for 16,000 pages
+// of 150 or 40,000 of 60: more than the readers read ahead, so that the
+// bytes read tell about the share of the input read), as JSON Lines in a
+// folder of its own.
+std::string PagesOfRandomWords(int pages, int words) {
+  const std::string dir = MakeTempDir("job-memory-input");
+  std::mt19937 rng(7);
+  std::string jsonl;
+  for (int i = 0; i < pages; ++i) {
+    std::string text = "page " + std::to_string(i);
+    for (int w = 0; w < words; ++w) text += " w" + std::to_string(rng() % 10000);
+    jsonl += testing::JsonLine("http://s" + std::to_string(i % 50) + ".example/" + std::to_string(i), "text", text);
+  }
+  testing::WriteFileOrDie(dir + "/pages.jsonl", jsonl);
+  return dir + "/pages.jsonl";
+}
+
+// The run within DedupOptions::memory_bytes, for every method: the
+// resident size is what the caller's probe says (here a fixed figure, or
+// one that grows with each reading), and a run that cannot fit stops with
+// one line that says why, writing no clusters.
+TEST(DedupJobMemoryTest, ARunThatCannotFitSaysSo) {
+  const std::string crawl = PagesOfRandomWords(16000, 150);
+  constexpr uint64_t kMiB = uint64_t{1} << 20;
+  for (const char* method : {"robust", "broder", "exact"}) {
+    SCOPED_TRACE(method);
+    DedupOptions options;
+    options.method = method;
+    uint64_t resident = 30 * kMiB, calls = 0, growth = 0;
+    options.memory_probe = [&](uint64_t* r, uint64_t* peak) {
+      *r = resident + growth * calls++;
+      *peak = *r;
+    };
+    // Before the first page: the program and one reading thread (8 + 4 MiB).
+    options.memory_bytes = 40 * kMiB;
+    std::string out = MakeTempDir("job-memory");
+    auto before = RunDedup({crawl}, out, options);
+    ASSERT_FALSE(before.ok());
+    EXPECT_TRUE(before.status().IsInvalidArgument()) << before.status().ToString();
+    EXPECT_NE(before.status().message().find("before it reads a page"), std::string::npos);
+    EXPECT_EQ(calls, 1u);  // nothing read
+    EXPECT_FALSE(std::filesystem::exists(out + "/clusters.tsv"));
+    // The same budget with room for the pages: the run ends and says what
+    // its budget was.
+    options.memory_bytes = 64 * kMiB;
+    calls = 0;
+    out = MakeTempDir("job-memory");
+    auto fits = RunDedup({crawl}, out, options);
+    ASSERT_TRUE(fits.ok()) << fits.status().ToString();
+    EXPECT_EQ(fits->documents, 16000u);
+    EXPECT_GE(calls, 16000u / 1024);  // checked while reading
+    EXPECT_EQ(nlohmann::json::parse(ReadFileOrEmpty(out + "/summary.json"))["options"]["memory_bytes"], 64 * kMiB);
+    // Resident memory that grows 16 MiB between checks passes the budget
+    // at the second (30 + 32 MiB held, and 4 to 10 MiB for clustering).
+    growth = 16 * kMiB;
+    options.memory_bytes = 66 * kMiB;
+    calls = 0;
+    out = MakeTempDir("job-memory");
+    auto grows = RunDedup({crawl}, out, options);
+    ASSERT_FALSE(grows.ok());
+    EXPECT_TRUE(grows.status().IsResourceExhausted()) << grows.status().ToString();
+    const std::string line = grows.status().message();
+    EXPECT_NE(line.find("after 2048 pages (up to " + crawl + " at offset "), std::string::npos) << line;
+    EXPECT_EQ(line.find('\n'), std::string::npos);
+    EXPECT_FALSE(std::filesystem::exists(out + "/clusters.tsv"));
+    growth = 0;
+  }
+}
+
+// Once a twentieth of the input is read, the pages the whole input will
+// hold at that rate are counted too: a crawl too large for the budget is
+// stopped early, not at its end.
+TEST(DedupJobMemoryTest, ACrawlTooLargeIsStoppedEarly) {
+  const std::string crawl = PagesOfRandomWords(40000, 60);
+  constexpr uint64_t kMiB = uint64_t{1} << 20;
+  DedupOptions options;  // robust: 10 MiB and 70 bytes a page of clustering, and about 21 of columns
+  uint64_t calls = 0;
+  options.memory_probe = [&](uint64_t* r, uint64_t* peak) {
+    ++calls;
+    *r = *peak = 20 * kMiB;
+  };
+  // The pages read pass the budget after about 30,000 (20 + 10 MiB and 70
+  // bytes a page); the 40,000 of the input need about 33.5 MiB.
+  options.memory_bytes = 32 * kMiB;
+  const std::string out = MakeTempDir("job-memory");
+  auto r = RunDedup({crawl}, out, options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsResourceExhausted()) << r.status().ToString();
+  const std::string line = r.status().message();
+  EXPECT_NE(line.find("at this rate the input holds about "), std::string::npos) << line;
+  const size_t after = line.find("after ");
+  ASSERT_NE(after, std::string::npos) << line;
+  EXPECT_LT(std::stoul(line.substr(after + 6)), 28000u) << line;  // the projection stopped it
+  // With room for them all it runs.
+  options.memory_bytes = 36 * kMiB;
+  auto fits = RunDedup({crawl}, MakeTempDir("job-memory"), options);
+  ASSERT_TRUE(fits.ok()) << fits.status().ToString();
+  EXPECT_EQ(fits->documents, 40000u);
+}
+
 TEST(DedupJobSpillTest, SpilledSignaturesGiveTheOutputsOfSignaturesInMemory) {
   const std::string data = testing::RepoTestDataDir();
   const std::vector<std::string> inputs = {data + "/html", data + "/sample/sample-crawl.warc.gz",

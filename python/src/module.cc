@@ -122,7 +122,15 @@ std::vector<std::string> Inputs(py::handle inputs, const char* caller) {
 neardup::DedupOptions OptionsFrom(const py::dict& kwargs, const char* caller) {
   neardup::DedupOptions options;
   ApplyDedupOptions(kwargs, caller, &options);
-  options.memory_probe = ProcessMemory;
+  // memory_bytes bounds what the run adds to the interpreter: what the
+  // process held when the options were made does not count (the peak
+  // reported is the process's).
+  uint64_t before = 0, peak = 0;
+  ProcessMemory(&before, &peak);
+  options.memory_probe = [before](uint64_t* resident_bytes, uint64_t* peak_resident_bytes) {
+    ProcessMemory(resident_bytes, peak_resident_bytes);
+    *resident_bytes = *resident_bytes > before ? *resident_bytes - before : 0;
+  };
   return options;
 }
 
@@ -392,7 +400,10 @@ defaults:
   verify=True         split off members failing the method's rule against
                       their cluster's kept page
   write_pairs=False   list near-duplicate pairs (Deduper.pairs())
-  memory_bytes=2 GiB  budget of paragraphs and chunks
+  memory_bytes=2 GiB  memory budget of dedup(), every method: what the run
+                      adds to the process; one that cannot fit raises
+                      InvalidArgumentError before reading, or Error (code
+                      "ResourceExhausted") while reading
   temp_dir=""         folder for their temporary files ("" the current one)
   batch_documents=32, in_flight_per_thread=2   batches of add_many
   broder={"shingle_size": 5, "wrap": None, "num_minhashes": 84,

@@ -112,6 +112,18 @@ def test_dedup_progress(sample, tmp_path):
         neardup.dedup(sample, out=tmp_path / "c", progress=fails)
 
 
+def test_dedup_within_its_memory_budget(sample, tmp_path):
+    # The budget counts what the run adds to this process: a run on one
+    # thread needs more than 4 MiB before it reads a page, and the sample
+    # fits in the default.
+    with pytest.raises(neardup.InvalidArgumentError, match="cannot hold this run") as e:
+        neardup.dedup(sample, out=tmp_path / "small", memory_bytes=4 << 20, threads=1)
+    assert "before it reads a page" in str(e.value)
+    assert not (tmp_path / "small" / "clusters.tsv").exists()
+    summary = neardup.dedup(sample, out=tmp_path / "fits", threads=1)
+    assert summary["options"]["memory_bytes"] == 2 << 30
+
+
 def test_file_errors_are_os_errors(tmp_path):
     missing = str(tmp_path / "missing.warc.gz")
     with pytest.raises(neardup.FileError) as e:

@@ -98,6 +98,88 @@ class RecordingObserver final : public ReadObserver {
   std::vector<ReadWarning> kept_;
 };
 
+std::string MiB(uint64_t bytes) { return std::to_string((bytes + (uint64_t{1} << 20) - 1) >> 20) + " MiB"; }
+
+// The batch job's run within DedupOptions::memory_bytes, for every method
+// (the process's resident size as DedupOptions::memory_probe reads it; no
+// check without a probe). A run that cannot fit stops as soon as that is
+// known, with one line that says how much it needs:
+//   - before the first page, when the program and its reading threads
+//     already take the budget (InvalidArgument);
+//   - while reading, every kCheckEvery pages, when what it holds plus what
+//     the clustering will add for the pages read so far
+//     (MethodImpl::clustering_bytes) is over the budget; or, once
+//     kProjectAfter of the input is read, when the same for the pages the
+//     whole input will hold at this rate (pages per input byte) is
+//     (ResourceExhausted).
+class MemoryCheck {
+ public:
+  static constexpr uint64_t kCheckEvery = 1024;
+  static constexpr double kProjectAfter = 0.05;
+  // Reading: the readers' and signers' buffers, measured on pages of 8 to
+  // 25 KB (bench/RESULTS.md, "--memory"): a base and a share per thread.
+  static constexpr uint64_t kReadingBase = uint64_t{8} << 20, kReadingPerThread = uint64_t{4} << 20;
+
+  MemoryCheck(const DedupOptions& options, const DeduperImpl& deduper, size_t threads)
+      : options_(options), deduper_(deduper), threads_(threads) {}
+
+  Status BeforeReading() const {
+    if (!options_.memory_probe) return Status::OK();
+    const uint64_t resident = Resident();
+    const uint64_t need = resident + kReadingBase + kReadingPerThread * threads_;
+    if (need <= options_.memory_bytes) return Status::OK();
+    return Status::InvalidArgument("the memory budget (--memory, memory_bytes) of " + MiB(options_.memory_bytes) +
+                                   " cannot hold this run: the program holds " + MiB(resident) +
+                                   " before it reads a page, and reading on " + std::to_string(threads_) +
+                                   (threads_ == 1 ? " thread" : " threads") + " takes about " +
+                                   MiB(need - resident) + " more; give it " + MiB(need) +
+                                   " or more (and more for the pages)");
+  }
+
+  Status WhileReading(const DocumentSource& source, const Document& d) {
+    if (!options_.memory_probe || ++pages_ % kCheckEvery != 0) return Status::OK();
+    const uint64_t resident = Resident();
+    const MethodImpl& method = deduper_.method_impl();
+    const uint64_t now = resident + method.clustering_bytes(pages_);
+    uint64_t projected_pages = pages_;
+    const uint64_t total = source.bytes_total(), consumed = source.bytes_consumed();
+    if (total > 0 && consumed > 0 && consumed < total && consumed >= kProjectAfter * static_cast<double>(total)) {
+      projected_pages = static_cast<uint64_t>(static_cast<double>(pages_) * static_cast<double>(total) /
+                                              static_cast<double>(consumed));
+    }
+    const uint64_t columns_per_page = deduper_.column_bytes() / std::max<uint64_t>(1, pages_);
+    const uint64_t projected =
+        resident + (projected_pages - pages_) * columns_per_page + method.clustering_bytes(projected_pages);
+    if (now <= options_.memory_bytes && projected <= options_.memory_bytes) return Status::OK();
+    const bool read_all = projected_pages == pages_;
+    std::string line = "the memory budget (--memory, memory_bytes) of " + MiB(options_.memory_bytes) +
+                       " cannot hold this run: after " + std::to_string(pages_) + " pages (up to " + d.source +
+                       " at offset " + std::to_string(d.source_offset) + ") it holds " + MiB(resident) +
+                       ", and the " + method.name() + " method's clustering adds about " +
+                       MiB(method.clustering_bytes(pages_)) + " for them";
+    if (read_all) {
+      line += ": " + MiB(now) + " for the pages read so far";
+    } else {
+      line += "; at this rate the input holds about " + std::to_string(projected_pages) + " pages, which need about " +
+              MiB(projected);
+    }
+    line += "; give it more, or divide the crawl among processes (neardup-mpi)";
+    return Status::ResourceExhausted(line);
+  }
+
+ private:
+  uint64_t Resident() const {
+    uint64_t resident = 0, peak = 0;
+    options_.memory_probe(&resident, &peak);
+    return resident;
+  }
+
+  const DedupOptions& options_;
+  const DeduperImpl& deduper_;
+  const size_t threads_;
+  uint64_t pages_ = 0;
+};
+
 nlohmann::ordered_json SummaryJson(const DedupSummary& s, const DedupOptions& o, const DeduperImpl& d) {
   nlohmann::ordered_json j;
   j["neardup_version"] = Version();
@@ -115,7 +197,7 @@ nlohmann::ordered_json SummaryJson(const DedupSummary& s, const DedupOptions& o,
       {"batch_documents", o.batch_documents},
       {"in_flight_per_thread", o.in_flight_per_thread},
   };
-  if (d.method().batch_only()) j["options"]["memory_bytes"] = o.memory_bytes;
+  j["options"]["memory_bytes"] = o.memory_bytes;
   j["inputs"] = s.inputs;
   j["inputs_opened"] = s.read.inputs_opened;
   j["documents_read"] = s.documents;
@@ -294,12 +376,15 @@ class DedupJobImpl final : public DedupJob {
               double progress_interval_seconds) override {
     if (read_called_) return Status::FailedPrecondition("DedupJob::Read may be called once");
     read_called_ = true;
+    MemoryCheck memory(options_, deduper_, executor_ != nullptr ? executor_->num_threads() + 1 : 1);
+    NEARDUP_RETURN_IF_ERROR(memory.BeforeReading());
     SourceOptions source_options = options_.source;
     source_options.share = share;
     NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DocumentSource> source,
                              OpenDocumentSource(inputs_, source_options, env_, counting_.get()));
     Status spill_status;
     auto on_document = [&](DocId, const Document& d) -> Status {
+      NEARDUP_RETURN_IF_ERROR(memory.WhileReading(*source, d));
       std::string* out = spill_->buffer();
       AppendTsvField(d.url, out);
       out->push_back('\t');

@@ -473,6 +473,15 @@ Result<std::vector<DocId>> DeduperImpl::Add(std::span<const Document> documents)
   return ids;
 }
 
+uint64_t DeduperImpl::column_bytes() const {
+  if (!columns_) return removed_.size();
+  const Columns& c = *columns_;
+  return c.token_fp.bytes() + c.byte_fp.bytes() + c.terms.bytes() +
+         c.eligible.bytes() + c.features.bytes() + c.words.bytes() +
+         c.url_keys.bytes() + c.link_keys.bytes() + c.link_counts.bytes() +
+         c.lengths.bytes() + removed_.size();
+}
+
 Status DeduperImpl::AddFrom(DocumentSource* source, const DocumentCallback& on_document,
                             const DedupProgressCallback& progress, double progress_interval) {
   NEARDUP_RETURN_IF_ERROR(CheckOpen());
@@ -828,6 +837,8 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     if (options_.memory_probe) options_.memory_probe(&resident, &peak);
     const uint64_t floor = uint64_t{4} << 20;
     mc.memory_budget = options_.memory_bytes > resident + floor ? options_.memory_bytes - resident : floor;
+    mc.memory_limit = options_.memory_bytes;
+    mc.memory_probe = options_.memory_probe;
     const std::string consumed_units = mc.units_path;
     uint64_t eligible_representatives = 0;  // the pages the method's tables would take
     for (uint32_t i = 0; i < n; ++i) eligible_representatives += mc.exact_root[i] == i && mc.eligible[i];

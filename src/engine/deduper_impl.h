@@ -77,6 +77,10 @@ class DeduperImpl final : public Deduper {
   // added after a clustering.
   Status SpillSignatures();
   bool signatures_spilled() const { return words_spill_ != nullptr || mapped_words_ != nullptr; }
+  // Bytes of the per-page columns' values now (the batch job's memory
+  // check: their growth a page).
+  uint64_t column_bytes() const;
+  const MethodImpl& method_impl() const { return *method_; }
   // Zhu et al.'s length vector of each page signed from now on: its terms
   // counted in `dims` dictionary subsets (LengthDimension); 0: none.
   void SetLengthDimensions(uint32_t dims);

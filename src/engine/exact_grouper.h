@@ -45,6 +45,7 @@ class ChunkedVector {
     ++size_;
   }
   size_t size() const { return size_; }
+  size_t bytes() const { return size_ * sizeof(T); }  // of the elements (chunks are allocated whole)
   const T& operator[](size_t i) const { return chunks_[i / kChunk][i % kChunk]; }
   // Calls fn(data, count) for each chunk in order, freeing each after the
   // call; leaves the vector empty. Peak memory: the vector plus nothing.

@@ -60,6 +60,10 @@ struct MethodCollection {
   std::string units_path;
   std::string temp_dir;
   uint64_t memory_budget = 0;         // bytes the stage's tables may take
+  // The whole run's budget (DedupOptions::memory_bytes) and the caller's
+  // probe of the process's resident memory (may be empty): MemoryLeft().
+  uint64_t memory_limit = 0;
+  std::function<void(uint64_t* resident_bytes, uint64_t* peak_resident_bytes)> memory_probe;
   bool temp_files = false;            // the run may write temporary files in temp_dir (a batch job)
   bool collect_pairs = false;         // list the pairs for pairs.tsv
   uint32_t max_bucket_pages = 1000;   // DedupOptions::broder.max_bucket_pages
@@ -67,6 +71,14 @@ struct MethodCollection {
   // threads too, with the same result as on one.
   Executor* executor = nullptr;
   const uint64_t* word_at(uint32_t p, size_t w) const { return words.data() + size_t{p} * w; }
+  // Bytes the budget leaves now: memory_limit less what the probe reads
+  // resident; without a probe, memory_budget (the same, as the stage began).
+  uint64_t MemoryLeft() const {
+    if (!memory_probe) return memory_budget;
+    uint64_t resident = 0, peak = 0;
+    memory_probe(&resident, &peak);
+    return memory_limit > resident ? memory_limit - resident : 0;
+  }
   // Makes `words` hold every page's words.
   void Materialize() {
     if (pending_words.size() > 0) words = pending_words.MoveToVector();
@@ -230,6 +242,18 @@ class MethodImpl : public Method {
   // is given them, so that the batch job may keep the signature words in a
   // spill file instead of in memory.
   virtual bool reads_mapped_words() const { return false; }
+  // Bytes the batch clustering of `pages` pages holds at its peak beyond
+  // what the Deduper held when reading ended (the method's run with its
+  // tables at their leanest, the keepers, verification): a base and bytes a
+  // page, fitted a little above what crawls of 250,000 and 1,000,000 pages
+  // of bench/crawlgen took on one thread (bench/RESULTS.md, "--memory").
+  // The batch job stops a run whose pages would not fit in
+  // DedupOptions::memory_bytes with it (DedupJob::Read). 0: the method
+  // sizes its tables to what the budget leaves (paragraphs, chunks).
+  virtual uint64_t clustering_bytes(uint64_t pages) const {
+    (void)pages;
+    return 0;
+  }
   // Batch-only methods: appends page `page`'s units (as SignTokens made
   // them) to the spill buffer, in the stage's record format.
   virtual void AppendUnitRecord(uint32_t page, std::string_view units, std::string* spill) const {

@@ -1698,7 +1698,7 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
 Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<const uint8_t> candidate,
                                          const RobustMethodOptions& options, uint32_t max_bucket_pages,
                                          bool collect_pairs, const RobustStageFiles& files, SiteTemplates* templates,
-                                         UnionFind* uf, Executor* executor) {
+                                         UnionFind* uf, Executor* executor, uint64_t tables_memory_bytes) {
   RobustStageResult result;
   Stopwatch watch;
   const uint32_t m = options.num_minhashes;
@@ -1790,7 +1790,24 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   const uint32_t all_tables = bands + whole_count;
   TempTables<uint64_t> runs(all_tables, files, ".robust.pairs.");  // (a << 32) | b, a < b
   NEARDUP_RETURN_IF_ERROR(runs.Open());
-  const uint32_t round = executor != nullptr ? static_cast<uint32_t>(executor->num_threads()) + 1 : 1;
+  // A round takes one table a thread, as many as the memory left to the
+  // tables holds (the largest table's candidates at kRobustTableSlotBytes).
+  uint64_t largest_table = 0;
+  for (uint32_t t = 0; t < all_tables; ++t) {
+    uint64_t records = 0;
+    for (uint32_t c = 0; c < parts; ++c) records += part_tables[c]->Records(t);
+    largest_table = std::max(largest_table, records);
+  }
+  const uint64_t slot_bytes = std::max<uint64_t>(1, largest_table * kRobustTableSlotBytes);
+  if (slot_bytes > tables_memory_bytes) {
+    return Status::ResourceExhausted("the candidate tables of " + std::to_string(result.candidates) +
+                                     " pages need " + std::to_string(slot_bytes >> 20) +
+                                     " MiB at a time; the memory budget leaves them " +
+                                     std::to_string(tables_memory_bytes >> 20) + " MiB");
+  }
+  const uint32_t threads = executor != nullptr ? static_cast<uint32_t>(executor->num_threads()) + 1 : 1;
+  const uint32_t round = static_cast<uint32_t>(std::clamp<uint64_t>(tables_memory_bytes / slot_bytes, 1, threads));
+  result.tables_at_once = round;
   // A round's slot keeps its buffers from one table to the next (tables are
   // of about one size): freeing and growing them again for every table gave
   // their pages back to the system and faulted them in anew each time.

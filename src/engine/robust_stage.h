@@ -471,6 +471,7 @@ struct RobustStageResult {
   uint64_t pages_with_pair = 0;     // candidates in at least one such pair
   uint64_t template_values = 0;     // boilerplate (position, value) pairs
   uint64_t template_bands_skipped = 0;
+  uint32_t tables_at_once = 0;      // band tables sorted in one round (the memory budget's choice)
   // Wall seconds of the steps: learning the templates (step 3), filing
   // and sorting the band tables into runs of pairs (step 4), merging the
   // runs and checking the pairs (step 5).
@@ -482,12 +483,21 @@ struct RobustStageResult {
 // Steps 3-5 over the pages with candidate[i] set; similar pairs are joined
 // in *uf. `templates` receives the learned boilerplate. With an executor,
 // the rule runs over the candidate pairs on its threads too (the result is
-// the same). Errors: IOError when a table's temporary file cannot be
-// written or read.
+// the same). The band tables are sorted a round at a time, one table a
+// thread; a round holds about kRobustTableSlotBytes a candidate per table,
+// and takes as many tables as `tables_memory_bytes` holds (one at least).
+// Errors: IOError when a table's temporary file cannot be written or read;
+// ResourceExhausted when one table does not fit in tables_memory_bytes.
 Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<const uint8_t> candidate,
                                          const RobustMethodOptions& options, uint32_t max_bucket_pages,
                                          bool collect_pairs, const RobustStageFiles& files, SiteTemplates* templates,
-                                         UnionFind* uf, Executor* executor = nullptr);
+                                         UnionFind* uf, Executor* executor = nullptr,
+                                         uint64_t tables_memory_bytes = UINT64_MAX);
+
+// Bytes a band table holds a candidate page while it is sorted and paired:
+// its 12-byte entry, the two bit sets of KeepSharedKeys (up to 8 bytes),
+// and a few bytes of pairs.
+inline constexpr uint64_t kRobustTableSlotBytes = 24;
 
 // The same over contiguous columns, tables in memory.
 // digests: n * kRobustDigestCells cells, or empty.

@@ -448,15 +448,38 @@ TEST(RobustStageTest, TablesInFilesFindThePairsOfTablesInMemory) {
 // The rule over the candidate pairs on an executor's threads (tasks of
 // consecutive pairs) decides as one thread does: the same pairs, in the
 // same order, and the same components.
-TEST(RobustStageTest, PairsDecidedOnAnExecutorAreThePairsOfOneThread) {
-  std::mt19937_64 rng(29);
-  Sketches s;
+// `copies` copies of one page of 300 terms on sites of their own, 0 to 16
+// terms edited: many candidate pairs, some of which fail the rule.
+void AddCopiesOnSitesOfTheirOwn(uint64_t seed, int copies, Sketches* s) {
+  std::mt19937_64 rng(seed);
   const auto page = Terms(rng, 300);
-  for (int c = 0; c < 250; ++c) {  // copies on sites of their own, 0 to 16 terms edited
+  for (int c = 0; c < copies; ++c) {
     auto copy = page;
     for (int e = 0; e < (c % 5) * 4; ++e) copy[rng() % copy.size()] = rng();
-    s.Add(copy, /*site=*/10 + c);
+    s->Add(copy, /*site=*/10 + c);
   }
+}
+
+// Two runs of the stage over the same pages found the same candidates and
+// pairs, in the same order, and the same components.
+void ExpectTheSameStage(const RobustStageResult& a, const RobustStageResult& b, UnionFind* uf_a, UnionFind* uf_b) {
+  EXPECT_EQ(a.candidates, b.candidates);
+  EXPECT_EQ(a.candidate_pairs, b.candidate_pairs);
+  EXPECT_EQ(a.template_bands_skipped, b.template_bands_skipped);
+  EXPECT_EQ(a.pairs, b.pairs);
+  ASSERT_EQ(a.pairs_found.size(), b.pairs_found.size());
+  for (size_t i = 0; i < a.pairs_found.size(); ++i) {
+    EXPECT_EQ(a.pairs_found[i].a, b.pairs_found[i].a);
+    EXPECT_EQ(a.pairs_found[i].b, b.pairs_found[i].b);
+    EXPECT_EQ(a.pairs_found[i].match.agreeing, b.pairs_found[i].match.agreeing);
+  }
+  ASSERT_EQ(uf_a->size(), uf_b->size());
+  for (uint32_t i = 0; i < uf_a->size(); ++i) EXPECT_EQ(uf_a->Find(i), uf_b->Find(i));
+}
+
+TEST(RobustStageTest, PairsDecidedOnAnExecutorAreThePairsOfOneThread) {
+  Sketches s;
+  AddCopiesOnSitesOfTheirOwn(29, 250, &s);
   const uint32_t n = static_cast<uint32_t>(s.sites.size());
   std::vector<uint8_t> candidate(n, 1);
   const RobustPages pages = s.Pages();
@@ -476,18 +499,38 @@ TEST(RobustStageTest, PairsDecidedOnAnExecutorAreThePairsOfOneThread) {
     SiteTemplates t2;
     auto b = RunRobustStage(pages, candidate, s.options, 1000, true, files, &t2, &together, executor.get());
     ASSERT_TRUE(b.ok());
-    EXPECT_EQ(a->candidates, b->candidates);
-    EXPECT_EQ(a->candidate_pairs, b->candidate_pairs);
-    EXPECT_EQ(a->template_bands_skipped, b->template_bands_skipped);
-    EXPECT_EQ(a->pairs, b->pairs);
-    ASSERT_EQ(a->pairs_found.size(), b->pairs_found.size());
-    for (size_t i = 0; i < a->pairs_found.size(); ++i) {
-      EXPECT_EQ(a->pairs_found[i].a, b->pairs_found[i].a);
-      EXPECT_EQ(a->pairs_found[i].b, b->pairs_found[i].b);
-      EXPECT_EQ(a->pairs_found[i].match.agreeing, b->pairs_found[i].match.agreeing);
-    }
-    for (uint32_t i = 0; i < n; ++i) EXPECT_EQ(alone.Find(i), together.Find(i));
+    ExpectTheSameStage(*a, *b, &alone, &together);
   }
+  EXPECT_TRUE(Env::Default()->ListFilesRecursive(dir).value().empty());  // every table file removed
+}
+
+// The band tables sorted a round at a time take as many tables as the
+// memory budget holds: at the budget of one table, one at a time, with the
+// same pairs; below it the stage says so instead of running over it.
+TEST(RobustStageTest, TheTablesSortedAtOnceFitTheMemoryBudget) {
+  Sketches s;
+  AddCopiesOnSitesOfTheirOwn(31, 200, &s);
+  const uint32_t n = static_cast<uint32_t>(s.sites.size());
+  std::vector<uint8_t> candidate(n, 1);
+  const RobustPages pages = s.Pages();
+  std::unique_ptr<Executor> executor = NewThreadPoolExecutor(3);  // four tables at once when they fit
+  const std::string dir = testing::MakeTempDir("robust-budget");
+  const RobustStageFiles files{Env::Default(), dir};
+  UnionFind wide(n), narrow(n), none(n);
+  SiteTemplates t1, t2, t3;
+  auto a = RunRobustStage(pages, candidate, s.options, 1000, true, files, &t1, &wide, executor.get());
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->tables_at_once, 4u);
+  const uint64_t one_table = uint64_t{n} * kRobustTableSlotBytes;  // every page files every band here
+  auto b = RunRobustStage(pages, candidate, s.options, 1000, true, files, &t2, &narrow, executor.get(),
+                          one_table + one_table / 2);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->tables_at_once, 1u);
+  ExpectTheSameStage(*a, *b, &wide, &narrow);
+  auto c = RunRobustStage(pages, candidate, s.options, 1000, true, files, &t3, &none, executor.get(), one_table / 2);
+  ASSERT_FALSE(c.ok());
+  EXPECT_TRUE(c.status().IsResourceExhausted()) << c.status().ToString();
+  EXPECT_NE(c.status().message().find("memory budget"), std::string::npos);
   EXPECT_TRUE(Env::Default()->ListFilesRecursive(dir).value().empty());  // every table file removed
 }
 

@@ -131,6 +131,7 @@ class BroderMethod final : public MethodImpl {
   explicit BroderMethod(const BroderMethodOptions& o)
       : o_(o), sketcher_(ToSketchOptions(o)), m_prime_(sketcher_.options().num_supershingles()) {}
   std::string name() const override { return "broder"; }
+  uint64_t clustering_bytes(uint64_t pages) const override { return (uint64_t{4} << 20) + 28 * pages; }
   std::string Spec() const override { return o_.Spec(); }
   size_t signature_words() const override { return m_prime_; }
   std::string kernel() const override { return BroderSketcher::KernelName(); }

@@ -180,6 +180,7 @@ class CombinedMethod final : public MethodImpl {
     l_.sim_words = simhash_.options().words();
   }
   std::string name() const override { return "combined"; }
+  uint64_t clustering_bytes(uint64_t pages) const override { return (uint64_t{4} << 20) + 112 * pages; }
   std::string Spec() const override {
     return "combined:" + bo_.Spec() + ";" + so_.Spec() + ",same-site-t=" + std::to_string(so_.combined_threshold);
   }

@@ -34,6 +34,7 @@ class ExactRun final : public MethodRun {
 class ExactMethod final : public MethodImpl {
  public:
   std::string name() const override { return "exact"; }
+  uint64_t clustering_bytes(uint64_t pages) const override { return (uint64_t{4} << 20) + 28 * pages; }
   std::string Spec() const override { return "exact"; }
   bool finds_near_duplicates() const override { return false; }
   size_t signature_words() const override { return 2; }

@@ -258,7 +258,7 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
     if (c_.temp_files) files = RobustStageFiles{c_.env, c_.temp_dir};
     NEARDUP_ASSIGN_OR_RETURN(RobustStageResult found, RunRobustStage(Pages(), candidate, o_, c_.max_bucket_pages,
                                                                      c_.collect_pairs, files, &templates_, uf,
-                                                                     c_.executor));
+                                                                     c_.executor, c_.MemoryLeft()));
     summary->near_candidates = found.candidates;
     summary->near_candidate_pairs = found.candidate_pairs;
     summary->near_candidate_pairs_already_joined = found.pairs_already_joined;
@@ -826,6 +826,7 @@ class RobustMethod final : public MethodImpl {
     l_.main_shingles = o.keeps_main_shingles();
   }
   std::string name() const override { return "robust"; }
+  uint64_t clustering_bytes(uint64_t pages) const override { return (uint64_t{12} << 20) + 70 * pages; }
   std::string Spec() const override { return o_.Spec(); }
   size_t signature_words() const override { return l_.words(); }
   std::string kernel() const override { return BroderSketcher::KernelName(); }

@@ -113,6 +113,7 @@ class SimhashMethod final : public MethodImpl {
  public:
   explicit SimhashMethod(const SimhashMethodOptions& o) : o_(o), sketcher_(ToSimhashOptions(o)) {}
   std::string name() const override { return "simhash"; }
+  uint64_t clustering_bytes(uint64_t pages) const override { return (uint64_t{4} << 20) + 32 * pages; }
   std::string Spec() const override { return o_.Spec(); }
   size_t signature_words() const override { return o_.bits / 64; }
   std::string kernel() const override { return SimhashSketcher::KernelName(); }
