@@ -13,7 +13,9 @@
 //     pages; identity keys, pairs, union-find labels, keeper candidates and
 //     the signatures verification needs travel to their owners through
 //     MPI all-to-alls (DedupJob::FinishTogether over MpiWorld); no rank
-//     gathers every page. summary.json gains "clustered_together".
+//     gathers every page, and robust's signatures wait in a spill file of
+//     each rank's own (DedupJobOptions::spill_signatures), not in memory.
+//     summary.json gains "clustered_together".
 //   - on rank 0 (broder, simhash, combined without --partition, whose
 //     table stages run over the whole collection, and any method with
 //     --pairs): ranks 1..N-1
@@ -35,6 +37,7 @@
 //
 // Exit codes as neardup's: 0 done, 1 nothing usable or an output not
 // written, 2 bad usage; every rank exits with rank 0's code.
+#include <malloc.h>
 #include <mpi.h>
 #include <unistd.h>
 
@@ -93,7 +96,9 @@ struct PartitionFlags {
 // Every rank sends out[d] to rank d and receives what every rank sent it,
 // by rank; in rounds that keep MPI's int counts and displacements below
 // 2^31 however much is sent.
-std::vector<std::string> AllToAll(const std::vector<std::string>& out, int ranks) {
+// Frees each of out's buffers once sent, and the send and receive buffers
+// after each round: about two copies of the bytes at once.
+std::vector<std::string> AllToAll(std::vector<std::string> out, int ranks) {
   const size_t round_bytes = std::min<size_t>(size_t{256} << 20, (size_t{1} << 30) / static_cast<size_t>(ranks));
   std::vector<size_t> sent(static_cast<size_t>(ranks), 0);
   std::vector<std::string> from(static_cast<size_t>(ranks));
@@ -112,6 +117,10 @@ std::vector<std::string> AllToAll(const std::vector<std::string>& out, int ranks
       scount[d] = static_cast<int>(n);
       sendbuf.append(out[d], sent[d], n);
       sent[d] += n;
+      if (sent[d] == out[d].size()) {
+        std::string().swap(out[d]);
+        sent[d] = 0;
+      }
     }
     MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, MPI_COMM_WORLD);
     size_t total = 0;
@@ -122,7 +131,9 @@ std::vector<std::string> AllToAll(const std::vector<std::string>& out, int ranks
     recvbuf.resize(total);
     MPI_Alltoallv(sendbuf.data(), scount.data(), sdispl.data(), MPI_CHAR, recvbuf.data(), rcount.data(),
                   rdispl.data(), MPI_CHAR, MPI_COMM_WORLD);
+    std::string().swap(sendbuf);
     for (int r = 0; r < ranks; ++r) from[r].append(recvbuf, static_cast<size_t>(rdispl[r]), static_cast<size_t>(rcount[r]));
+    std::string().swap(recvbuf);
   }
   return from;
 }
@@ -141,7 +152,7 @@ class MpiWorld final : public neardup::ProcessGroup {
   int size() const override { return ranks_; }
   neardup::Result<std::vector<std::string>> AllToAll(std::vector<std::string> out) override {
     if (out.size() != static_cast<size_t>(ranks_)) return neardup::Status::InvalidArgument("one buffer per rank");
-    return ::AllToAll(out, ranks_);
+    return ::AllToAll(std::move(out), ranks_);
   }
 
  private:
@@ -463,6 +474,13 @@ int RunMpiDedup(const DedupFlags& flags, const PartitionFlags& partition, neardu
   neardup::DedupJobOptions job_options;
   job_options.part = rank;
   job_options.length_dimensions = partition.dims;
+  // Where the ranks find the method's pairs together (robust), each keeps
+  // its pages' signatures in a spill file of its own, read without making
+  // them resident, as `neardup dedup` does.
+  if (auto planned = neardup::NewMethod(options);
+      planned.ok() && partition.dims == 0 && (*planned)->finds_pairs_together() && !flags.pairs) {
+    job_options.spill_signatures = true;
+  }
   auto created = neardup::DedupJob::Create(flags.inputs, flags.out_dir, options, job_options, executor.get(),
                                            nullptr, root ? &observer : nullptr);
   if (!created.ok()) error(created.status().message());
@@ -652,6 +670,12 @@ int Report(const neardup::DedupSummary& s, const std::vector<RankFigures>& all, 
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef __GLIBC__
+  // As neardup's: blocks of 1 MiB and more come from their own mappings,
+  // returned to the system when freed, so that the clustering's large
+  // temporary buffers (the all-to-alls' records) do not stay resident.
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
   MPI_Init(&argc, &argv);
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

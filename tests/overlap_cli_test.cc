@@ -103,7 +103,7 @@ TEST(OverlapCliTest, BothAlgorithmsWriteTheOverlapTableOfTheDefinition) {
       const std::string summary = out + ".json";
       std::string log;
       ASSERT_EQ(RunCommand(Q(CliPath()) + " overlap " + Q(c.dir) + " --chunk lines:1 --threshold " +
-                               std::to_string(threshold) + " --algorithm " + algorithm + " --memory 64M --out " +
+                               std::to_string(threshold) + " --algorithm " + algorithm + " --memory 256M --out " +
                                Q(out) + " --summary " + Q(summary) + " --threads 2",
                            &log),
                 0)

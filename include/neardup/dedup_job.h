@@ -86,8 +86,9 @@ struct DedupJobOptions {
   // in DedupOptions::temp_dir), mapped when clustering, instead of in
   // memory, for the methods that read them so (the default, robust): the
   // run's memory then grows by what the core keeps of a page. For a run
-  // that calls Finish() alone: ExportShare, ImportShare and FinishTogether
-  // are then FailedPrecondition. RunDedup sets it.
+  // that calls Finish() or FinishTogether: ExportShare, and ImportShare of
+  // a share with pages, are then FailedPrecondition. RunDedup sets it, and
+  // neardup-mpi where its processes cluster together.
   bool spill_signatures = false;
 };
 

@@ -111,12 +111,28 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
   }
   if (removed_count_ > 0) return Status::FailedPrecondition("ClusterTogether: pages were removed");
   if (finished_) return Status::FailedPrecondition("ClusterTogether after Finish");
-  if (signatures_spilled()) return Status::FailedPrecondition("ClusterTogether: the signatures are spilled");
   finished_ = true;
   run_.reset();
   Columns& col = *columns_;
   const uint64_t n = count_;
   const size_t w = words_per_doc_;
+  // The signature words in memory, or in their spill file (SpillSignatures),
+  // read from it without making it resident; the keeper features likewise.
+  PageWords words(&col.words, w);
+  std::vector<KeeperFeatures> spilled_features;
+  if (signatures_spilled()) {
+    if (words_spill_) {
+      NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<MappedFile> mapped,
+                               MapSpill(words_path_, &words_spill_, n * w * sizeof(uint64_t), "signature"));
+      mapped_words_ = std::move(mapped);
+    }
+    words = PageWords(mapped_words_, n, w);
+    if (!features_path_.empty()) {
+      if (n > UINT32_MAX) return Status::ResourceExhausted("a process of a divided run holds at most 2^32 - 1 pages");
+      NEARDUP_ASSIGN_OR_RETURN(spilled_features, SpilledFeatures(static_cast<uint32_t>(n)));
+    }
+  }
+  auto features_of = [&](uint64_t i) { return spilled_features.empty() ? col.features[i] : spilled_features[i]; };
   const bool near_method = method_->finds_near_duplicates();
   Exchanger x(group);
   NEARDUP_RETURN_IF_ERROR(x.SetCounts(n));
@@ -155,7 +171,7 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
       const uint64_t key = by_tokens ? col.token_fp[i] : col.byte_fp[i];
       out[x.OwnerOfKey(key)].push_back({key, base + i});
     }
-    NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> keys, x.ExchangeFlat(out));
+    NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> keys, x.ExchangeFlat(std::move(out)));
     out.clear();
     std::sort(keys.begin(), keys.end(), [](const KeyAndId& a, const KeyAndId& b) {
       return a.key != b.key ? a.key < b.key : a.id < b.id;
@@ -188,7 +204,11 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
   dc.n = n;
   dc.base = base;
   dc.words_per_page = w;
-  dc.words = &col.words;
+  dc.words = std::move(words);
+  if (!options_.temp_dir.empty()) {
+    dc.env = env_;
+    dc.temp_dir = options_.temp_dir;
+  }
   dc.eligible = &col.eligible;
   dc.exact_root = root;
   dc.max_bucket_pages = options_.broder.max_bucket_pages;
@@ -201,7 +221,7 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
     std::vector<std::vector<KeyAndId>> out(static_cast<size_t>(x.size()));
     for (const KeyAndId& e : found) out[x.OwnerOfId(e.key)].push_back(e);
     std::vector<KeyAndId>().swap(found);
-    NEARDUP_ASSIGN_OR_RETURN(edges, x.ExchangeFlat(out));
+    NEARDUP_ASSIGN_OR_RETURN(edges, x.ExchangeFlat(std::move(out)));
     std::sort(edges.begin(), edges.end(),
               [](const KeyAndId& a, const KeyAndId& b) { return a.key != b.key ? a.key < b.key : a.id < b.id; });
     edges.erase(std::unique(edges.begin(), edges.end(),
@@ -305,7 +325,7 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
       c.group = label[i];
       c.id = base + i;
       c.root = root[i];
-      c.features = col.features[i];
+      c.features = features_of(i);
       c.in_links = in_links[i];
       candidates.push_back(c);
     }

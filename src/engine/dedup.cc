@@ -338,6 +338,7 @@ class DedupJobImpl final : public DedupJob {
         observer_(observer),
         deduper_(options, std::move(method), executor, env) {
     if (job.length_dimensions > 0) deduper_.SetLengthDimensions(job.length_dimensions);
+    if (job.part != 0) deduper_.SetSpillSuffix("." + std::to_string(job.part));
   }
 
   ~DedupJobImpl() override {
@@ -457,9 +458,6 @@ class DedupJobImpl final : public DedupJob {
 
   Result<bool> ImportShare(std::string_view chunk) override {
     if (!spill_) return Status::FailedPrecondition("DedupJob::ImportShare after ExportShare or Finish");
-    if (deduper_.signatures_spilled()) {
-      return Status::FailedPrecondition("DedupJob::ImportShare: the signatures are spilled (spill_signatures)");
-    }
     const Status damaged = Status::Corruption("a share's chunk is damaged");
     if (chunk.size() < kShareMagic.size() + 1 || chunk.substr(0, kShareMagic.size()) != kShareMagic) return damaged;
     chunk.remove_prefix(kShareMagic.size());
@@ -475,6 +473,9 @@ class DedupJobImpl final : public DedupJob {
       return Status::InvalidArgument("a share was signed with method " + std::string(spec) + " and keeper rules " +
                                      std::string(keeper) + ", this job uses " + deduper_.summary().method_spec +
                                      " and " + options_.keeper);
+    }
+    if (deduper_.signatures_spilled() && count > 0) {
+      return Status::FailedPrecondition("DedupJob::ImportShare: the signatures are spilled (spill_signatures)");
     }
     NEARDUP_RETURN_IF_ERROR(deduper_.ImportSigned(&records, count));
     if (!records.empty()) return damaged;

@@ -343,7 +343,7 @@ Result<std::vector<KeeperFeatures>> DeduperImpl::SpilledFeatures(uint32_t n) {
 
 Status DeduperImpl::OpenSpill(const std::string& suffix, std::string* path, std::unique_ptr<BufferedWriter>* out) {
   const std::string dir = options_.temp_dir.empty() ? "." : options_.temp_dir;
-  *path = JoinPath(dir, "." + method_->name() + suffix);
+  *path = JoinPath(dir, "." + method_->name() + suffix + spill_suffix_);
   auto f = env_->NewWritableFile(*path);
   if (!f.ok()) {
     const std::string failed = *path;
@@ -628,7 +628,7 @@ Status DeduperImpl::ExportSigned(DocId first, DocId end, std::string* out, size_
 
 Status DeduperImpl::ImportSigned(std::string_view* in, size_t count) {
   NEARDUP_RETURN_IF_ERROR(CheckOpen());
-  if (signatures_spilled()) {
+  if (signatures_spilled() && count > 0) {
     return Status::FailedPrecondition("the signatures are spilled (SpillSignatures): pages cannot be moved between processes");
   }
   if (method_->batch_only()) {

@@ -77,6 +77,9 @@ class DeduperImpl final : public Deduper {
   // added after a clustering.
   Status SpillSignatures();
   bool signatures_spilled() const { return words_spill_ != nullptr || mapped_words_ != nullptr; }
+  // Appended to the names of the spill files (OpenSpill), so that the
+  // processes of a divided run that share a folder keep theirs apart.
+  void SetSpillSuffix(std::string suffix) { spill_suffix_ = std::move(suffix); }
   // Bytes of the per-page columns' values now (the batch job's memory
   // check: their growth a page).
   uint64_t column_bytes() const;
@@ -177,6 +180,7 @@ class DeduperImpl final : public Deduper {
   // The spilled features of the n pages (all live).
   Result<std::vector<KeeperFeatures>> SpilledFeatures(uint32_t n);
   std::shared_ptr<const MappedFile> mapped_words_;
+  std::string spill_suffix_;
   bool finished_ = false;       // Finish() ran, or a batch-only method clustered
   std::unique_ptr<Clustering> last_clustering_;  // batch-only methods: the one clustering
   DedupSummary summary_;

@@ -59,36 +59,24 @@ class Exchanger {
   }
 
   // Sends out[r] to process r; returns what each process sent this one.
+  // Passed with std::move, each of out's buffers is freed as soon as it is
+  // copied on (large exchanges: about two copies of the records at once).
   template <typename T>
   Result<std::vector<std::vector<T>>> Exchange(const std::vector<std::vector<T>>& out) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    std::vector<std::string> bytes(static_cast<size_t>(size_));
-    for (int r = 0; r < size_; ++r) {
-      bytes[r].assign(reinterpret_cast<const char*>(out[r].data()), out[r].size() * sizeof(T));
-      if (r != rank_) sent_ += bytes[r].size();
-    }
-    NEARDUP_ASSIGN_OR_RETURN(std::vector<std::string> in, group_->AllToAll(std::move(bytes)));
-    if (in.size() != static_cast<size_t>(size_)) {
-      return Status::Corruption("the process group answered for too few processes");
-    }
-    std::vector<std::vector<T>> result(static_cast<size_t>(size_));
-    for (int r = 0; r < size_; ++r) {
-      if (in[r].size() % sizeof(T) != 0) return Status::Corruption("a record was cut short between processes");
-      result[r].resize(in[r].size() / sizeof(T));
-      if (!in[r].empty()) std::memcpy(result[r].data(), in[r].data(), in[r].size());
-    }
-    return result;
+    return Received<T>(ExchangeBytes<T>(out, nullptr));
+  }
+  template <typename T>
+  Result<std::vector<std::vector<T>>> Exchange(std::vector<std::vector<T>>&& out) {
+    return Received<T>(ExchangeBytes<T>(out, &out));
   }
   // Exchange, then every record received in one list (by sender, in order).
   template <typename T>
   Result<std::vector<T>> ExchangeFlat(const std::vector<std::vector<T>>& out) {
-    NEARDUP_ASSIGN_OR_RETURN(auto in, Exchange(out));
-    std::vector<T> all;
-    size_t total = 0;
-    for (const auto& from : in) total += from.size();
-    all.reserve(total);
-    for (auto& from : in) all.insert(all.end(), from.begin(), from.end());
-    return all;
+    return ReceivedFlat<T>(ExchangeBytes<T>(out, nullptr));
+  }
+  template <typename T>
+  Result<std::vector<T>> ExchangeFlat(std::vector<std::vector<T>>&& out) {
+    return ReceivedFlat<T>(ExchangeBytes<T>(out, &out));
   }
 
   Result<uint64_t> Sum(uint64_t value);
@@ -110,6 +98,56 @@ class Exchanger {
   Result<std::vector<uint64_t>> Components(std::vector<KeyAndId> edges);
 
  private:
+  // The all-to-all of out's records as bytes; with `release` (out itself),
+  // each of its buffers is freed once copied.
+  template <typename T>
+  Result<std::vector<std::string>> ExchangeBytes(const std::vector<std::vector<T>>& out,
+                                                 std::vector<std::vector<T>>* release) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    std::vector<std::string> bytes(static_cast<size_t>(size_));
+    for (int r = 0; r < size_; ++r) {
+      bytes[r].assign(reinterpret_cast<const char*>(out[r].data()), out[r].size() * sizeof(T));
+      if (r != rank_) sent_ += bytes[r].size();
+      if (release != nullptr) std::vector<T>().swap((*release)[r]);
+    }
+    NEARDUP_ASSIGN_OR_RETURN(std::vector<std::string> in, group_->AllToAll(std::move(bytes)));
+    if (in.size() != static_cast<size_t>(size_)) {
+      return Status::Corruption("the process group answered for too few processes");
+    }
+    return in;
+  }
+  // What each process sent, as records; each buffer freed once copied.
+  template <typename T>
+  static Result<std::vector<std::vector<T>>> Received(Result<std::vector<std::string>> bytes) {
+    NEARDUP_ASSIGN_OR_RETURN(std::vector<std::string> in, std::move(bytes));
+    std::vector<std::vector<T>> result(in.size());
+    for (size_t r = 0; r < in.size(); ++r) {
+      if (in[r].size() % sizeof(T) != 0) return Status::Corruption("a record was cut short between processes");
+      result[r].resize(in[r].size() / sizeof(T));
+      if (!in[r].empty()) std::memcpy(result[r].data(), in[r].data(), in[r].size());
+      std::string().swap(in[r]);
+    }
+    return result;
+  }
+  // The same in one list, by sender, in order.
+  template <typename T>
+  static Result<std::vector<T>> ReceivedFlat(Result<std::vector<std::string>> bytes) {
+    NEARDUP_ASSIGN_OR_RETURN(std::vector<std::string> in, std::move(bytes));
+    size_t total = 0;
+    for (const std::string& from : in) {
+      if (from.size() % sizeof(T) != 0) return Status::Corruption("a record was cut short between processes");
+      total += from.size() / sizeof(T);
+    }
+    std::vector<T> all(total);
+    size_t at = 0;
+    for (std::string& from : in) {
+      if (!from.empty()) std::memcpy(reinterpret_cast<char*>(all.data()) + at, from.data(), from.size());
+      at += from.size();
+      std::string().swap(from);
+    }
+    return all;
+  }
+
   ProcessGroup* group_;
   int size_, rank_;
   std::vector<uint64_t> bounds_;

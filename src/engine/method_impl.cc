@@ -105,9 +105,8 @@ class GivenPairsRun final : public DividedRun {
   // The signature words, then whether the page is eligible.
   size_t record_words() const override { return c_.words_per_page + 1; }
   void Record(uint64_t p, uint64_t* out) const override {
-    const size_t w = c_.words_per_page;
-    for (size_t t = 0; t < w; ++t) out[t] = (*c_.words)[p * w + t];
-    out[w] = (*c_.eligible)[p];
+    c_.words.Read(p, out);
+    out[c_.words_per_page] = (*c_.eligible)[p];
   }
   PairDecision Decide(const uint64_t* page, const uint64_t* kept) const override {
     const size_t w = c_.words_per_page;

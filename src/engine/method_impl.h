@@ -8,7 +8,9 @@
 #ifndef NEARDUP_ENGINE_METHOD_IMPL_H_
 #define NEARDUP_ENGINE_METHOD_IMPL_H_
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <span>
@@ -180,6 +182,61 @@ class ListedPairsRun : public MethodRun {
   std::vector<Pair> pairs_;
 };
 
+// The signature words of a divided run's pages: the Deduper's column in
+// memory, or its spill file (DeduperImpl::SpillSignatures) read with pread,
+// so that the pages stay out of resident memory (the mapping is read where
+// a pread fails). Page() serves passes in page order a block of
+// kPagesPerBlock pages a read; Read() copies one page with a read of its
+// own (reads out of order). One caller at a time.
+class PageWords {
+ public:
+  static constexpr uint64_t kPagesPerBlock = 256;
+  PageWords() = default;
+  PageWords(const ChunkedVector<uint64_t>* column, size_t words_per_page) : column_(column), w_(words_per_page) {}
+  PageWords(std::shared_ptr<const MappedFile> file, uint64_t pages, size_t words_per_page)
+      : file_(std::move(file)), pages_(pages), w_(words_per_page) {}
+
+  // Page p's words, valid until the next call.
+  const uint64_t* Page(uint64_t p) const {
+    if (p >= block_from_ && p < block_to_) return block_.data() + (p - block_from_) * w_;
+    if (column_ != nullptr) {
+      block_.resize(w_);
+      for (size_t t = 0; t < w_; ++t) block_[t] = (*column_)[p * w_ + t];
+      block_from_ = p;
+      block_to_ = p + 1;
+      return block_.data();
+    }
+    block_from_ = p;
+    block_to_ = std::min(pages_, p + kPagesPerBlock);
+    block_.resize((block_to_ - block_from_) * w_);
+    const size_t bytes = block_.size() * sizeof(uint64_t);
+    if (!file_->ReadAt(p * w_ * sizeof(uint64_t), bytes, reinterpret_cast<char*>(block_.data())).ok()) {
+      std::memcpy(block_.data(), file_->data().data() + p * w_ * sizeof(uint64_t), bytes);
+    }
+    return block_.data();
+  }
+  uint64_t Word(uint64_t p, size_t t) const { return Page(p)[t]; }
+  // Copies page p's words into out (words_per_page of them).
+  void Read(uint64_t p, uint64_t* out) const {
+    if (column_ != nullptr || (p >= block_from_ && p < block_to_)) {
+      std::copy_n(Page(p), w_, out);
+      return;
+    }
+    const size_t bytes = w_ * sizeof(uint64_t);
+    if (!file_->ReadAt(p * bytes, bytes, reinterpret_cast<char*>(out)).ok()) {
+      std::memcpy(out, file_->data().data() + p * bytes, bytes);
+    }
+  }
+
+ private:
+  const ChunkedVector<uint64_t>* column_ = nullptr;
+  std::shared_ptr<const MappedFile> file_;
+  uint64_t pages_ = 0;
+  size_t w_ = 0;
+  mutable std::vector<uint64_t> block_;
+  mutable uint64_t block_from_ = 0, block_to_ = 0;
+};
+
 // The pages one process of a divided run holds (DedupJob::FinishTogether,
 // DeduperImpl::ClusterTogether): whole-run ids [base, base + n), in input
 // order, with their signature words and exact identity sets. The columns
@@ -187,7 +244,11 @@ class ListedPairsRun : public MethodRun {
 struct DividedCollection {
   uint64_t n = 0, base = 0;
   size_t words_per_page = 0;
-  const ChunkedVector<uint64_t>* words = nullptr;  // n * words_per_page
+  PageWords words;  // n pages of words_per_page words
+  // Where a method may keep large temporary tables (robust: a large site's
+  // columns of values); no env: in memory.
+  Env* env = nullptr;
+  std::string temp_dir;
   const ChunkedVector<uint8_t>* eligible = nullptr;
   std::vector<uint64_t> exact_root;  // per page: its exact set's earliest page, a whole-run id
   uint32_t max_bucket_pages = 1000;  // DedupOptions::broder.max_bucket_pages

@@ -145,7 +145,7 @@ class TempTables {
   // Creates the tables' files (none in memory).
   Status Open() {
     for (size_t k = 0; k < paths_.size(); ++k) {
-      paths_[k] = JoinPath(files_.dir, prefix_ + std::to_string(k));
+      paths_[k] = JoinPath(files_.dir, prefix_ + std::to_string(k) + files_.suffix);
       auto f = files_.env->NewWritableFile(paths_[k]);
       if (!f.ok()) {
         paths_[k].clear();

@@ -319,6 +319,7 @@ struct RobustPages {
 struct RobustStageFiles {
   Env* env = nullptr;
   std::string dir;
+  std::string suffix;  // after each file's name: the processes of a divided run share a folder
 };
 
 // Step 3's result and step 5's rule.

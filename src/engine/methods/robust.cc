@@ -8,6 +8,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "base/path.h"
 #include "engine/methods/methods.h"
 #include "engine/parallel.h"
 #include "engine/robust_stage.h"
@@ -396,7 +397,11 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
 // rounds of 16384 pages (20,000 pages: 0.18 s against 0.63 s). Pairs per
 // round of the candidate comparison: a few tens of MiB of records.
 constexpr uint64_t kPagesPerRound = uint64_t{1} << 11;
-constexpr uint64_t kPairsPerRound = uint64_t{1} << 15;
+constexpr uint64_t kPairsPerRound = uint64_t{1} << 12;
+// Band tables exchanged at a time (16 bytes a page a table, and as much
+// again while they travel): as the single process holds a few tables at a
+// time, not all 48.
+constexpr uint32_t kTablesPerRound = 8;
 
 // Keys below 2^63 to slots 0, 1, 2, ... in the order they were first
 // inserted: open addressing, linear probing, a power-of-two table at most
@@ -481,7 +486,7 @@ class RobustDividedRun final : public DividedRun {
   size_t record_words() const override { return l_.words() + mask_words_ + 1; }
   void Record(uint64_t p, uint64_t* out) const override {
     const size_t w = c_.words_per_page;
-    for (size_t t = 0; t < w; ++t) out[t] = (*c_.words)[p * w + t];
+    c_.words.Read(p, out);
     out[0] = site_label_[p];
     std::copy_n(masks_.data() + p * mask_words_, mask_words_, out + w);
     out[w + mask_words_] = known_[p];
@@ -503,9 +508,8 @@ class RobustDividedRun final : public DividedRun {
   Status FindPairs(Exchanger* x, std::span<const std::pair<uint64_t, uint64_t>>, std::vector<KeyAndId>* pairs,
                    std::vector<KeyAndId>* joins, DedupSummary* summary) override {
     const uint64_t n = c_.n, base = c_.base;
-    const size_t w = c_.words_per_page;
     const int processes = x->size();
-    auto word = [&](uint64_t p, size_t t) { return (*c_.words)[p * w + t]; };
+    auto word = [&](uint64_t p, size_t t) { return c_.words.Word(p, t); };
     auto eligible = [&](uint64_t p) { return (*c_.eligible)[p] != 0; };
     using Outbox = std::vector<std::vector<KeyAndId>>;
 
@@ -547,7 +551,7 @@ class RobustDividedRun final : public DividedRun {
       for (uint64_t p = 0; p < n; ++p) {
         if (eligible(p)) out[x->OwnerOfKey(word(p, 1))].push_back({word(p, 1), base + p, site_rep[p], candidate_[p]});
       }
-      NEARDUP_ASSIGN_OR_RETURN(std::vector<Entry> in, x->ExchangeFlat(out));
+      NEARDUP_ASSIGN_OR_RETURN(std::vector<Entry> in, x->ExchangeFlat(std::move(out)));
       out.clear();
       std::sort(in.begin(), in.end(), [](const Entry& a, const Entry& b) {
         return a.identity != b.identity ? a.identity < b.identity : a.id < b.id;
@@ -633,40 +637,102 @@ class RobustDividedRun final : public DividedRun {
     NEARDUP_ASSIGN_OR_RETURN(summary->near_candidates, x->Sum(candidates));
     // The candidates of known sites meet with their values at the group's
     // owner, which finds each group's boilerplate as one process does
-    // (SiteTemplates): (label, m values) per page.
-    // Digests go too: the rule of one item where no template is seen reads
-    // the two pages' digests.
+    // (SiteTemplates): (label, m values) per page. Digests go too: the rule
+    // of one item where no template is seen reads the two pages' digests.
+    // They travel sender by sender, kPagesPerRound pages a round, so that
+    // each owner receives its pages in page-id order and holds a round at a
+    // time in flight; it appends them to a file of its own (with a folder
+    // for temporary files; else to memory) and learns from the file as
+    // `neardup dedup` learns from its spill.
     const uint32_t m = l_.m;
     const size_t digest_words = l_.digests ? kRobustDigestCells : 0;
     const size_t page_record = 1 + (m + 1) / 2 + digest_words;
     std::vector<uint64_t> owned_values;  // the boilerplate (position << 32 | value) this process owns
     {
-      std::vector<std::vector<uint64_t>> out(processes);
+      std::vector<std::vector<uint64_t>> to_owner(processes);  // local pages, by their group's owner
+      uint64_t most = 0;
       for (uint64_t p = 0; p < n; ++p) {
-        if (!candidate_[p] || !known_[p]) continue;
-        std::vector<uint64_t>& to = out[x->OwnerOfId(site_label_[p])];
-        to.push_back(site_label_[p]);
-        for (size_t t = 0; t < (m + 1) / 2; ++t) to.push_back(word(p, 2 + t));
-        for (size_t t = 0; t < digest_words; ++t) to.push_back(word(p, l_.digest_at() + t));
+        if (candidate_[p] && known_[p]) to_owner[x->OwnerOfId(site_label_[p])].push_back(p);
       }
-      NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> in, x->ExchangeFlat(out));
-      out.clear();
-      const size_t pages_here = in.size() / page_record;
-      std::vector<uint32_t> mins(pages_here * m);
-      std::vector<uint64_t> sites(pages_here), digests(pages_here * digest_words);
-      for (size_t k = 0; k < pages_here; ++k) {
-        sites[k] = in[k * page_record];
-        std::memcpy(mins.data() + k * m, in.data() + k * page_record + 1, m * sizeof(uint32_t));
-        if (digest_words > 0) {
-          std::memcpy(digests.data() + k * digest_words, in.data() + k * page_record + 1 + (m + 1) / 2,
-                      digest_words * sizeof(uint64_t));
+      for (const auto& pages : to_owner) most = std::max<uint64_t>(most, pages.size());
+      NEARDUP_ASSIGN_OR_RETURN(auto rounds_of, x->Exchange(std::vector<std::vector<uint64_t>>(
+                                                   processes, {(most + kPagesPerRound - 1) / kPagesPerRound})));
+      const std::string path = c_.env != nullptr ? JoinPath(c_.temp_dir, ".robust.group.rank" + std::to_string(x->rank()))
+                                                 : std::string();
+      std::unique_ptr<WritableFile> file;
+      if (!path.empty()) {
+        auto opened = c_.env->NewWritableFile(path);
+        if (!opened.ok()) return Status::IOError("cannot write " + path + ": " + opened.status().message());
+        file = std::move(opened).value();
+      }
+      struct RemoveAtEnd {
+        Env* env;
+        std::string path;
+        ~RemoveAtEnd() {
+          if (!path.empty()) (void)env->RemoveFile(path);
+        }
+      } remove_at_end{c_.env, path};
+      std::vector<uint64_t> in_memory, sites;
+      for (int sender = 0; sender < processes; ++sender) {
+        for (uint64_t round = 0; round < rounds_of[sender][0]; ++round) {
+          std::vector<std::vector<uint64_t>> out(processes);
+          for (int r = 0; sender == x->rank() && r < processes; ++r) {
+            const std::vector<uint64_t>& pages = to_owner[r];
+            const uint64_t from = std::min<uint64_t>(pages.size(), round * kPagesPerRound);
+            const uint64_t to = std::min<uint64_t>(pages.size(), from + kPagesPerRound);
+            for (uint64_t k = from; k < to; ++k) {
+              const uint64_t p = pages[k];
+              const uint64_t* page = c_.words.Page(p);
+              out[r].push_back(site_label_[p]);
+              out[r].insert(out[r].end(), page + 2, page + 2 + (m + 1) / 2);
+              out[r].insert(out[r].end(), page + l_.digest_at(), page + l_.digest_at() + digest_words);
+            }
+          }
+          NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> in, x->ExchangeFlat(std::move(out)));
+          for (size_t k = 0; k < in.size(); k += page_record) sites.push_back(in[k]);
+          if (file) {
+            if (Status st = file->Append(reinterpret_cast<const char*>(in.data()), in.size() * sizeof(uint64_t));
+                !st.ok()) {
+              return Status::IOError("cannot write " + path + ": " + st.message());
+            }
+          } else {
+            in_memory.insert(in_memory.end(), in.begin(), in.end());
+          }
         }
       }
-      std::vector<uint64_t>().swap(in);
-      const SiteTemplates here(mins, sites, std::vector<uint8_t>(pages_here, 1), o_, digests);
+      const size_t pages_here = sites.size();
+      std::unique_ptr<MappedFile> mapped;
+      const uint64_t* records = in_memory.data();
+      if (file) {
+        if (Status st = file->Close(); !st.ok()) return Status::IOError("cannot write " + path + ": " + st.message());
+        auto opened = c_.env->MapFile(path);
+        if (!opened.ok()) return Status::IOError("cannot read " + path + ": " + opened.status().message());
+        mapped = std::move(opened).value();
+        if (mapped->data().size() != pages_here * page_record * sizeof(uint64_t)) {
+          return Status::Corruption(path + ": the site groups' pages were not all written");
+        }
+        records = reinterpret_cast<const uint64_t*>(mapped->data().data());
+      }
+      // The pages are read where they are (values and digests at a stride
+      // of page_record words), not copied into columns.
+      RobustPages arrived;
+      arrived.n = static_cast<uint32_t>(pages_here);
+      arrived.m = m;
+      arrived.mins = reinterpret_cast<const uint32_t*>(records + 1);
+      arrived.mins_stride = page_record * 2;
+      arrived.digests = digest_words > 0 ? records + 1 + (m + 1) / 2 : nullptr;
+      arrived.digest_stride = page_record;
+      arrived.site = sites;
+      arrived.file = mapped.get();
+      arrived.record_words = page_record;
+      arrived.mins_word = 1;
+      arrived.digest_word = 1 + (m + 1) / 2;
+      RobustStageFiles files;  // a large site's columns, in files of this process's own
+      if (c_.env != nullptr) files = RobustStageFiles{c_.env, c_.temp_dir, ".rank" + std::to_string(x->rank())};
+      const SiteTemplates here(arrived, std::vector<uint8_t>(pages_here, 1), o_, files);
       std::vector<std::vector<uint64_t>> found(processes);
       here.values().ForEach([&](uint64_t key) { found[x->OwnerOfKey(key)].push_back(key); });
-      NEARDUP_ASSIGN_OR_RETURN(owned_values, x->ExchangeFlat(found));
+      NEARDUP_ASSIGN_OR_RETURN(owned_values, x->ExchangeFlat(std::move(found)));
     }
     KeySlots template_values(owned_values.size());
     for (uint64_t v : owned_values) template_values.Insert(v);
@@ -702,33 +768,9 @@ class RobustDividedRun final : public DividedRun {
     std::vector<uint64_t> candidate_pairs;  // (a, b) whole-run ids, this process owning a
     {
       const uint32_t r = o_.band_rows;
-      const bool whole_bands = l_.digests;
-      Outbox band_out(processes), whole_out(processes);
-      std::vector<uint32_t> v(m);
-      for (uint64_t p = 0; p < n; ++p) {
-        if (!candidate_[p]) continue;
-        Mins(p, v.data());
-        const uint64_t* mask = masks_.data() + p * mask_words_;
-        const uint32_t bands = RobustBandCount(o_, HasMainText(v.data(), o_));
-        for (uint32_t band = 0; band < bands; ++band) {
-          const uint32_t first = RobustBandFirst(o_, band);
-          bool all_template = true;
-          for (uint32_t k = 0; k < r && all_template; ++k) {
-            const uint32_t j = first + k;
-            all_template = (mask[j / 64] >> (j % 64)) & 1;
-          }
-          if (all_template) continue;
-          const uint64_t key = XXH3_64bits_withSeed(v.data() + first, r * sizeof(uint32_t), band + 1);
-          band_out[x->OwnerOfKey(key)].push_back({key, base + p});
-        }
-        if (whole_bands) {
-          for (uint32_t band = 0; band + kRobustWholeBandRows <= o_.num_minhashes; band += kRobustWholeBandRows) {
-            const uint64_t key =
-                XXH3_64bits_withSeed(v.data() + band, kRobustWholeBandRows * sizeof(uint32_t), 1000 + band);
-            whole_out[x->OwnerOfKey(key)].push_back({key, base + p});
-          }
-        }
-      }
+      const uint32_t max_bands = RobustBandCount(o_, true);
+      const uint32_t whole_count = l_.digests ? o_.num_minhashes / kRobustWholeBandRows : 0;
+      const uint32_t all_tables = max_bands + whole_count;
       Outbox pair_out(processes);
       // Pages sharing a key are paired: all pairs in a bucket of at most
       // `cap` pages; in a larger one, every page with the bucket's first.
@@ -746,13 +788,43 @@ class RobustDividedRun final : public DividedRun {
           s = e;
         }
       };
-      NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> whole, x->ExchangeFlat(whole_out));
-      whole_out.clear();
-      pair_buckets(std::move(whole), kRobustWholeBandBucket);
-      NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> banded, x->ExchangeFlat(band_out));
-      band_out.clear();
-      pair_buckets(std::move(banded), c_.max_bucket_pages);
-      NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> mine, x->ExchangeFlat(pair_out));
+      // Tables [first, first + kTablesPerRound) a round: bands of values
+      // not all boilerplate, then the whole-page bands.
+      std::vector<uint32_t> v(m);
+      for (uint32_t first = 0; first < all_tables; first += kTablesPerRound) {
+        const uint32_t last = std::min(all_tables, first + kTablesPerRound);
+        Outbox band_out(processes), whole_out(processes);
+        for (uint64_t p = 0; p < n; ++p) {
+          if (!candidate_[p]) continue;
+          Mins(p, v.data());
+          const uint64_t* mask = masks_.data() + p * mask_words_;
+          const uint32_t bands = RobustBandCount(o_, HasMainText(v.data(), o_));
+          for (uint32_t band = first; band < std::min(last, bands); ++band) {
+            const uint32_t at = RobustBandFirst(o_, band);
+            bool all_template = true;
+            for (uint32_t k = 0; k < r && all_template; ++k) {
+              const uint32_t j = at + k;
+              all_template = (mask[j / 64] >> (j % 64)) & 1;
+            }
+            if (all_template) continue;
+            const uint64_t key = XXH3_64bits_withSeed(v.data() + at, r * sizeof(uint32_t), band + 1);
+            band_out[x->OwnerOfKey(key)].push_back({key, base + p});
+          }
+          for (uint32_t t = std::max(first, max_bands); t < last; ++t) {
+            const uint32_t band = (t - max_bands) * kRobustWholeBandRows;
+            const uint64_t key =
+                XXH3_64bits_withSeed(v.data() + band, kRobustWholeBandRows * sizeof(uint32_t), 1000 + band);
+            whole_out[x->OwnerOfKey(key)].push_back({key, base + p});
+          }
+        }
+        NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> whole, x->ExchangeFlat(std::move(whole_out)));
+        whole_out.clear();
+        pair_buckets(std::move(whole), kRobustWholeBandBucket);
+        NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> banded, x->ExchangeFlat(std::move(band_out)));
+        band_out.clear();
+        pair_buckets(std::move(banded), c_.max_bucket_pages);
+      }
+      NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> mine, x->ExchangeFlat(std::move(pair_out)));
       pair_out.clear();
       std::sort(mine.begin(), mine.end(),
                 [](const KeyAndId& a, const KeyAndId& b) { return a.key != b.key ? a.key < b.key : a.id < b.id; });
@@ -792,10 +864,7 @@ class RobustDividedRun final : public DividedRun {
  private:
   // The m min-hash values of local page p.
   void Mins(uint64_t p, uint32_t* out) const {
-    const size_t w = c_.words_per_page;
-    uint64_t packed[kMaxRobustPositions / 2];
-    for (size_t t = 0; t < (l_.m + 1) / 2; ++t) packed[t] = (*c_.words)[p * w + 2 + t];
-    std::memcpy(out, packed, l_.m * sizeof(uint32_t));
+    std::memcpy(out, c_.words.Page(p) + 2, l_.m * sizeof(uint32_t));
   }
   // The min-hash comparison of two records, and their views for the rule.
   SiteTemplates::Match Match(const uint64_t* page, const uint64_t* kept, RobustPageView* a, RobustPageView* b) const {
