@@ -37,7 +37,6 @@
 //
 // Exit codes as neardup's: 0 done, 1 nothing usable or an output not
 // written, 2 bad usage; every rank exits with rank 0's code.
-#include <malloc.h>
 #include <mpi.h>
 #include <unistd.h>
 
@@ -670,12 +669,6 @@ int Report(const neardup::DedupSummary& s, const std::vector<RankFigures>& all, 
 }  // namespace
 
 int main(int argc, char** argv) {
-#ifdef __GLIBC__
-  // As neardup's: blocks of 1 MiB and more come from their own mappings,
-  // returned to the system when freed, so that the clustering's large
-  // temporary buffers (the all-to-alls' records) do not stay resident.
-  mallopt(M_MMAP_THRESHOLD, 1 << 20);
-#endif
   MPI_Init(&argc, &argv);
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
