@@ -565,11 +565,48 @@ TEST(DedupTogetherErrorsTest, RefusedAlike) {
   EXPECT_TRUE((*u)->FinishTogether(&member, {&unknown, 1}).status().IsInvalidArgument());
 }
 
-// DedupJobOptions::spill_signatures: the signature words kept in a mapped
-// spill file (and the keeper rules' features in one of their own) give
-// exactly the outputs of words in memory, the spills and the candidate
-// tables' temporary files are gone afterwards, and moving pages between
-// processes is refused.
+// A process of a divided robust run that cannot write the file its site
+// groups' pages wait in fails, and so does every other (no process waits
+// on an exchange the failing one left): each with one line, the failing
+// one naming the file.
+TEST(DedupTogetherErrorsTest, AFileOneProcessCannotWriteFailsEveryProcess) {
+  MemEnv env;
+  env.AddFile("/in/sample.warc.gz", ReadFileOrEmpty(testing::RepoTestDataDir() + "/sample/sample-crawl.warc.gz"));
+  const std::vector<std::string> inputs = {"/in/sample.warc.gz"};
+  env.InjectFault({FileOp::kOpenWrite, "/out/.robust.group.rank1", 0, 0});
+  constexpr int kParts = 3;
+  const std::vector<InputShare> shares = PlanInputShares(ListInputFiles(inputs, SourceOptions(), &env), kParts, &env);
+  ThreadGroup group(kParts);
+  std::vector<Status> status(kParts);
+  std::vector<std::thread> threads;
+  for (int p = 0; p < kParts; ++p) {
+    threads.emplace_back([&, p] {
+      ThreadGroup::Member member(&group, p);
+      DedupJobOptions job_options;
+      job_options.part = p;
+      job_options.spill_signatures = true;
+      auto job = DedupJob::Create(inputs, "/out", DedupOptions(), job_options, nullptr, &env);
+      if (!job.ok()) {
+        status[p] = job.status();
+        return;
+      }
+      if (Status read = (*job)->Read(shares[p]); !read.ok()) {
+        status[p] = read;
+        return;
+      }
+      status[p] = (*job)->FinishTogether(&member, {}).status();
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int p = 0; p < kParts; ++p) {
+    EXPECT_TRUE(status[p].IsIOError()) << "process " << p << ": " << status[p].ToString();
+    EXPECT_EQ(status[p].message().find('\n'), std::string::npos);
+  }
+  EXPECT_NE(status[1].message().find("/out/.robust.group.rank1"), std::string::npos) << status[1].ToString();
+  EXPECT_NE(status[0].message().find("another process"), std::string::npos) << status[0].ToString();
+  EXPECT_FALSE(env.FileExists("/out/clusters.tsv"));
+}
+
 // A crawl of `pages` pages of `words` random words (16 MB for 16,000 pages
 // of 150 or 40,000 of 60: more than the readers read ahead, so that the
 // bytes read tell about the share of the input read), as JSON Lines in a
@@ -670,6 +707,11 @@ TEST(DedupJobMemoryTest, ACrawlTooLargeIsStoppedEarly) {
   EXPECT_EQ(fits->documents, 40000u);
 }
 
+// DedupJobOptions::spill_signatures: the signature words kept in a mapped
+// spill file (and the keeper rules' features in one of their own) give
+// exactly the outputs of words in memory, the spills and the candidate
+// tables' temporary files are gone afterwards, and moving pages between
+// processes is refused.
 TEST(DedupJobSpillTest, SpilledSignaturesGiveTheOutputsOfSignaturesInMemory) {
   const std::string data = testing::RepoTestDataDir();
   const std::vector<std::string> inputs = {data + "/html", data + "/sample/sample-crawl.warc.gz",

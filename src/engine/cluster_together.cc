@@ -116,23 +116,6 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
   Columns& col = *columns_;
   const uint64_t n = count_;
   const size_t w = words_per_doc_;
-  // The signature words in memory, or in their spill file (SpillSignatures),
-  // read from it without making it resident; the keeper features likewise.
-  PageWords words(&col.words, w);
-  std::vector<KeeperFeatures> spilled_features;
-  if (signatures_spilled()) {
-    if (words_spill_) {
-      NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<MappedFile> mapped,
-                               MapSpill(words_path_, &words_spill_, n * w * sizeof(uint64_t), "signature"));
-      mapped_words_ = std::move(mapped);
-    }
-    words = PageWords(mapped_words_, n, w);
-    if (!features_path_.empty()) {
-      if (n > UINT32_MAX) return Status::ResourceExhausted("a process of a divided run holds at most 2^32 - 1 pages");
-      NEARDUP_ASSIGN_OR_RETURN(spilled_features, SpilledFeatures(static_cast<uint32_t>(n)));
-    }
-  }
-  auto features_of = [&](uint64_t i) { return spilled_features.empty() ? col.features[i] : spilled_features[i]; };
   const bool near_method = method_->finds_near_duplicates();
   Exchanger x(group);
   NEARDUP_RETURN_IF_ERROR(x.SetCounts(n));
@@ -142,6 +125,36 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
   ResetSummary();
   DedupSummary& s = summary_;
   // Every process must agree on failures before the next collective step.
+  // The signature words in memory, or in their spill file (SpillSignatures),
+  // read from it without making it resident; the keeper features likewise.
+  PageWords words(&col.words, w);
+  std::vector<KeeperFeatures> spilled_features;
+  Status spill_status;
+  if (signatures_spilled()) {
+    if (words_spill_) {
+      auto mapped = MapSpill(words_path_, &words_spill_, n * w * sizeof(uint64_t), "signature");
+      if (mapped.ok()) {
+        mapped_words_ = std::move(mapped).value();
+      } else {
+        spill_status = mapped.status();
+      }
+    }
+    if (spill_status.ok()) words = PageWords(mapped_words_, n, w);
+    if (spill_status.ok() && !features_path_.empty()) {
+      auto features = n > UINT32_MAX ? Status::ResourceExhausted("a process of a divided run holds at most 2^32 - 1 pages")
+                                     : SpilledFeatures(static_cast<uint32_t>(n));
+      if (features.ok()) {
+        spilled_features = std::move(features).value();
+      } else {
+        spill_status = features.status();
+      }
+    }
+  }
+  NEARDUP_ASSIGN_OR_RETURN(uint64_t spills_failed, x.Sum(spill_status.ok() ? 0 : 1));
+  if (spills_failed > 0) {
+    return spill_status.ok() ? Status::IOError("another process could not read its spilled signatures") : spill_status;
+  }
+  auto features_of = [&](uint64_t i) { return spilled_features.empty() ? col.features[i] : spilled_features[i]; };
   bool bad_pair = false;
   for (const auto& [a, b] : near_pairs) bad_pair |= a >= x.total() || b >= x.total();
   NEARDUP_ASSIGN_OR_RETURN(uint64_t bad, x.Sum(bad_pair ? 1 : 0));

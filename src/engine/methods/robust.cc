@@ -659,11 +659,18 @@ class RobustDividedRun final : public DividedRun {
                                                    processes, {(most + kPagesPerRound - 1) / kPagesPerRound})));
       const std::string path = c_.env != nullptr ? JoinPath(c_.temp_dir, ".robust.group.rank" + std::to_string(x->rank()))
                                                  : std::string();
+      // A file that cannot be written or read is an error every process
+      // returns, agreed on after the rounds (which every process takes part
+      // in to the end).
+      Status file_status;
       std::unique_ptr<WritableFile> file;
       if (!path.empty()) {
         auto opened = c_.env->NewWritableFile(path);
-        if (!opened.ok()) return Status::IOError("cannot write " + path + ": " + opened.status().message());
-        file = std::move(opened).value();
+        if (opened.ok()) {
+          file = std::move(opened).value();
+        } else {
+          file_status = Status::IOError("cannot write " + path + ": " + opened.status().message());
+        }
       }
       struct RemoveAtEnd {
         Env* env;
@@ -690,12 +697,12 @@ class RobustDividedRun final : public DividedRun {
           }
           NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> in, x->ExchangeFlat(std::move(out)));
           for (size_t k = 0; k < in.size(); k += page_record) sites.push_back(in[k]);
-          if (file) {
+          if (file && file_status.ok()) {
             if (Status st = file->Append(reinterpret_cast<const char*>(in.data()), in.size() * sizeof(uint64_t));
                 !st.ok()) {
-              return Status::IOError("cannot write " + path + ": " + st.message());
+              file_status = Status::IOError("cannot write " + path + ": " + st.message());
             }
-          } else {
+          } else if (path.empty()) {
             in_memory.insert(in_memory.end(), in.begin(), in.end());
           }
         }
@@ -703,15 +710,23 @@ class RobustDividedRun final : public DividedRun {
       const size_t pages_here = sites.size();
       std::unique_ptr<MappedFile> mapped;
       const uint64_t* records = in_memory.data();
-      if (file) {
-        if (Status st = file->Close(); !st.ok()) return Status::IOError("cannot write " + path + ": " + st.message());
+      if (file && file_status.ok()) {
+        if (Status st = file->Close(); !st.ok()) file_status = Status::IOError("cannot write " + path + ": " + st.message());
+      }
+      if (file && file_status.ok()) {
         auto opened = c_.env->MapFile(path);
-        if (!opened.ok()) return Status::IOError("cannot read " + path + ": " + opened.status().message());
-        mapped = std::move(opened).value();
-        if (mapped->data().size() != pages_here * page_record * sizeof(uint64_t)) {
-          return Status::Corruption(path + ": the site groups' pages were not all written");
+        if (!opened.ok()) {
+          file_status = Status::IOError("cannot read " + path + ": " + opened.status().message());
+        } else if ((*opened)->data().size() != pages_here * page_record * sizeof(uint64_t)) {
+          file_status = Status::Corruption(path + ": the site groups' pages were not all written");
+        } else {
+          mapped = std::move(opened).value();
+          records = reinterpret_cast<const uint64_t*>(mapped->data().data());
         }
-        records = reinterpret_cast<const uint64_t*>(mapped->data().data());
+      }
+      NEARDUP_ASSIGN_OR_RETURN(uint64_t files_failed, x->Sum(file_status.ok() ? 0 : 1));
+      if (files_failed > 0) {
+        return file_status.ok() ? Status::IOError("another process could not keep its site groups' pages") : file_status;
       }
       // The pages are read where they are (values and digests at a stride
       // of page_record words), not copied into columns.
