@@ -395,6 +395,9 @@ constexpr uint64_t PackShortTerm(std::string_view t) {
   return v;
 }
 
+// The first of the 128 slots IsDateWord's table tries for a packed term.
+constexpr size_t DateWordSlot(uint64_t packed) { return static_cast<size_t>((packed * 0x9e3779b97f4a7c15ull) >> 57); }
+
 bool IsDateWord(std::string_view t) {
   static constexpr std::array<std::string_view, 52> kWords = {
       "january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -403,20 +406,28 @@ bool IsDateWord(std::string_view t) {
       "friday", "saturday", "sunday", "mon", "tue", "tues", "wed", "thu", "thur", "thurs",
       "fri", "sat", "sun", "am", "pm", "gmt", "utc", "cet", "cest", "est", "edt", "pst",
       "pdt", "z"};
-  // The words of at most 8 bytes as integers: one compare each.
-  static constexpr std::array<uint64_t, 52> kPacked = [] {
-    std::array<uint64_t, 52> p{};
-    for (size_t i = 0; i < kWords.size(); ++i) p[i] = kWords[i].size() <= 8 ? PackShortTerm(kWords[i]) : 0;
-    return p;
+  // The words of at most 8 bytes as integers, in an open-addressing table
+  // of 128 slots (0 empty): a lookup is one or two compares.
+  static constexpr size_t kSlots = 128;
+  static constexpr std::array<uint64_t, kSlots> kTable = [] {
+    std::array<uint64_t, kSlots> table{};
+    for (std::string_view w : kWords) {
+      if (w.size() > 8) continue;
+      size_t i = DateWordSlot(PackShortTerm(w));
+      while (table[i] != 0) i = (i + 1) % kSlots;
+      table[i] = PackShortTerm(w);
+    }
+    return table;
   }();
   if (t.empty() || t.size() > 9) return false;
   if (t.size() == 9) return t == "september" || t == "wednesday";
   uint64_t v = 0;
   std::memcpy(&v, t.data(), t.size());  // little-endian: PackShortTerm's order
   if constexpr (std::endian::native != std::endian::little) v = PackShortTerm(t);
-  bool found = false;
-  for (uint64_t w : kPacked) found |= w == v;
-  return found;
+  for (size_t i = DateWordSlot(v); kTable[i] != 0; i = (i + 1) % kSlots) {
+    if (kTable[i] == v) return true;
+  }
+  return false;
 }
 
 uint64_t AsciiTermHash(std::string_view term) { return XXH3_64bits(term.data(), term.size()); }
@@ -680,34 +691,41 @@ BroderOptions RobustMainSketchOptions(const RobustMethodOptions& options) {
 
 namespace {
 
-// The number of distinct shingles (by their low 32 bits), through a hash
-// set that a new generation empties in O(1); with kKeepKeys their low bits
-// in first-seen order go to scratch->keys too.
+// The number of distinct shingles (by their low 32 bits), through an
+// open-addressing set of the keys (0 an empty slot; key 0 is counted apart)
+// cleared over the slots this call uses; with kKeepKeys their low bits in
+// first-seen order go to scratch->keys too.
 template <bool kKeepKeys>
 size_t DistinctShingleKeys(const std::vector<uint64_t>& shingles, SketchScratch* scratch) {
   std::vector<uint32_t>& keys = scratch->keys;
-  std::vector<uint64_t>& set = scratch->key_set;
+  std::vector<uint32_t>& set = scratch->key_set;
   if (kKeepKeys) keys.clear();
-  size_t distinct = 0;
   size_t capacity = 1024;
   while (capacity < 2 * shingles.size()) capacity *= 2;
-  if (set.size() < capacity || ++scratch->key_set_generation == 0) {
-    set.assign(std::max(capacity, set.size()), 0);
-    scratch->key_set_generation = 1;
-  }
-  const uint64_t generation = uint64_t{scratch->key_set_generation} << 32;
+  if (set.size() < capacity) set.resize(capacity);
+  std::memset(set.data(), 0, capacity * sizeof(uint32_t));
   const size_t mask = capacity - 1;
+  size_t distinct = 0;
+  bool zero_seen = false;
   for (uint64_t sh : shingles) {
     const uint32_t key = static_cast<uint32_t>(sh);
+    if (key == 0) {
+      if (!zero_seen) {
+        zero_seen = true;
+        if (kKeepKeys) keys.push_back(0);
+        ++distinct;
+      }
+      continue;
+    }
     for (size_t slot = (key * 0x9e3779b1u) & mask;; slot = (slot + 1) & mask) {
-      const uint64_t v = set[slot];
-      if ((v & 0xffffffff00000000ull) != generation) {
-        set[slot] = generation | key;
+      const uint32_t v = set[slot];
+      if (v == 0) {
+        set[slot] = key;
         if (kKeepKeys) keys.push_back(key);
         ++distinct;
         break;
       }
-      if (static_cast<uint32_t>(v) == key) break;
+      if (v == key) break;
     }
   }
   return distinct;

@@ -121,10 +121,9 @@ struct SketchScratch {
   std::vector<uint64_t> shingles;
   std::vector<uint64_t> minhashes;
   std::vector<uint32_t> keys;  // callers' scratch (e.g. distinct shingle keys)
-  // Callers' scratch: an open-addressing set of 32-bit keys, each slot
-  // (generation << 32 | key); a slot of an older generation is empty.
-  std::vector<uint64_t> key_set;
-  uint32_t key_set_generation = 0;
+  // Callers' scratch: an open-addressing set of 32-bit keys, 0 an empty
+  // slot (callers clear the slots they use and keep key 0 apart).
+  std::vector<uint32_t> key_set;
 };
 
 // Computes shingles, min-hash pre-images and supershingles. Immutable after

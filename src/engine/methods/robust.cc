@@ -256,7 +256,7 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
     std::vector<std::pair<uint64_t, uint32_t>>().swap(by_identity);
     for (uint32_t i = 0; i < n; ++i) sites_[i] = site_groups.Find(site_index[sites_[i]]);
     RobustStageFiles files;
-    if (c_.temp_files) files = RobustStageFiles{c_.env, c_.temp_dir};
+    if (c_.temp_files) files = RobustStageFiles{c_.env, c_.temp_dir, ""};
     NEARDUP_ASSIGN_OR_RETURN(RobustStageResult found, RunRobustStage(Pages(), candidate, o_, c_.max_bucket_pages,
                                                                      c_.collect_pairs, files, &templates_, uf,
                                                                      c_.executor, c_.MemoryLeft()));
