@@ -145,6 +145,29 @@ void BM_Shingles(benchmark::State& state) {
 }
 BENCHMARK(BM_Shingles)->Unit(benchmark::kMillisecond);
 
+// The rolling fingerprints under each shingle kernel (portable tables,
+// carry-less products).
+void BM_ShinglesKernel(benchmark::State& state, const char* kernel_name) {
+  const neardup::sketch_internal::ShingleKernel* kernel =
+      neardup::sketch_internal::ShingleKernels().Find(kernel_name);
+  if (kernel == nullptr) {
+    state.SkipWithError("kernel not supported by this CPU");
+    return;
+  }
+  const Corpus& c = GetCorpus();
+  neardup::BroderSketcher sk(neardup::BroderOptions{});
+  std::vector<uint64_t> shingles;
+  for (auto _ : state) {
+    for (const auto& d : c.docs) {
+      sk.TEST_ShinglesWith(*kernel, d, &shingles);
+      benchmark::DoNotOptimize(shingles.data());
+    }
+  }
+  Report(state, c, c.terms);
+}
+BENCHMARK_CAPTURE(BM_ShinglesKernel, portable, "portable")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ShinglesKernel, avx2, "avx2")->Unit(benchmark::kMillisecond);
+
 void BM_MinHashesFast(benchmark::State& state, const char* kernel) {
   neardup::BroderOptions o;
   o.kernel = kernel;

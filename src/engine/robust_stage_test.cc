@@ -423,7 +423,7 @@ TEST(RobustStageTest, TablesInFilesFindThePairsOfTablesInMemory) {
       RunRobustStage(s.mins, s.sites, {}, candidate, s.options, 1000, true, &t1, &in_memory);
   const RobustPages pages = s.Pages();
   const std::string dir = testing::MakeTempDir("robust-tables");
-  auto b = RunRobustStage(pages, candidate, s.options, 1000, true, RobustStageFiles{Env::Default(), dir}, &t2,
+  auto b = RunRobustStage(pages, candidate, s.options, 1000, true, RobustStageFiles{Env::Default(), dir, ""}, &t2,
                           &in_files);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_GT(a.pairs, 10u);
@@ -441,7 +441,7 @@ TEST(RobustStageTest, TablesInFilesFindThePairsOfTablesInMemory) {
   UnionFind uf(n);
   SiteTemplates t3;
   auto c = RunRobustStage(pages, candidate, s.options, 1000, false,
-                          RobustStageFiles{Env::Default(), dir + "/missing/folder"}, &t3, &uf);
+                          RobustStageFiles{Env::Default(), dir + "/missing/folder", ""}, &t3, &uf);
   EXPECT_FALSE(c.ok());
 }
 
@@ -494,7 +494,7 @@ TEST(RobustStageTest, PairsDecidedOnAnExecutorAreThePairsOfOneThread) {
   // On threads, with the candidate tables in memory and in files (one set
   // of tables a range of pages).
   const std::string dir = testing::MakeTempDir("robust-threads");
-  for (const RobustStageFiles& files : {RobustStageFiles(), RobustStageFiles{Env::Default(), dir}}) {
+  for (const RobustStageFiles& files : {RobustStageFiles(), RobustStageFiles{Env::Default(), dir, ""}}) {
     UnionFind together(n);
     SiteTemplates t2;
     auto b = RunRobustStage(pages, candidate, s.options, 1000, true, files, &t2, &together, executor.get());
@@ -515,7 +515,7 @@ TEST(RobustStageTest, TheTablesSortedAtOnceFitTheMemoryBudget) {
   const RobustPages pages = s.Pages();
   std::unique_ptr<Executor> executor = NewThreadPoolExecutor(3);  // four tables at once when they fit
   const std::string dir = testing::MakeTempDir("robust-budget");
-  const RobustStageFiles files{Env::Default(), dir};
+  const RobustStageFiles files{Env::Default(), dir, ""};
   UnionFind wide(n), narrow(n), none(n);
   SiteTemplates t1, t2, t3;
   auto a = RunRobustStage(pages, candidate, s.options, 1000, true, files, &t1, &wide, executor.get());
@@ -549,7 +549,7 @@ TEST(RobustStageTest, PairsBeyondOneBatchAreEachDecidedOnceInOrder) {
   std::unique_ptr<Executor> executor = NewThreadPoolExecutor(3);
   const std::string dir = testing::MakeTempDir("robust-batches");
   for (Executor* e : {static_cast<Executor*>(nullptr), executor.get()}) {
-    for (const RobustStageFiles& files : {RobustStageFiles(), RobustStageFiles{Env::Default(), dir}}) {
+    for (const RobustStageFiles& files : {RobustStageFiles(), RobustStageFiles{Env::Default(), dir, ""}}) {
       UnionFind uf(n);
       SiteTemplates t;
       auto r = RunRobustStage(pages, candidate, s.options, 1000, true, files, &t, &uf, e);
@@ -698,10 +698,10 @@ TEST(RobustStageTest, ALargeSitesColumnFilesGiveTheTemplateOfBlocksOnAnyThreads)
   const std::vector<uint8_t> candidate(n, 1);
   const std::string dir = testing::MakeTempDir("robust-columns");
   const SiteTemplates in_blocks(pages, candidate, o);
-  const SiteTemplates in_files(pages, candidate, o, RobustStageFiles{Env::Default(), dir});
+  const SiteTemplates in_files(pages, candidate, o, RobustStageFiles{Env::Default(), dir, ""});
   // Site 1 is large enough for its positions to be looked at on threads.
   auto executor = NewThreadPoolExecutor(2);
-  const SiteTemplates on_threads(pages, candidate, o, RobustStageFiles{Env::Default(), dir}, executor.get());
+  const SiteTemplates on_threads(pages, candidate, o, RobustStageFiles{Env::Default(), dir, ""}, executor.get());
   std::set<uint64_t> a, b, c;
   in_blocks.values().ForEach([&](uint64_t v) { a.insert(v); });
   in_files.values().ForEach([&](uint64_t v) { b.insert(v); });
@@ -848,8 +848,8 @@ void ExpectTheCopyRule(uint32_t m, const std::vector<uint32_t>& site_pages) {
   const std::string dir = testing::MakeTempDir("robust-copy-rule");
   auto executor = NewThreadPoolExecutor(2);
   const SiteTemplates in_blocks(pages, candidate, o);
-  const SiteTemplates in_files(pages, candidate, o, RobustStageFiles{Env::Default(), dir});
-  const SiteTemplates on_threads(pages, candidate, o, RobustStageFiles{Env::Default(), dir}, executor.get());
+  const SiteTemplates in_files(pages, candidate, o, RobustStageFiles{Env::Default(), dir, ""});
+  const SiteTemplates on_threads(pages, candidate, o, RobustStageFiles{Env::Default(), dir, ""}, executor.get());
   size_t rare = 0;  // boilerplate that fewer than TemplateHolders pages hold
   for (uint64_t v : expected) rare += (v & 0xffffffffu) < 7000 || (v & 0xffffffffu) >= 7000 + m;
   EXPECT_GT(rare, 100u);

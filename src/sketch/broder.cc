@@ -177,7 +177,8 @@ BroderSketcher::BroderSketcher(const BroderOptions& options)
       shingle_fp_(DrawIrreduciblePolynomial(SubSeed(options.seed, kShingleTag))),
       super_fp_(DrawIrreduciblePolynomial(SubSeed(options.seed, kSupershingleTag))),
       in_(std::make_unique<MulTable>()),
-      out_(std::make_unique<MulTable>()) {
+      out_(std::make_unique<MulTable>()),
+      shingle_kernel_(&sketch_internal::ShingleKernels().Active()) {
   NEARDUP_CHECK(options_.Validate().ok());
   NEARDUP_CHECK(kernel_ != nullptr);
   const uint64_t p = shingle_fp_.polynomial();
@@ -185,6 +186,14 @@ BroderSketcher::BroderSketcher(const BroderOptions& options)
   BuildMulTable(XPow64j(1, p), p, in_.get());
   BuildMulTable(XPow64j(k + 1, p), p, out_.get());
   roll_const_ = XPow64j(k + 2, p) ^ XPow64j(k + 1, p);
+  rolling_.k = k;
+  rolling_.wrap = options_.wrap;
+  rolling_.p_low = p;
+  rolling_.out_c = XPow64j(k + 1, p);
+  rolling_.roll_const = roll_const_;
+  rolling_.mu_low = sketch_internal::BarrettMuLow(p);
+  rolling_.in_table = in_->t;
+  rolling_.out_table = out_->t;
 
   const uint32_t m = options_.num_minhashes;
   if (options_.family == MinHashFamily::kFast) {
@@ -224,73 +233,27 @@ inline uint64_t MulBy(const Table& table, uint64_t v) {
 
 void BroderSketcher::Shingles(std::span<const uint64_t> term_hashes,
                               std::vector<uint64_t>* out) const {
+  TEST_ShinglesWith(*shingle_kernel_, term_hashes, out);
+}
+
+void BroderSketcher::TEST_ShinglesWith(const sketch_internal::ShingleKernel& kernel,
+                                       std::span<const uint64_t> term_hashes, std::vector<uint64_t>* out) const {
   // Fingerprint() of a window h_0 .. h_{k-1} (8 big-endian bytes each) is the
-  // chain f <- (f ^ h) * x^64 mod P from f = x^64 mod P = p_low, i.e.
-  //     F = x^(64(k+1)) + sum_t h_t x^(64(k-t))  (mod P).
-  // Sliding by one term: F' = (F ^ h_in) * x^64 + h_out * x^(64(k+1))
-  //                          + x^(64(k+2)) + x^(64(k+1))  (mod P).
+  // chain f <- (f ^ h) * x^64 mod P from f = x^64 mod P = p_low
+  // (shingle_kernels.h rolls the windows).
   const uint64_t* h = term_hashes.data();
   const size_t n = term_hashes.size();
   const size_t k = options_.shingle_size;
-  const MulTable& in = *in_;
-  const MulTable& outgoing = *out_;
   out->clear();
   if (n == 0) return;
   if (!options_.wrap && n < k) {
     uint64_t f = shingle_fp_.polynomial();
-    for (size_t t = 0; t < n; ++t) f = MulBy(in, f ^ h[t]);
+    for (size_t t = 0; t < n; ++t) f = MulBy(*in_, f ^ h[t]);
     out->push_back(f);
     return;
   }
-  const size_t count = options_.wrap ? n : n - k + 1;
-  out->resize(count);
-  uint64_t* o = out->data();
-  const uint64_t p = shingle_fp_.polynomial();
-  auto roll = [&](uint64_t f, size_t s) {  // window s from window s - 1
-    return MulBy(in, f ^ h[s + k - 1]) ^ MulBy(outgoing, h[s - 1]) ^ roll_const_;
-  };
-  uint64_t f = p;
-  for (size_t t = 0; t < k; ++t) f = MulBy(in, f ^ h[t < n ? t : t % n]);
-  o[0] = f;
-  // Windows entirely inside the document: incoming term s + k - 1 < n.
-  const size_t inside = std::min(count, n - std::min(n, k - 1));
-  size_t s = 1;
-  if (constexpr size_t kChains = 4, kMinRun = 16; inside >= kChains * kMinRun) {
-    // Each step's latency is a chain of dependent table lookups; four
-    // independent chains over four quarters of the windows overlap them.
-    // Chains 1..3 start from a direct fingerprint of their first window.
-    const size_t len = inside / kChains;
-    uint64_t f1 = p, f2 = p, f3 = p;
-    for (size_t t = 0; t < k; ++t) {
-      f1 = MulBy(in, f1 ^ h[len + t]);
-      f2 = MulBy(in, f2 ^ h[2 * len + t]);
-      f3 = MulBy(in, f3 ^ h[3 * len + t]);
-    }
-    o[len] = f1;
-    o[2 * len] = f2;
-    o[3 * len] = f3;
-    for (size_t i = 1; i < len; ++i) {
-      f = roll(f, i);
-      f1 = roll(f1, len + i);
-      f2 = roll(f2, 2 * len + i);
-      f3 = roll(f3, 3 * len + i);
-      o[i] = f;
-      o[len + i] = f1;
-      o[2 * len + i] = f2;
-      o[3 * len + i] = f3;
-    }
-    f = f3;
-    s = 4 * len;
-  }
-  for (; s < inside; ++s) {
-    f = roll(f, s);
-    o[s] = f;
-  }
-  // Wrapped windows (wrap only): terms taken modulo n.
-  for (; s < count; ++s) {
-    f = MulBy(in, f ^ h[(s + k - 1) % n]) ^ MulBy(outgoing, h[(s - 1) % n]) ^ roll_const_;
-    o[s] = f;
-  }
+  out->resize(options_.wrap ? n : n - k + 1);
+  kernel.roll(h, n, rolling_, out->data());
 }
 
 bool BroderSketcher::MinHashes(std::span<const uint64_t> shingles, uint64_t* out) const {

@@ -60,6 +60,7 @@
 
 #include "fingerprint/rabin.h"
 #include "neardup/status.h"
+#include "sketch/shingle_kernels.h"
 
 namespace neardup {
 
@@ -184,6 +185,9 @@ class BroderSketcher {
   // with its sign bit flipped, so that for both families the smallest
   // unsigned value is the minimum. For tests and tools. REQUIRES: i < m.
   uint64_t TEST_Image(uint32_t i, uint64_t x) const;
+  // Shingles() through a given shingle kernel (tests of the kernels).
+  void TEST_ShinglesWith(const sketch_internal::ShingleKernel& kernel, std::span<const uint64_t> term_hashes,
+                         std::vector<uint64_t>* out) const;
 
  private:
   // Multiplication by a fixed c(x) modulo P_s, 8 bits at a time:
@@ -204,6 +208,10 @@ class BroderSketcher {
   std::unique_ptr<MulTable> in_;
   std::unique_ptr<MulTable> out_;
   uint64_t roll_const_ = 0;
+  // The same constants for the shingle kernels, and the kernel chosen
+  // (sketch_internal::ShingleKernels().Active()).
+  sketch_internal::RollingConstants rolling_;
+  const sketch_internal::ShingleKernel* shingle_kernel_;
   // kFast: a_i, b_i and a_i^-1 mod 2^64, padded to a multiple of 8 entries.
   std::vector<uint64_t> mul_, xor_, mul_inv_;
   // kRabin: the m functions R_{P_i}.
