@@ -46,11 +46,12 @@ void DifferenceDigest::Build(std::span<const uint32_t> keys, uint32_t num_cells,
   for (uint32_t c = 0; c < num_cells; ++c) cells[c] = 0;
   for (uint32_t key : keys) {
     const uint64_t hash = KeyHash(key);
-    const uint64_t add = (uint64_t{1} << 48) | (uint64_t{Check(key)} << 32) | key;
+    const uint64_t check_and_key = (uint64_t{Check(key)} << 32) | key;
     for (uint32_t h = 0; h < kHashes; ++h) {
       uint64_t& cell = cells[CellOf(hash, h, per_table)];
-      // count + 1 (wrapping in its 16 bits), check and key xor-ed in.
-      cell = (((cell >> 48) + 1) << 48) | ((cell ^ add) & 0x0000ffffffffffffull);
+      // Check and key xor-ed in; count + 1 in the top 16 bits, whose carry
+      // out of bit 63 is dropped (the count wraps in its 16 bits).
+      cell = (cell ^ check_and_key) + (uint64_t{1} << 48);
     }
   }
 }
