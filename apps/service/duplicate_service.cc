@@ -640,44 +640,63 @@ class ServiceImpl final : public DuplicateService {
   }
 
   Result<PageAnswer> Lookup(const std::string& url) override {
+    return OnStoredPage(url, [&](Ctx* ctx, PageRecord* p) { return LookupPage(ctx, p); });
+  }
+
+  Result<PageAnswer> Remove(const std::string& url) override {
+    return OnStoredPage(url, [&](Ctx* ctx, PageRecord* p) { return RemovePage(ctx, p); });
+  }
+
+  // Runs `on_page(ctx, page)` on the stored page with this URL under the
+  // lock, in one transaction committed (synced) before the answer returns;
+  // NotFound when no page has the URL.
+  template <typename OnPage>
+  Result<PageAnswer> OnStoredPage(const std::string& url, const OnPage& on_page) {
     std::vector<Sealed> sealed;
     uint64_t seen = 0;
-    Result<PageAnswer> a = LookupLocked(url, &sealed, &seen);
+    Result<PageAnswer> a = [&]() -> Result<PageAnswer> {
+      std::lock_guard<std::mutex> lock(mu_);
+      NEARDUP_RETURN_IF_ERROR(WriteError());
+      Txn txn(db_.get(), InflightOverlays(&seen));
+      Ctx ctx(&txn, counters_, &briefs_, &groups_, &sealed);
+      PageRecord p;
+      if (!LoadByUrl(&ctx, url, &p)) {
+        NEARDUP_RETURN_IF_ERROR(txn.status());
+        return Status::NotFound("no page with url " + url);
+      }
+      PageAnswer answer = on_page(&ctx, &p);
+      NEARDUP_RETURN_IF_ERROR(CommitSynced(&ctx));
+      return answer;
+    }();
     NEARDUP_RETURN_IF_ERROR(FinishWrites(sealed, o_.sync, seen));
     return a;
   }
-  Result<PageAnswer> LookupLocked(const std::string& url, std::vector<Sealed>* sealed, uint64_t* seen) {
-    std::lock_guard<std::mutex> lock(mu_);
-    NEARDUP_RETURN_IF_ERROR(WriteError());
-    Txn txn(db_.get(), InflightOverlays(seen));
-    Ctx ctx(&txn, counters_, &briefs_, &groups_, sealed);
-    PageRecord p;
-    if (!LoadByUrl(&ctx, url, &p)) {
-      NEARDUP_RETURN_IF_ERROR(txn.status());
-      return Status::NotFound("no page with url " + url);
-    }
-    // §5.2: a duplicate answer is verified against the group's winner; one
-    // that fails is not reported as a duplicate of it.
+
+  // The answer for a stored page (tier 1). §5.2: a duplicate answer is
+  // verified against the group's winner; one that fails is not reported
+  // as a duplicate of it.
+  PageAnswer LookupPage(Ctx* ctx, PageRecord* page) {
+    PageRecord& p = *page;
     bool failed = false;
     if (p.state == PageState::kContent && p.group != 0) {
       GroupRecord g;
-      if (LoadGroup(&ctx, p.group, &g) && g.winner != p.id) {
+      if (LoadGroup(ctx, p.group, &g) && g.winner != p.id) {
         PageRecord w;
-        if (LoadPage(&ctx, g.winner, &w) && w.state == PageState::kContent) {
-          PairDecision d = Decide(&ctx, p, w);
-          ++ctx.counters.verifications;
+        if (LoadPage(ctx, g.winner, &w) && w.state == PageState::kContent) {
+          PairDecision d = Decide(ctx, p, w);
+          ++ctx->counters.verifications;
           if (!d.duplicate) {
-            ++ctx.counters.verifications_failed;
+            ++ctx->counters.verifications_failed;
             ++g.failed_verifications;
-            SaveGroup(&ctx, g);
-            MaybeRepair(&ctx, g.id);
-            LoadPage(&ctx, p.id, &p);
+            SaveGroup(ctx, g);
+            MaybeRepair(ctx, g.id);
+            LoadPage(ctx, p.id, &p);
             failed = true;
           }
         }
       }
     }
-    PageAnswer a = AnswerFor(&ctx, p);
+    PageAnswer a = AnswerFor(ctx, p);
     a.tier = 1;
     if (failed && a.role == "duplicate") {  // the group was not repaired yet
       a.role = "keep";
@@ -685,29 +704,6 @@ class ServiceImpl final : public DuplicateService {
       a.similarity = 1;
       a.verification_failed = true;
     }
-    NEARDUP_RETURN_IF_ERROR(CommitSynced(&ctx));
-    return a;
-  }
-
-  Result<PageAnswer> Remove(const std::string& url) override {
-    std::vector<Sealed> sealed;
-    uint64_t seen = 0;
-    Result<PageAnswer> a = RemoveLocked(url, &sealed, &seen);
-    NEARDUP_RETURN_IF_ERROR(FinishWrites(sealed, o_.sync, seen));
-    return a;
-  }
-  Result<PageAnswer> RemoveLocked(const std::string& url, std::vector<Sealed>* sealed, uint64_t* seen) {
-    std::lock_guard<std::mutex> lock(mu_);
-    NEARDUP_RETURN_IF_ERROR(WriteError());
-    Txn txn(db_.get(), InflightOverlays(seen));
-    Ctx ctx(&txn, counters_, &briefs_, &groups_, sealed);
-    PageRecord p;
-    if (!LoadByUrl(&ctx, url, &p)) {
-      NEARDUP_RETURN_IF_ERROR(txn.status());
-      return Status::NotFound("no page with url " + url);
-    }
-    PageAnswer a = RemovePage(&ctx, &p);
-    NEARDUP_RETURN_IF_ERROR(CommitSynced(&ctx));
     return a;
   }
 
