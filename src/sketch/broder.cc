@@ -233,10 +233,10 @@ inline uint64_t MulBy(const Table& table, uint64_t v) {
 
 void BroderSketcher::Shingles(std::span<const uint64_t> term_hashes,
                               std::vector<uint64_t>* out) const {
-  TEST_ShinglesWith(*shingle_kernel_, term_hashes, out);
+  ShinglesWith(*shingle_kernel_, term_hashes, out);
 }
 
-void BroderSketcher::TEST_ShinglesWith(const sketch_internal::ShingleKernel& kernel,
+void BroderSketcher::ShinglesWith(const sketch_internal::ShingleKernel& kernel,
                                        std::span<const uint64_t> term_hashes, std::vector<uint64_t>* out) const {
   // Fingerprint() of a window h_0 .. h_{k-1} (8 big-endian bytes each) is the
   // chain f <- (f ^ h) * x^64 mod P from f = x^64 mod P = p_low

@@ -185,8 +185,10 @@ class BroderSketcher {
   // with its sign bit flipped, so that for both families the smallest
   // unsigned value is the minimum. For tests and tools. REQUIRES: i < m.
   uint64_t TEST_Image(uint32_t i, uint64_t x) const;
-  // Shingles() through a given shingle kernel (tests of the kernels).
-  void TEST_ShinglesWith(const sketch_internal::ShingleKernel& kernel, std::span<const uint64_t> term_hashes,
+  // Shingles() through a given shingle kernel (sketch_internal::
+  // ShingleKernels(); Shingles() uses the process's Active() one): every
+  // kernel gives the same values; for tests and benchmarks of the kernels.
+  void ShinglesWith(const sketch_internal::ShingleKernel& kernel, std::span<const uint64_t> term_hashes,
                          std::vector<uint64_t>* out) const;
 
  private:
