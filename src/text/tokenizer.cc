@@ -488,13 +488,9 @@ struct Tokenizer::Impl {
     if (pos + n - sent_start <= max_chars) {
       StartTerm();
       // [0-9A-Za-z] only: setting bit 5 lower-cases a letter and keeps a
-      // digit, with no table. The run is made room for once (one capacity
-      // check, one terminator), then written a byte at a time: most runs
-      // are a few bytes, for which a call to memcpy costs more.
-      const size_t at = tb->size();
-      tb->resize(at + n);
-      char* d = tb->data() + at;
-      for (size_t i = 0; i < n; ++i) d[i] = static_cast<char>(s[i] | 0x20);
+      // digit, with no table. A byte at a time: most runs are a few bytes,
+      // for which a call to memcpy costs more.
+      for (size_t i = 0; i < n; ++i) tb->push_back(static_cast<char>(s[i] | 0x20));
       pos += n;
       return;
     }
