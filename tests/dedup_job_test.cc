@@ -4,6 +4,7 @@
 
 #include <barrier>
 #include <filesystem>
+#include <functional>
 #include <random>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -347,6 +348,23 @@ std::string ManualPages() {
   return path;
 }
 
+// Runs `process(p, member)` for p in 0 .. parts - 1, each on a thread of
+// its own in one ThreadGroup (as neardup-mpi's ranks), and returns their
+// statuses in process order.
+std::vector<Status> RunProcesses(int parts, const std::function<Status(int, ThreadGroup::Member*)>& process) {
+  ThreadGroup group(parts);
+  std::vector<Status> status(static_cast<size_t>(parts));
+  std::vector<std::thread> threads;
+  for (int p = 0; p < parts; ++p) {
+    threads.emplace_back([&, p] {
+      ThreadGroup::Member member(&group, p);
+      status[p] = process(p, &member);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  return status;
+}
+
 // Clustering together (FinishTogether), the pairs divided among the
 // processes (some given twice), gives what one job gives with every pair
 // (AddNearPairs + Finish): the same clusters.tsv and warnings.tsv, the
@@ -417,40 +435,27 @@ void ExpectTogetherGivesOneJobsOutputs(const DedupOptions& options, std::vector<
   for (int parts : {1, 2, 3, 4}) {
     const std::string out = MakeTempDir("together");
     const std::vector<InputShare> shares = PlanInputShares(ListInputFiles(inputs), parts);
-    ThreadGroup group(parts);
-    std::vector<Status> status(static_cast<size_t>(parts));
     std::vector<uint64_t> documents(static_cast<size_t>(parts), 0);
-    std::vector<std::thread> threads;
-    for (int p = 0; p < parts; ++p) {
-      threads.emplace_back([&, p] {
-        ThreadGroup::Member member(&group, p);
-        DedupJobOptions job_options;
-        job_options.part = p;
-        // Methods that find their pairs together read the pages' words from
-        // a spill file of each process's own (as neardup-mpi runs them) with
-        // 2 and 4 processes, from memory with 1 and 3.
-        job_options.spill_signatures = own_pairs && parts % 2 == 0;
-        auto job = DedupJob::Create(inputs, out, options, job_options);
-        if (!job.ok()) {
-          status[p] = job.status();
-          return;  // every thread fails alike here; none waits at the barrier
+    const std::vector<Status> status = RunProcesses(parts, [&](int p, ThreadGroup::Member* member) -> Status {
+      DedupJobOptions job_options;
+      job_options.part = p;
+      // Methods that find their pairs together read the pages' words from
+      // a spill file of each process's own (as neardup-mpi runs them) with
+      // 2 and 4 processes, from memory with 1 and 3.
+      job_options.spill_signatures = own_pairs && parts % 2 == 0;
+      auto job = DedupJob::Create(inputs, out, options, job_options);
+      // Every process fails alike there; none waits at the barrier.
+      if (!job.ok()) return job.status();
+      if (Status read = (*job)->Read(shares[p]); !read.ok()) return read;
+      documents[p] = (*job)->documents();
+      std::vector<std::pair<uint64_t, uint64_t>> mine;
+      for (size_t j = 0; near && j < pairs.size(); ++j) {
+        if (j % parts == static_cast<size_t>(p) || (j + 1) % parts == static_cast<size_t>(p)) {
+          mine.emplace_back(j % 2 ? pairs[j] : std::make_pair(pairs[j].second, pairs[j].first));
         }
-        if (Status read = (*job)->Read(shares[p]); !read.ok()) {
-          status[p] = read;
-          return;
-        }
-        documents[p] = (*job)->documents();
-        std::vector<std::pair<uint64_t, uint64_t>> mine;
-        for (size_t j = 0; near && j < pairs.size(); ++j) {
-          if (j % parts == static_cast<size_t>(p) || (j + 1) % parts == static_cast<size_t>(p)) {
-            mine.emplace_back(j % 2 ? pairs[j] : std::make_pair(pairs[j].second, pairs[j].first));
-          }
-        }
-        auto summary = (*job)->FinishTogether(&member, mine);
-        status[p] = summary.status();
-      });
-    }
-    for (std::thread& t : threads) t.join();
+      }
+      return (*job)->FinishTogether(member, mine).status();
+    });
     for (int p = 0; p < parts; ++p) ASSERT_TRUE(status[p].ok()) << "process " << p << ": " << status[p].ToString();
     if (mix && parts > 1) {
       EXPECT_GT(*std::min_element(documents.begin(), documents.end()), 0u) << "every process holds pages";
@@ -576,28 +581,15 @@ TEST(DedupTogetherErrorsTest, AFileOneProcessCannotWriteFailsEveryProcess) {
   env.InjectFault({FileOp::kOpenWrite, "/out/.robust.group.rank1", 0, 0});
   constexpr int kParts = 3;
   const std::vector<InputShare> shares = PlanInputShares(ListInputFiles(inputs, SourceOptions(), &env), kParts, &env);
-  ThreadGroup group(kParts);
-  std::vector<Status> status(kParts);
-  std::vector<std::thread> threads;
-  for (int p = 0; p < kParts; ++p) {
-    threads.emplace_back([&, p] {
-      ThreadGroup::Member member(&group, p);
-      DedupJobOptions job_options;
-      job_options.part = p;
-      job_options.spill_signatures = true;
-      auto job = DedupJob::Create(inputs, "/out", DedupOptions(), job_options, nullptr, &env);
-      if (!job.ok()) {
-        status[p] = job.status();
-        return;
-      }
-      if (Status read = (*job)->Read(shares[p]); !read.ok()) {
-        status[p] = read;
-        return;
-      }
-      status[p] = (*job)->FinishTogether(&member, {}).status();
-    });
-  }
-  for (std::thread& t : threads) t.join();
+  const std::vector<Status> status = RunProcesses(kParts, [&](int p, ThreadGroup::Member* member) -> Status {
+    DedupJobOptions job_options;
+    job_options.part = p;
+    job_options.spill_signatures = true;
+    auto job = DedupJob::Create(inputs, "/out", DedupOptions(), job_options, nullptr, &env);
+    if (!job.ok()) return job.status();
+    if (Status read = (*job)->Read(shares[p]); !read.ok()) return read;
+    return (*job)->FinishTogether(member, {}).status();
+  });
   for (int p = 0; p < kParts; ++p) {
     EXPECT_TRUE(status[p].IsIOError()) << "process " << p << ": " << status[p].ToString();
     EXPECT_EQ(status[p].message().find('\n'), std::string::npos);
