@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <mutex>
 #include <unordered_map>
 
@@ -92,6 +93,20 @@ struct DocKeys {
   uint32_t units_end = 0;   // end of the page's units in SignBatch::units
 };
 
+// Who signs which documents of a scheduled batch: a fresh one each time the
+// batch is scheduled, shared by the worker's task and the calling thread
+// (SignWhileWaiting). A signer takes `step` documents at a time from `next`;
+// once `next` passes `count` nothing is left, and a signer that took none
+// must not touch the batch, which may be committed, freed or scheduled
+// again by then. One that took some keeps the batch alive: it is not done
+// until every document is signed.
+struct SignClaims {
+  SignClaims(uint32_t n, uint32_t s) : count(n), step(s) {}
+  std::atomic<uint32_t> next{0};
+  const uint32_t count;
+  const uint32_t step;  // 1: the documents are shared; count: one signer takes all
+};
+
 // A batch of documents travelling through the pipeline. In AddFrom the
 // batches are a ring of slots that own their documents (strings keep their
 // capacity); in Add(span) they point into the caller's span.
@@ -104,28 +119,29 @@ struct SignBatch {
   std::vector<uint64_t> link_keys;  // in-links: every document's distinct link keys, in order
   std::vector<uint32_t> lengths;    // Zhu et al.'s length vectors: count * length dimensions
   std::string units;                // batch-only methods: every document's units, in order
-  double work_seconds = 0;
   std::mutex mu;
   std::condition_variable cv;
-  bool done = true;
-  // Taken by the worker that runs it or by the calling thread, which signs
-  // a scheduled batch itself rather than wait (SignWhileWaiting). A fresh
-  // token each time the batch is scheduled, shared with the worker's task:
-  // a task whose batch the calling thread took touches only the token, since
-  // the batch may be gone (or scheduled again) by the time the task runs.
-  std::shared_ptr<std::atomic<bool>> claim;
+  double work_seconds = 0;  // guarded by mu: the signers' time, summed
+  size_t signed_docs = 0;   // guarded by mu
+  bool done = true;         // guarded by mu
+  // Shared with the worker's task (see SignClaims).
+  std::shared_ptr<SignClaims> claims;
 
-  bool Claim() { return claim != nullptr && !claim->exchange(true, std::memory_order_acq_rel); }
   bool IsDone() {
     std::lock_guard<std::mutex> lock(mu);
     return done;
   }
-  void MarkDone() {
+  // A signer's share is signed: `docs` documents in `seconds`.
+  void Signed(size_t docs, double seconds) {
+    bool all = false;
     {
       std::lock_guard<std::mutex> lock(mu);
-      done = true;
+      work_seconds += seconds;
+      signed_docs += docs;
+      all = signed_docs == count;
+      if (all) done = true;
     }
-    cv.notify_all();
+    if (all) cv.notify_all();
   }
 
   void Resize(size_t n, size_t words_per_doc) {
@@ -176,49 +192,87 @@ uint64_t UrlKey(std::string_view url) {
   return XXH3_64bits(normalized.data(), normalized.size());
 }
 
-// Signs every document of the batch (on a worker thread).
-void SignDocuments(SignBatch* batch, SignContextPool* pool) {
-  const auto t0 = Clock::now();
-  auto ctx = pool->Acquire();
+// Signs document i of the batch with the thread's context.
+void SignDocument(SignBatch* batch, size_t i, SignContext* ctx, SignContextPool* pool) {
   const MethodImpl& method = pool->method();
   const size_t w = method.signature_words();
-  batch->link_keys.clear();
-  batch->units.clear();
   const uint32_t dims = pool->length_dims();
-  batch->lengths.assign(batch->count * dims, 0);
-  for (size_t i = 0; i < batch->count; ++i) {
-    const Document& doc = batch->docs[i];
-    ctx->tokenizer.Tokenize(doc, &ctx->tokens);
-    DocKeys& k = batch->keys[i];
-    k.terms = static_cast<uint32_t>(ctx->tokens.num_terms());
-    k.token_fp = TokenSequenceKey(ctx->tokens);
-    k.byte_fp = ByteKey(doc);
-    bool eligible = false;
-    method.SignTokens(doc, ctx->tokens, ctx->scratch.get(), batch->words.data() + i * w, &eligible, &batch->units);
-    k.eligible = eligible ? 1 : 0;
-    k.units_end = static_cast<uint32_t>(batch->units.size());
-    if (dims > 0) {
-      uint32_t* lengths = batch->lengths.data() + i * dims;
-      for (uint64_t term : ctx->tokens.term_hashes) ++lengths[LengthDimension(term, dims)];
-    }
-    if (pool->count_in_links()) {
-      // Each page counts once per target; links to itself do not count.
-      k.url_key = UrlKey(doc.url);
-      ctx->links.clear();
-      // The tokenizer's links are already normalized (NormalizeUrl).
-      for (const std::string& link : ctx->tokens.links) ctx->links.push_back(XXH3_64bits(link.data(), link.size()));
-      std::sort(ctx->links.begin(), ctx->links.end());
-      ctx->links.erase(std::unique(ctx->links.begin(), ctx->links.end()), ctx->links.end());
-      k.link_count = 0;
-      for (uint64_t key : ctx->links) {
-        if (key == k.url_key) continue;
-        batch->link_keys.push_back(key);
-        ++k.link_count;
-      }
+  const Document& doc = batch->docs[i];
+  ctx->tokenizer.Tokenize(doc, &ctx->tokens);
+  DocKeys& k = batch->keys[i];
+  k.terms = static_cast<uint32_t>(ctx->tokens.num_terms());
+  k.token_fp = TokenSequenceKey(ctx->tokens);
+  k.byte_fp = ByteKey(doc);
+  bool eligible = false;
+  method.SignTokens(doc, ctx->tokens, ctx->scratch.get(), batch->words.data() + i * w, &eligible, &batch->units);
+  k.eligible = eligible ? 1 : 0;
+  k.units_end = static_cast<uint32_t>(batch->units.size());
+  if (dims > 0) {
+    uint32_t* lengths = batch->lengths.data() + i * dims;
+    for (uint64_t term : ctx->tokens.term_hashes) ++lengths[LengthDimension(term, dims)];
+  }
+  if (pool->count_in_links()) {
+    // Each page counts once per target; links to itself do not count.
+    k.url_key = UrlKey(doc.url);
+    ctx->links.clear();
+    // The tokenizer's links are already normalized (NormalizeUrl).
+    for (const std::string& link : ctx->tokens.links) ctx->links.push_back(XXH3_64bits(link.data(), link.size()));
+    std::sort(ctx->links.begin(), ctx->links.end());
+    ctx->links.erase(std::unique(ctx->links.begin(), ctx->links.end()), ctx->links.end());
+    k.link_count = 0;
+    for (uint64_t key : ctx->links) {
+      if (key == k.url_key) continue;
+      batch->link_keys.push_back(key);
+      ++k.link_count;
     }
   }
+}
+
+// Makes the batch ready for its signers and hands out its documents: one at
+// a time when signers may share it, or all to the first when documents
+// append to the batch in order (the in-links rule's link keys, a
+// batch-only method's units).
+void PrepareToSign(SignBatch* b, SignContextPool* pool) {
+  b->link_keys.clear();
+  b->units.clear();
+  b->lengths.assign(b->count * pool->length_dims(), 0);
+  {
+    std::lock_guard<std::mutex> lock(b->mu);
+    b->work_seconds = 0;
+    b->signed_docs = 0;
+    b->done = b->count == 0;
+  }
+  const bool shared = !pool->count_in_links() && !pool->method().batch_only();
+  const uint32_t n = static_cast<uint32_t>(b->count);
+  b->claims = std::make_shared<SignClaims>(n, shared ? 1u : std::max(n, 1u));
+}
+
+// Signs the documents of `b` that no other thread took, `claims`' step at
+// a time. True when this call signed at least one (it then reported them
+// with SignBatch::Signed); false when none was left, and then `b` was not
+// touched.
+bool SignUnclaimed(SignBatch* b, const std::shared_ptr<SignClaims>& claims, SignContextPool* pool) {
+  if (claims == nullptr) return false;
+  uint32_t first = claims->next.fetch_add(claims->step, std::memory_order_acq_rel);
+  if (first >= claims->count) return false;
+  const auto t0 = Clock::now();
+  auto ctx = pool->Acquire();
+  size_t signed_here = 0;
+  while (first < claims->count) {
+    const uint32_t end = std::min(claims->count, first + claims->step);
+    for (uint32_t i = first; i < end; ++i) SignDocument(b, i, ctx.get(), pool);
+    signed_here += end - first;
+    first = claims->next.fetch_add(claims->step, std::memory_order_acq_rel);
+  }
   pool->Release(std::move(ctx));
-  batch->work_seconds = SecondsSince(t0);
+  b->Signed(signed_here, SecondsSince(t0));
+  return true;
+}
+
+// Signs every document of the batch on this thread.
+void SignDocuments(SignBatch* b, SignContextPool* pool) {
+  PrepareToSign(b, pool);
+  if (b->count > 0) SignUnclaimed(b, b->claims, pool);
 }
 
 void Schedule(Executor* executor, SignBatch* b, SignContextPool* pool) {
@@ -226,40 +280,25 @@ void Schedule(Executor* executor, SignBatch* b, SignContextPool* pool) {
     SignDocuments(b, pool);
     return;
   }
-  {
-    std::lock_guard<std::mutex> lock(b->mu);
-    b->done = false;
-  }
-  auto claim = std::make_shared<std::atomic<bool>>(false);
-  b->claim = claim;
-  executor->Schedule([b, pool, claim] {
-    if (claim->exchange(true, std::memory_order_acq_rel)) return;  // the calling thread took it
-    SignDocuments(b, pool);
-    b->MarkDone();
-  });
-}
-
-// Signs `b` here when no worker has started it. True when this call did.
-bool SignHereIfUnclaimed(SignBatch* b, SignContextPool* pool) {
-  if (!b->Claim()) return false;
-  SignDocuments(b, pool);
-  b->MarkDone();
-  return true;
+  PrepareToSign(b, pool);
+  if (b->count == 0) return;
+  executor->Schedule([b, pool, claims = b->claims] { SignUnclaimed(b, claims, pool); });
 }
 
 // The calling thread is one of the run's threads: until `wait_for` is
-// signed it signs it itself, if no worker started it, or else a batch of
-// `others` that no worker started, taken from the back (the workers take
-// batches from the front): others[*cursor - 1] first, and *cursor moves
-// down past every batch looked at. Returns when `wait_for` is done or none
-// is left to take; the caller then waits for it.
+// signed it signs the documents of it that no worker took, then those of a
+// batch of `others` that no worker started, taken from the back (the
+// workers take batches from the front): others[*cursor - 1] first, and
+// *cursor moves down past every batch looked at. Returns when `wait_for`
+// is done or none is left to take; the caller then waits for it (for at
+// most the documents a worker is signing).
 void SignWhileWaiting(SignBatch* wait_for, std::span<SignBatch* const> others, size_t* cursor,
                       SignContextPool* pool) {
-  while (!wait_for->IsDone() && !SignHereIfUnclaimed(wait_for, pool)) {
+  while (!wait_for->IsDone() && !SignUnclaimed(wait_for, wait_for->claims, pool)) {
     bool helped = false;
     while (*cursor > 0 && !helped) {
       SignBatch* other = others[--*cursor];
-      helped = other != wait_for && other->count > 0 && SignHereIfUnclaimed(other, pool);
+      helped = other != wait_for && other->count > 0 && SignUnclaimed(other, other->claims, pool);
     }
     if (!helped) return;
   }
@@ -500,25 +539,40 @@ Status DeduperImpl::AddFrom(DocumentSource* source, const DocumentCallback& on_d
     p.seconds = SecondsSince(t_start);
     return progress(p);
   };
-  // The calling thread signs too (SignWhileWaiting): it counts as a thread.
-  const size_t num_slots =
+  // The calling thread reads batches and signs too (SignWhileWaiting): it
+  // counts as a thread. Batches are committed in input order. The slots are
+  // reused; when none is free and the oldest batch is still being signed by
+  // a worker (a long page) with nothing left here to sign, one more slot
+  // lets this thread read on rather than wait: one more for each worker,
+  // which may each be held by a long page.
+  const size_t ring_slots =
       executor_ ? static_cast<size_t>(executor_->num_threads() + 1) * options_.in_flight_per_thread + 1 : 1;
-  std::vector<std::unique_ptr<SignBatch>> ring(num_slots);
-  for (auto& b : ring) {
-    b = std::make_unique<SignBatch>();
+  const size_t max_slots = executor_ ? ring_slots + static_cast<size_t>(executor_->num_threads()) : 1;
+  std::vector<std::unique_ptr<SignBatch>> slots;
+  std::vector<SignBatch*> free_slots;
+  std::deque<SignBatch*> pending;  // scheduled, oldest first
+  auto new_slot = [&] {
+    auto b = std::make_unique<SignBatch>();
     b->owned.resize(options_.batch_documents);
     b->docs = b->owned.data();
     b->Resize(options_.batch_documents, words_per_doc_);
-  }
-  size_t next_slot = 0;
-  auto commit = [&](SignBatch* b) -> Status {
-    if (executor_ != nullptr) {
-      // The newest batches are those just before next_slot.
-      std::vector<SignBatch*> others;
-      for (size_t k = 1; k < num_slots; ++k) others.push_back(ring[(next_slot + k) % num_slots].get());
-      size_t cursor = others.size();
-      SignWhileWaiting(b, others, &cursor, contexts_.get());
-    }
+    slots.push_back(std::move(b));
+    return slots.back().get();
+  };
+  for (size_t k = 0; k < ring_slots; ++k) free_slots.push_back(new_slot());
+  // Signs what no worker took (the newest batches first) until the oldest
+  // batch is signed or nothing is left to take.
+  auto help_oldest = [&] {
+    if (executor_ == nullptr || pending.empty()) return;
+    std::vector<SignBatch*> others(pending.begin() + 1, pending.end());
+    size_t cursor = others.size();
+    SignWhileWaiting(pending.front(), others, &cursor, contexts_.get());
+  };
+  auto commit_oldest = [&]() -> Status {
+    help_oldest();
+    SignBatch* b = pending.front();
+    pending.pop_front();
+    free_slots.push_back(b);
     NEARDUP_RETURN_IF_ERROR(CommitBatch(b, on_document));
     // A slot keeps its buffers between batches, but not those grown by an
     // unusually large page: memory stays bounded by the batch. Those go
@@ -530,13 +584,31 @@ Status DeduperImpl::AddFrom(DocumentSource* source, const DocumentCallback& on_d
     }
     return Status::OK();
   };
+  // A slot to read the next batch into.
+  auto take_slot = [&]() -> Result<SignBatch*> {
+    while (!pending.empty() && pending.front()->IsDone()) NEARDUP_RETURN_IF_ERROR(commit_oldest());
+    if (free_slots.empty()) {
+      help_oldest();
+      if (pending.front()->IsDone() || slots.size() >= max_slots) {
+        NEARDUP_RETURN_IF_ERROR(commit_oldest());
+      } else {
+        free_slots.push_back(new_slot());
+      }
+    }
+    SignBatch* b = free_slots.back();
+    free_slots.pop_back();
+    return b;
+  };
   Status status;
   bool cancelled = false;
   bool end_of_input = false;
   while (!end_of_input && !cancelled && status.ok()) {
-    SignBatch* b = ring[next_slot].get();
-    if (b->count > 0) status = commit(b);  // the slot still holds an older batch
-    if (!status.ok()) break;
+    Result<SignBatch*> slot = take_slot();
+    if (!slot.ok()) {
+      status = slot.status();
+      break;
+    }
+    SignBatch* b = slot.value();
     const auto t_read = Clock::now();
     while (b->count < options_.batch_documents) {
       if (count_ + b->count >= kMaxDocuments) {
@@ -550,21 +622,23 @@ Status DeduperImpl::AddFrom(DocumentSource* source, const DocumentCallback& on_d
       ++b->count;
     }
     read_seconds_ += SecondsSince(t_read);
-    if (b->count == 0) break;
+    if (b->count == 0) {
+      free_slots.push_back(b);
+      break;
+    }
     Schedule(executor_, b, contexts_.get());
-    next_slot = (next_slot + 1) % num_slots;
-    if (!executor_) status = commit(b);
+    pending.push_back(b);
+    if (!executor_) status = commit_oldest();
     if (!report(false)) cancelled = true;
   }
-  // Drain the ring in order (every scheduled batch must finish before the
-  // ring is freed).
-  for (size_t k = 0; k < num_slots; ++k) {
-    SignBatch* b = ring[(next_slot + k) % num_slots].get();
-    if (b->count == 0) continue;
+  // Commit the rest in order; on an error wait for each (every scheduled
+  // batch must finish before the slots are freed).
+  while (!pending.empty()) {
     if (status.ok() && !cancelled) {
-      status = commit(b);
+      status = commit_oldest();
     } else {
-      b->Wait();
+      pending.front()->Wait();
+      pending.pop_front();
     }
   }
   if (!status.ok()) return status;

@@ -222,6 +222,72 @@ TEST(DeduperTest, TheCallingThreadSignsWhatNoWorkerStarted) {
   EXPECT_TRUE(Rows(*a, sample_ptrs) == Rows(*b, sample_ptrs));
 }
 
+// Documents from memory, in order.
+class VectorSource final : public DocumentSource {
+ public:
+  explicit VectorSource(const std::vector<Document>& docs) : docs_(docs) {}
+  bool Next(Document* doc) override {
+    if (next_ == docs_.size()) return false;
+    *doc = docs_[next_++];
+    return true;
+  }
+  const ReadStats& stats() const override { return stats_; }
+  uint64_t bytes_consumed() const override { return 0; }
+  uint64_t bytes_total() const override { return 0; }
+
+ private:
+  const std::vector<Document>& docs_;
+  size_t next_ = 0;
+  ReadStats stats_;
+};
+
+// A worker and the calling thread share a batch's documents, and while a
+// worker signs a long page the calling thread reads on into more batches:
+// the pages still get their ids in input order and the same signatures.
+TEST(DeduperTest, AddFromKeepsInputOrderAroundALongPage) {
+  std::vector<Document> docs = SynthDocs();
+  Document long_page = docs[0];
+  long_page.url = "http://long.example.org/manual.html";
+  long_page.body.clear();
+  for (size_t i = 0; i < 60; ++i) long_page.body += docs[i % docs.size()].body;
+  ASSERT_GT(long_page.body.size(), 1u << 20);
+  docs.insert(docs.begin() + 5, long_page);
+  docs.insert(docs.begin() + docs.size() / 2, long_page);  // an exact copy: a cluster of two
+  std::vector<const Document*> ptrs;
+  for (const Document& d : docs) ptrs.push_back(&d);
+  auto alone = MakeDeduper("robust");
+  ASSERT_TRUE(alone->Add(std::span<const Document>(docs)).ok());
+  auto expected = alone->Cluster();
+  ASSERT_TRUE(expected.ok());
+  EXPECT_EQ(expected->cluster_size(5), 2u);
+
+  for (int threads : {1, 3}) {
+    for (uint32_t batch : {1u, 4u, 32u}) {
+      SCOPED_TRACE(std::to_string(threads) + " workers, batches of " + std::to_string(batch));
+      auto executor = NewThreadPoolExecutor(threads);
+      DedupOptions o;
+      o.method = "robust";
+      o.temp_dir = testing::MakeTempDir("deduper");
+      o.batch_documents = batch;
+      o.in_flight_per_thread = 1;
+      auto d = Deduper::Create(o, executor.get());
+      ASSERT_TRUE(d.ok()) << d.status().ToString();
+      VectorSource source(docs);
+      std::vector<std::string> seen;
+      ASSERT_TRUE((*d)->AddFrom(&source, [&](DocId id, const Document& doc) {
+                       EXPECT_EQ(id, seen.size());
+                       seen.push_back(doc.url);
+                       return Status::OK();
+                     }).ok());
+      ASSERT_EQ(seen.size(), docs.size());
+      for (size_t i = 0; i < docs.size(); ++i) ASSERT_EQ(seen[i], docs[i].url) << i;
+      auto got = (*d)->Cluster();
+      ASSERT_TRUE(got.ok());
+      EXPECT_TRUE(Rows(*expected, ptrs) == Rows(*got, ptrs));
+    }
+  }
+}
+
 TEST(DeduperTest, ClusterIdsAreStableAcrossCalls) {
   const auto& docs = SampleDocs();
   auto d = MakeDeduper("robust");
