@@ -282,8 +282,10 @@ struct DedupOptions {
   std::function<void(uint64_t* resident_bytes, uint64_t* peak_resident_bytes)> memory_probe;
   // Documents handed to a worker at a time.
   uint32_t batch_documents = 32;
-  // Batches in flight at once per worker thread (bounds memory: about
-  // batch_documents * in_flight_per_thread * threads pages are held).
+  // Batches in flight at once per thread, the calling thread counted (bounds
+  // memory: about batch_documents * (in_flight_per_thread * threads + 1)
+  // pages are held, and one batch more for each worker while a worker signs
+  // a long page of the oldest batch and the calling thread reads on).
   uint32_t in_flight_per_thread = 2;
 
   // Returns InvalidArgument naming the field and its valid range/choices.
