@@ -131,17 +131,17 @@ struct SignBatch {
     std::lock_guard<std::mutex> lock(mu);
     return done;
   }
-  // A signer's share is signed: `docs` documents in `seconds`.
+  // A signer's share is signed: `docs` documents in `seconds`. The last
+  // signer notifies under the lock: once it lets go, the batch may be
+  // committed and freed.
   void Signed(size_t docs, double seconds) {
-    bool all = false;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      work_seconds += seconds;
-      signed_docs += docs;
-      all = signed_docs == count;
-      if (all) done = true;
+    std::lock_guard<std::mutex> lock(mu);
+    work_seconds += seconds;
+    signed_docs += docs;
+    if (signed_docs == count) {
+      done = true;
+      cv.notify_all();
     }
-    if (all) cv.notify_all();
   }
 
   void Resize(size_t n, size_t words_per_doc) {
