@@ -36,8 +36,11 @@
 //
 // Thread safety: a Deduper is not thread-safe; call it from one thread. Add
 // of a batch runs the signing on the executor's threads and on the calling
-// thread, which signs the batches no worker has started instead of waiting:
-// an executor of T - 1 workers (NewExecutorForThreads) keeps T cores busy.
+// thread, which signs the pages no worker has taken (of the batch it waits
+// for, then of the others) instead of waiting: an executor of T - 1 workers
+// (NewExecutorForThreads) keeps T cores busy. AddFrom reads on into one
+// more batch for each worker while a worker signs a long page of the
+// oldest batch.
 #ifndef NEARDUP_DEDUPER_H_
 #define NEARDUP_DEDUPER_H_
 
