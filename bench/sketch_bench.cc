@@ -192,6 +192,31 @@ BENCHMARK_CAPTURE(BM_MinHashesFast, portable, "portable")->Unit(benchmark::kMill
 BENCHMARK_CAPTURE(BM_MinHashesFast, avx2, "avx2")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_MinHashesFast, avx512, "avx512")->Unit(benchmark::kMillisecond);
 
+// The 32-bit values `robust` keeps (BroderSketcher::MinValues32), 84 of them.
+void BM_MinValues32(benchmark::State& state, const char* kernel) {
+  neardup::BroderOptions o;
+  o.kernel = kernel;
+  if (!o.Validate().ok()) {
+    state.SkipWithError("kernel not supported by this CPU");
+    return;
+  }
+  const Corpus& c = GetCorpus();
+  neardup::BroderSketcher sk(o);
+  std::vector<std::vector<uint64_t>> shingles(c.docs.size());
+  for (size_t i = 0; i < c.docs.size(); ++i) sk.Shingles(c.docs[i], &shingles[i]);
+  uint32_t values[84];
+  for (auto _ : state) {
+    for (const auto& s : shingles) {
+      sk.MinValues32(s, values);
+      benchmark::DoNotOptimize(values);
+    }
+  }
+  Report(state, c, c.terms);
+}
+BENCHMARK_CAPTURE(BM_MinValues32, portable, "portable")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_MinValues32, avx2, "avx2")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_MinValues32, avx512, "avx512")->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 // Difference digests (the robust method): building one from a page's

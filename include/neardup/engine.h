@@ -175,11 +175,19 @@ struct RobustMethodOptions {
   bool normalize_numbers = true;  // terms with digits (and dates) -> one class
   bool normalize_own_url = true;  // the page's URL or host in its text -> one class
   uint64_t seed = 1234;           // draws the min-hash functions
+  // The min-hash values' functions: 32, the least low 32 bits of each
+  // function's images (BroderSketcher::MinValues32: one 32-bit multiply a
+  // function and shingle); 64, the low 32 bits of each function's 64-bit
+  // pre-image (BroderSketcher::MinHashes), as specs written before this
+  // field (with a seed and no `hash` key) describe. Both agree with
+  // probability the resemblance; they give different values, so pages
+  // signed with one are never compared with pages signed with the other.
+  uint32_t minhash_bits = 32;
   // Min-hash values a page carries: the whole page's, then its main text's.
   uint32_t positions() const { return num_minhashes + main_minhashes; }
   // Whether a page carries its main text's number of distinct shingles.
   bool keeps_main_shingles() const { return main_minhashes > 0 && min_main_containment > 0; }
-  // e.g. "robust:k=5,m=84,r=3,template=2,template-fraction=0.05,content=0.2,edit=30,numbers,own-url,seed=1234"
+  // e.g. "robust:k=5,m=84,r=3,template=2,template-fraction=0.05,content=0.2,edit=30,numbers,own-url,hash=32,seed=1234"
   std::string Spec() const;
   // Parses a spec as Spec() writes it ("robust" or "robust:KEY=VALUE,...";
   // keys left out keep their defaults).

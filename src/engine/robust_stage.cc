@@ -510,7 +510,9 @@ std::string RobustMethodOptions::Spec() const {
                                     std::to_string(main_line_terms) + ",main-min=" + std::to_string(main_min_terms) +
                                     ",main=" + main_sim + (keeps_main_shingles() ? ",contain=" + contain : "")) +
          (normalize_numbers ? ",numbers" : ",no-numbers") +
-         (normalize_own_url ? ",own-url" : ",no-own-url") + ",seed=" + std::to_string(seed);
+         (normalize_own_url ? ",own-url" : ",no-own-url") +
+         // 64-bit values are what a whole spec without `hash` means.
+         (minhash_bits == 32 ? ",hash=32" : "") + ",seed=" + std::to_string(seed);
 }
 
 void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_url,
@@ -754,9 +756,15 @@ RobustSignature ComputeRobustSignature(const TokenizedDocument& doc, std::string
   sig.identity = XXH3_64bits(normalized->data(), normalized->size() * sizeof(uint64_t));
   sketcher.Shingles(*normalized, &scratch->shingles);
   const uint32_t m = options.num_minhashes;
-  scratch->minhashes.resize(m);
-  if (!sketcher.MinHashes(scratch->shingles, scratch->minhashes.data())) return sig;
-  for (uint32_t j = 0; j < m; ++j) mins_out[j] = static_cast<uint32_t>(scratch->minhashes[j]);
+  // The m values (RobustMethodOptions::minhash_bits); false: no shingle.
+  auto min_values = [&](const BroderSketcher& sk, uint32_t count, uint32_t* out) {
+    if (options.minhash_bits == 32) return sk.MinValues32(scratch->shingles, out);
+    scratch->minhashes.resize(count);
+    if (!sk.MinHashes(scratch->shingles, scratch->minhashes.data())) return false;
+    for (uint32_t j = 0; j < count; ++j) out[j] = static_cast<uint32_t>(scratch->minhashes[j]);
+    return true;
+  };
+  if (!min_values(sketcher, m, mins_out)) return sig;
   if (digest_out) {
     const size_t distinct = DistinctShingleKeys<true>(scratch->shingles, scratch);
     if (options.keeps_main_shingles()) sig.shingles = static_cast<uint32_t>(distinct);
@@ -768,14 +776,10 @@ RobustSignature ComputeRobustSignature(const TokenizedDocument& doc, std::string
     if (with_main) sig.main_terms = static_cast<uint32_t>(main_text.size());
     if (with_main && main_text.size() >= options.main_min_terms) {
       main_sketcher->Shingles(main_text, &scratch->shingles);
-      scratch->minhashes.resize(options.main_minhashes);
       if (options.keeps_main_shingles()) {
         sig.main_shingles = static_cast<uint32_t>(DistinctShingleKeys<false>(scratch->shingles, scratch));
       }
-      if (main_sketcher->MinHashes(scratch->shingles, scratch->minhashes.data())) {
-        for (uint32_t j = 0; j < options.main_minhashes; ++j) {
-          main_out[j] = static_cast<uint32_t>(scratch->minhashes[j]);
-        }
+      if (min_values(*main_sketcher, options.main_minhashes, main_out)) {
         // A true value equal to the mark would read as no main text.
         if (main_out[0] == kNoMainText) main_out[0] = kNoMainText - 1;
       }

@@ -16,7 +16,10 @@
 //    its text (parked domains, permalinks) becomes another class term.
 // 2. The normalized sequence gets an identity key (pages equal after step 1
 //    are correct near duplicates by Henzinger's definition and are joined
-//    directly) and m min-hash pre-images of its k-term shingles (Broder).
+//    directly) and m min-hash values of its k-term shingles (Broder): the
+//    least low 32 bits of each function's images (hash=32,
+//    BroderSketcher::MinValues32), or of old specs the low 32 bits of each
+//    function's pre-image (hash=64).
 // 3. Sites and their templates. Sites (Henzinger §1) that hold pages equal
 //    after normalization (a mirror, a site served under two names) are one
 //    site here. Over one page per normalized identity set, a min-hash value
@@ -234,7 +237,7 @@ struct RobustSketchers {
 };
 
 // Steps 1-2 for one tokenized page: writes options.positions() 32-bit
-// min-hash values (the low bits of the pre-images) into mins_out: m of the
+// min-hash values (RobustMethodOptions::minhash_bits) into mins_out: m of the
 // whole page (`sketcher`), then main_minhashes of its main text
 // (`main_sketcher`, which may be null when main_minhashes is 0; all
 // kNoMainText when the page has less than main_min_terms terms of it); and

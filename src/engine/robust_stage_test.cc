@@ -1258,7 +1258,7 @@ TEST(RobustTemplateTest, TwoItemsOfAForeignTemplateOnAHostWithoutItsOwnAreNotOne
   EXPECT_FALSE(pair.duplicate) << pair.reason;
 }
 
-// A page and its revision (a sentence rewritten, a year changed) on a
+// A page of 3000 words and its revision (a sentence rewritten, a year changed) on a
 // site of three pages whose template is too small to win a min-hash
 // position: the two share none of the site's template, so the rule of one
 // item in one template cannot vouch for them, and without digests what
@@ -1271,7 +1271,10 @@ TEST(RobustTemplateTest, APageAndItsRevisionWhereNoTemplateIsSeenAreOneItemByThe
   std::mt19937_64 rng(73);
   const RobustMethodOptions o;
   const SiteTemplateHtml t = MakeTemplate(rng, 0);
-  const std::string story = Words(rng, 1000);
+  // 3000 words: the revision's resemblance is about 0.99, so its expected
+  // agreement (83 of 84) is well above kLargePageAgreement (80 of 84); at
+  // 1000 words it would be 0.97, and below the bar one time in four.
+  const std::string story = Words(rng, 3000);
   const std::string revised = WithOneSentenceRewritten(rng, story, 3000);
   auto page = [&](const std::string& text, const std::string& year) {
     return t.head + Paragraphs(text) + "<p>Updated " + year + " by the authors.</p>" + t.tail;
@@ -1557,6 +1560,18 @@ TEST(RobustMainTextTest, SpecsRoundTripAndSpecsWrittenBeforeMainTextKeepTheirMea
   EXPECT_EQ(main_only->min_main_containment, 0.0);
   EXPECT_FALSE(main_only->keeps_main_shingles());
   EXPECT_EQ(main_only->Spec(), before_containment);
+  EXPECT_EQ(main_only->minhash_bits, 64u);
+  EXPECT_EQ(old->minhash_bits, 64u);
+  // Specs written before 32-bit values describe 64-bit ones and keep their
+  // text; a written spec says hash=32, a partial one gets it by default.
+  EXPECT_EQ(o.minhash_bits, 32u);
+  EXPECT_NE(spec.find(",hash=32,seed="), std::string::npos) << spec;
+  EXPECT_EQ(parsed->minhash_bits, 32u);
+  auto wide = RobustMethodOptions::Parse("robust:hash=64");
+  ASSERT_TRUE(wide.ok());
+  EXPECT_EQ(wide->minhash_bits, 64u);
+  EXPECT_EQ(RobustMethodOptions::Parse(wide->Spec())->minhash_bits, 64u);
+  EXPECT_FALSE(RobustMethodOptions::Parse("robust:hash=48").ok());
   // A partial spec keeps the defaults, main text and containment included.
   auto partial = RobustMethodOptions::Parse("robust:no-template=0.7");
   ASSERT_TRUE(partial.ok());

@@ -14,6 +14,7 @@
 namespace neardup {
 
 using sketch_internal::kLanePad;
+using sketch_internal::kLanePad32;
 
 namespace {
 
@@ -208,6 +209,13 @@ BroderSketcher::BroderSketcher(const BroderOptions& options)
       xor_[i] = SplitMix64Next(&state);
       mul_inv_[i] = InverseMod64(mul_[i]);
     }
+    const size_t padded32 = (m + kLanePad32 - 1) / kLanePad32 * kLanePad32;
+    mul32_.assign(padded32, 1);
+    xor32_.assign(padded32, 0);
+    for (uint32_t i = 0; i < m; ++i) {
+      mul32_[i] = static_cast<uint32_t>(mul_[i]);
+      xor32_[i] = static_cast<uint32_t>(xor_[i]);
+    }
   } else {
     std::unordered_set<uint64_t> seen;
     rabin_.reserve(m);
@@ -283,6 +291,24 @@ void BroderSketcher::MinHashesFast(std::span<const uint64_t> shingles, uint64_t*
   for (uint32_t i = 0; i < options_.num_minhashes; ++i) {
     out[i] = Fmix64Inverse((static_cast<uint64_t>(mins[i]) * mul_inv_[i]) ^ xor_[i]);
   }
+}
+
+bool BroderSketcher::MinValues32(std::span<const uint64_t> shingles, uint32_t* out) const {
+  NEARDUP_CHECK(options_.family == MinHashFamily::kFast);
+  if (shingles.empty()) return false;
+  constexpr size_t kBlock = 512;  // mixed shingles per kernel call (4 KiB)
+  const size_t padded = mul32_.size();
+  alignas(64) uint32_t mins[kMaxMinhashes];
+  alignas(64) uint64_t ys[kBlock];
+  std::fill(mins, mins + padded, UINT32_MAX);
+  const auto update = kernel_->update_mins32;
+  for (size_t start = 0; start < shingles.size(); start += kBlock) {
+    const size_t nb = std::min(kBlock, shingles.size() - start);
+    for (size_t j = 0; j < nb; ++j) ys[j] = Fmix64(shingles[start + j]);
+    update(ys, nb, mul32_.data(), xor32_.data(), padded, mins);
+  }
+  std::copy(mins, mins + options_.num_minhashes, out);
+  return true;
 }
 
 void BroderSketcher::MinHashesRabin(std::span<const uint64_t> shingles, uint64_t* out) const {

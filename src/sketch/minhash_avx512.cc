@@ -8,6 +8,8 @@
 // multiplied by a (vpmullq, the exact low 64 bits) and folded in with a
 // signed minimum (vpminsq). Four shingles per iteration share the loads of
 // a and b.
+//
+// The 32-bit functions: 16 lanes a zmm register, vpmulld and vpminud.
 #include <immintrin.h>
 
 #include <array>
@@ -65,7 +67,49 @@ constexpr auto MakeChunkTable(std::integer_sequence<int, I...>) {
 }
 constexpr auto kChunks = MakeChunkTable(std::make_integer_sequence<int, kMaxVectors>());
 
+template <int NV>
+void UpdateChunk32(const uint64_t* ys, size_t n, const uint32_t* mul, const uint32_t* xr, uint32_t* mins) {
+  __m512i acc[NV];
+  for (int v = 0; v < NV; ++v) acc[v] = _mm512_loadu_si512(mins + 16 * v);
+  auto image = [&](__m512i y, int v) {
+    return _mm512_mullo_epi32(_mm512_xor_si512(y, _mm512_loadu_si512(xr + 16 * v)), _mm512_loadu_si512(mul + 16 * v));
+  };
+  // vpminud, full-mask form as MinS64 above.
+  auto min_u32 = [](__m512i a, __m512i b) { return _mm512_mask_min_epu32(a, 0xffff, a, b); };
+  size_t s = 0;
+  for (; s + 2 <= n; s += 2) {
+    const __m512i y0 = _mm512_set1_epi32(static_cast<int>(static_cast<uint32_t>(ys[s])));
+    const __m512i y1 = _mm512_set1_epi32(static_cast<int>(static_cast<uint32_t>(ys[s + 1])));
+    for (int v = 0; v < NV; ++v) acc[v] = min_u32(acc[v], min_u32(image(y0, v), image(y1, v)));
+  }
+  for (; s < n; ++s) {
+    const __m512i y = _mm512_set1_epi32(static_cast<int>(static_cast<uint32_t>(ys[s])));
+    for (int v = 0; v < NV; ++v) acc[v] = min_u32(acc[v], image(y, v));
+  }
+  for (int v = 0; v < NV; ++v) _mm512_storeu_si512(mins + 16 * v, acc[v]);
+}
+
+using Chunk32Fn = void (*)(const uint64_t*, size_t, const uint32_t*, const uint32_t*, uint32_t*);
+
+template <int... I>
+constexpr auto MakeChunk32Table(std::integer_sequence<int, I...>) {
+  return std::array<Chunk32Fn, sizeof...(I)>{&UpdateChunk32<I + 1>...};
+}
+constexpr auto kChunks32 = MakeChunk32Table(std::make_integer_sequence<int, kMaxVectors>());
+
 }  // namespace
+
+void UpdateMins32Avx512(const uint64_t* ys, size_t n, const uint32_t* mul, const uint32_t* xr, size_t m_padded,
+                        uint32_t* mins) {
+  const size_t vectors = m_padded / 16;
+  const size_t chunks = (vectors + kMaxVectors - 1) / kMaxVectors;
+  size_t done = 0;
+  for (size_t c = 0; c < chunks; ++c) {
+    const size_t nv = (vectors - done) / (chunks - c);
+    kChunks32[nv - 1](ys, n, mul + 16 * done, xr + 16 * done, mins + 16 * done);
+    done += nv;
+  }
+}
 
 void UpdateMinsAvx512(const uint64_t* ys, size_t n, const uint64_t* mul, const uint64_t* xr,
                       size_t m_padded, int64_t* mins) {

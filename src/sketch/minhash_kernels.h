@@ -11,6 +11,15 @@
 //
 // Every kernel computes exactly this (integer arithmetic, no rounding), so
 // results are identical across kernels; only speed differs.
+//
+// A kernel also folds the same mixed shingles into the minima of m 32-bit
+// functions (BroderSketcher::MinValues32), the low 32 bits of y xor-ed and
+// multiplied mod 2^32, ordered as unsigned 32-bit integers:
+//
+//     mins[i] = min(mins[i], (uint32_t)((lo32(y) ^ xr[i]) * mul[i]))
+//
+// AVX2 multiplies 8 such lanes in one instruction (vpmulld) where a 64-bit
+// product takes three 32 x 32 -> 64 multiplies for 4 lanes.
 #ifndef NEARDUP_SKETCH_MINHASH_KERNELS_H_
 #define NEARDUP_SKETCH_MINHASH_KERNELS_H_
 
@@ -33,10 +42,18 @@ inline constexpr size_t kLanePad = 8;
 using UpdateMinsFn = void (*)(const uint64_t* ys, size_t n, const uint64_t* mul, const uint64_t* xr,
                               size_t m_padded, int64_t* mins);
 
+// The 32-bit functions come in groups of 16 (one zmm register).
+inline constexpr size_t kLanePad32 = 16;
+
+// REQUIRES: m_padded % kLanePad32 == 0; mul, xr, mins hold m_padded entries.
+using UpdateMins32Fn = void (*)(const uint64_t* ys, size_t n, const uint32_t* mul, const uint32_t* xr,
+                                size_t m_padded, uint32_t* mins);
+
 struct MinHashKernel {
   const char* name;  // "portable", "avx2", "avx512"
   CpuLevel level;    // what the CPU must support
   UpdateMinsFn update_mins;
+  UpdateMins32Fn update_mins32;
 };
 
 // Every kernel compiled in, portable first, best last (base/cpu.h):
@@ -48,11 +65,17 @@ const KernelRegistry<MinHashKernel>& MinHashKernels();
 // the CPU supports them.
 void UpdateMinsPortable(const uint64_t* ys, size_t n, const uint64_t* mul, const uint64_t* xr,
                         size_t m_padded, int64_t* mins);
+void UpdateMins32Portable(const uint64_t* ys, size_t n, const uint32_t* mul, const uint32_t* xr,
+                          size_t m_padded, uint32_t* mins);
 #if defined(NEARDUP_SKETCH_X86)
 void UpdateMinsAvx2(const uint64_t* ys, size_t n, const uint64_t* mul, const uint64_t* xr,
                     size_t m_padded, int64_t* mins);
+void UpdateMins32Avx2(const uint64_t* ys, size_t n, const uint32_t* mul, const uint32_t* xr,
+                      size_t m_padded, uint32_t* mins);
 void UpdateMinsAvx512(const uint64_t* ys, size_t n, const uint64_t* mul, const uint64_t* xr,
                       size_t m_padded, int64_t* mins);
+void UpdateMins32Avx512(const uint64_t* ys, size_t n, const uint32_t* mul, const uint32_t* xr,
+                        size_t m_padded, uint32_t* mins);
 #endif
 
 }  // namespace sketch_internal

@@ -67,6 +67,86 @@ TEST(MinHashKernelsTest, EveryKernelMatchesPortable) {
   }
 }
 
+TEST(MinHashKernelsTest, Portable32IsTheDefinition) {
+  std::mt19937_64 rng(5);
+  const size_t m = 16;
+  std::vector<uint64_t> ys(37);
+  std::vector<uint32_t> mul(m), xr(m);
+  for (auto& y : ys) y = rng();
+  for (size_t i = 0; i < m; ++i) {
+    mul[i] = static_cast<uint32_t>(rng()) | 1;
+    xr[i] = static_cast<uint32_t>(rng());
+  }
+  std::vector<uint32_t> mins(m, UINT32_MAX);
+  UpdateMins32Portable(ys.data(), ys.size(), mul.data(), xr.data(), m, mins.data());
+  for (size_t i = 0; i < m; ++i) {
+    uint64_t best = UINT32_MAX;
+    // The low 32 bits of the 64-bit product of the low halves.
+    for (uint64_t y : ys) best = std::min<uint64_t>(best, ((y & 0xffffffffULL) ^ xr[i]) * mul[i] & 0xffffffffULL);
+    EXPECT_EQ(mins[i], best);
+  }
+}
+
+TEST(MinHashKernelsTest, Every32BitKernelMatchesPortable) {
+  const std::vector<const MinHashKernel*> kernels = MinHashKernels().Supported();
+  std::mt19937_64 rng(6);
+  for (size_t m : {16, 32, 48, 96, 112, 192, 208, 256}) {
+    for (size_t n : {0, 1, 2, 3, 4, 5, 7, 8, 63, 513, 2000}) {
+      std::vector<uint64_t> ys(n);
+      std::vector<uint32_t> mul(m), xr(m);
+      for (auto& y : ys) y = rng();
+      // Extreme values: the high half must be ignored, the order unsigned.
+      if (n > 4) {
+        ys[0] = 0;
+        ys[1] = UINT64_MAX;
+        ys[2] = uint64_t{1} << 31;
+        ys[3] = 0xffffffff00000000ULL;
+      }
+      for (size_t i = 0; i < m; ++i) {
+        mul[i] = static_cast<uint32_t>(i % 5 == 0 ? rng() >> (rng() % 64) : rng()) | 1;
+        xr[i] = i % 7 == 0 ? 0 : static_cast<uint32_t>(rng());
+      }
+      std::vector<uint32_t> init(m);
+      for (auto& v : init) v = rng() % 3 == 0 ? UINT32_MAX : static_cast<uint32_t>(rng());
+      std::vector<uint32_t> expected = init;
+      UpdateMins32Portable(ys.data(), n, mul.data(), xr.data(), m, expected.data());
+      for (const MinHashKernel* k : kernels) {
+        std::vector<uint32_t> got = init;
+        k->update_mins32(ys.data(), n, mul.data(), xr.data(), m, got.data());
+        ASSERT_EQ(got, expected) << k->name << " m=" << m << " n=" << n;
+      }
+    }
+  }
+}
+
+TEST(MinHashKernelsTest, MinValues32AreTheLeastLow32BitImages) {
+  std::mt19937_64 rng(7);
+  for (uint32_t m : {84u, 42u, 256u, 1u}) {
+    BroderOptions o;
+    o.num_minhashes = m;
+    o.supershingle_size = m;
+    for (const MinHashKernel* k : MinHashKernels().Supported()) {
+      o.kernel = k->name;
+      BroderSketcher sk(o);
+      for (size_t n : {1, 2, 100, 511, 512, 513, 3000}) {
+        std::vector<uint64_t> shingles(n);
+        for (auto& s : shingles) s = rng();
+        std::vector<uint32_t> got(m + 1, 7);
+        ASSERT_TRUE(sk.MinValues32(shingles, got.data()));
+        EXPECT_EQ(got[m], 7u) << "wrote past m";
+        for (uint32_t i = 0; i < m; ++i) {
+          uint32_t best = UINT32_MAX;
+          for (uint64_t x : shingles) best = std::min(best, static_cast<uint32_t>(sk.TEST_Image(i, x)));
+          ASSERT_EQ(got[i], best) << k->name << " m=" << m << " n=" << n << " i=" << i;
+        }
+      }
+      std::vector<uint32_t> untouched(m, 9);
+      EXPECT_FALSE(sk.MinValues32({}, untouched.data()));
+      EXPECT_EQ(untouched, std::vector<uint32_t>(m, 9));
+    }
+  }
+}
+
 TEST(MinHashKernelsTest, FindKernelAndActiveKernel) {
   EXPECT_NE(MinHashKernels().Find("portable"), nullptr);
   EXPECT_EQ(MinHashKernels().Find("sse9"), nullptr);

@@ -22,6 +22,10 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
   if (items.find("seed=") != std::string_view::npos && items.find("main-m=") == std::string_view::npos) {
     o->main_minhashes = 0;
   }
+  // ... one written before 32-bit values (no `hash`) has 64-bit ones ...
+  if (items.find("seed=") != std::string_view::npos && items.find("hash=") == std::string_view::npos) {
+    o->minhash_bits = 64;
+  }
   // ... and one written before containment (main text, no `contain`).
   if (items.find("seed=") != std::string_view::npos && items.find("contain=") == std::string_view::npos) {
     o->min_main_containment = 0;
@@ -66,13 +70,18 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
       o->normalize_numbers = it.key == "numbers";
     } else if ((it.key == "own-url" || it.key == "no-own-url") && !it.has_value) {
       o->normalize_own_url = it.key == "own-url";
+    } else if (it.key == "hash") {
+      s = as_u32(32, 64, &o->minhash_bits);
+      if (s.ok() && o->minhash_bits != 32 && o->minhash_bits != 64) {
+        s = Status::InvalidArgument("robust: hash must be 32 or 64, not " + std::to_string(o->minhash_bits));
+      }
     } else if (it.key == "seed") {
       s = ParseSpecUint("robust", it, 0, UINT64_MAX, &o->seed);
     } else {
       return UnknownSpecKey("robust", it,
                             "k=N, m=N, r=N, template=N, template-fraction=X, content=X, no-template=X, edit=N, "
                             "same-site-edit=N, main-m=N, main-line=N, main-min=N, main=X, contain=X, numbers, no-numbers, "
-                            "own-url, no-own-url, seed=N");
+                            "own-url, no-own-url, hash=32|64, seed=N");
     }
     NEARDUP_RETURN_IF_ERROR(s);
   }
@@ -104,6 +113,7 @@ Status ValidateRobust(const RobustMethodOptions& o) {
   if (o.main_minhashes > 0 && o.main_minhashes < o.band_rows) {
     return Status::InvalidArgument("robust: main_minhashes must be 0 or at least band_rows");
   }
+  if (o.minhash_bits != 32 && o.minhash_bits != 64) return Status::InvalidArgument("robust: minhash_bits must be 32 or 64");
   if (o.template_min_pages < 2) return Status::InvalidArgument("robust: template_min_pages must be at least 2");
   if (!(o.min_content_similarity >= 0 && o.min_content_similarity <= 1) ||
       !(o.min_similarity_without_template >= 0 && o.min_similarity_without_template <= 1) ||
