@@ -175,10 +175,11 @@ struct RobustMethodOptions {
   bool normalize_numbers = true;  // terms with digits (and dates) -> one class
   bool normalize_own_url = true;  // the page's URL or host in its text -> one class
   uint64_t seed = 1234;           // draws the min-hash functions
-  // The min-hash values' functions: 32, the least low 32 bits of each
-  // function's images (BroderSketcher::MinValues32: one 32-bit multiply a
-  // function and shingle); 64, the low 32 bits of each function's 64-bit
-  // pre-image (BroderSketcher::MinHashes), as specs written before this
+  // The min-hash values' functions: 32, functions of the shingles' low 32
+  // mixed bits, each value the pre-image of the least 32-bit image
+  // (BroderSketcher::MinValues32: one 32-bit multiply a function and
+  // shingle); 64, the low 32 bits of each function's 64-bit pre-image
+  // (BroderSketcher::MinHashes), as specs written before this
   // field (with a seed and no `hash` key) describe. Both agree with
   // probability the resemblance; they give different values, so pages
   // signed with one are never compared with pages signed with the other.

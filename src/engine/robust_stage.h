@@ -16,10 +16,9 @@
 //    its text (parked domains, permalinks) becomes another class term.
 // 2. The normalized sequence gets an identity key (pages equal after step 1
 //    are correct near duplicates by Henzinger's definition and are joined
-//    directly) and m min-hash values of its k-term shingles (Broder): the
-//    least low 32 bits of each function's images (hash=32,
-//    BroderSketcher::MinValues32), or of old specs the low 32 bits of each
-//    function's pre-image (hash=64).
+//    directly) and m min-hash values of its k-term shingles (Broder): of
+//    32-bit functions (hash=32, BroderSketcher::MinValues32), or of old
+//    specs the low 32 bits of each 64-bit function's pre-image (hash=64).
 // 3. Sites and their templates. Sites (Henzinger §1) that hold pages equal
 //    after normalization (a mirror, a site served under two names) are one
 //    site here. Over one page per normalized identity set, a min-hash value

@@ -307,7 +307,12 @@ bool BroderSketcher::MinValues32(std::span<const uint64_t> shingles, uint32_t* o
     for (size_t j = 0; j < nb; ++j) ys[j] = Fmix64(shingles[start + j]);
     update(ys, nb, mul32_.data(), xor32_.data(), padded, mins);
   }
-  std::copy(mins, mins + options_.num_minhashes, out);
+  // The least image is about 2^32 / n: few of its bits vary. Its pre-image,
+  // lo32(M(x)), is uniform, so values of different shingles collide with
+  // probability 2^-32 (a site's template counts equal values).
+  for (uint32_t i = 0; i < options_.num_minhashes; ++i) {
+    out[i] = (mins[i] * static_cast<uint32_t>(mul_inv_[i])) ^ xor32_[i];
+  }
   return true;
 }
 

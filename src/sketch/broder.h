@@ -158,16 +158,17 @@ class BroderSketcher {
   // untouched, when shingles is empty. O(m) per shingle.
   bool MinHashes(std::span<const uint64_t> shingles, uint64_t* out) const;
 
-  // m 32-bit min-hash values into out[0..m): for function i, the least (as
-  // an unsigned integer) of the low 32 bits of the kFast images f_i(x) over
-  // `shingles`. lo32(f_i(x)) = (lo32(M(x)) ^ lo32(b_i)) * lo32(a_i) mod 2^32
-  // is a bijection of lo32(M(x)), so two documents agree at i with
-  // probability their resemblance, plus the chance that two different
-  // shingles share their low 32 mixed bits (about n / 2^32 for n shingles).
-  // The value is an image, not a pre-image: Supershingles() does not take
-  // it. On AVX2 a third to a quarter of MinHashes()'s work (one multiply
-  // for 8 lanes). Returns false, leaving out untouched, when shingles is
-  // empty. REQUIRES: options().family == MinHashFamily::kFast (checked).
+  // m 32-bit min-hash values into out[0..m): for function i, the shingle x
+  // whose image lo32(f_i(x)) = (lo32(M(x)) ^ lo32(b_i)) * lo32(a_i) mod 2^32
+  // (the low 32 bits of the kFast image) is least as an unsigned integer,
+  // given as lo32(M(x)), recovered by inverting that bijection. Two
+  // documents agree at i with probability their resemblance, plus the
+  // chance that two different shingles share lo32(M(x)) (2^-32 a pair,
+  // the same for any two documents' values). Not the 64-bit family's
+  // pre-image: Supershingles() does not take it. On AVX2 a quarter of
+  // MinHashes()'s work (one multiply for 8 lanes). Returns false, leaving
+  // out untouched, when shingles is empty.
+  // REQUIRES: options().family == MinHashFamily::kFast (checked).
   bool MinValues32(std::span<const uint64_t> shingles, uint32_t* out) const;
 
   // m' supershingles into out[0..m'): out[j] = RabinFingerprinter(P_ss).

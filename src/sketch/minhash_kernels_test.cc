@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/hash.h"
 #include "sketch/broder.h"
 
 namespace neardup::sketch_internal {
@@ -119,7 +120,7 @@ TEST(MinHashKernelsTest, Every32BitKernelMatchesPortable) {
   }
 }
 
-TEST(MinHashKernelsTest, MinValues32AreTheLeastLow32BitImages) {
+TEST(MinHashKernelsTest, MinValues32AreThePreImagesOfTheLeastLow32BitImages) {
   std::mt19937_64 rng(7);
   for (uint32_t m : {84u, 42u, 256u, 1u}) {
     BroderOptions o;
@@ -136,8 +137,21 @@ TEST(MinHashKernelsTest, MinValues32AreTheLeastLow32BitImages) {
         EXPECT_EQ(got[m], 7u) << "wrote past m";
         for (uint32_t i = 0; i < m; ++i) {
           uint32_t best = UINT32_MAX;
-          for (uint64_t x : shingles) best = std::min(best, static_cast<uint32_t>(sk.TEST_Image(i, x)));
-          ASSERT_EQ(got[i], best) << k->name << " m=" << m << " n=" << n << " i=" << i;
+          uint64_t arg = 0;
+          for (uint64_t x : shingles) {
+            const uint32_t image = static_cast<uint32_t>(sk.TEST_Image(i, x));
+            if (image < best) {
+              best = image;
+              arg = x;
+            }
+          }
+          ASSERT_EQ(got[i], static_cast<uint32_t>(Fmix64(arg))) << k->name << " m=" << m << " n=" << n << " i=" << i;
+        }
+        // Uniform values (the least images are all below about 2^32 / n):
+        // about half of them have the top bit set.
+        if (m >= 42 && n >= 100) {
+          EXPECT_GE(std::count_if(got.begin(), got.begin() + m, [](uint32_t v) { return v >= (1u << 31); }), m / 4)
+              << k->name << " m=" << m << " n=" << n;
         }
       }
       std::vector<uint32_t> untouched(m, 9);
