@@ -168,7 +168,10 @@ void BM_ShinglesKernel(benchmark::State& state, const char* kernel_name) {
 BENCHMARK_CAPTURE(BM_ShinglesKernel, portable, "portable")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_ShinglesKernel, avx2, "avx2")->Unit(benchmark::kMillisecond);
 
-void BM_MinHashesFast(benchmark::State& state, const char* kernel) {
+// 84 min-hash values of every page's shingles: `sketch` is MinHashes (64-bit
+// pre-images) or MinValues32 (the 32-bit values `robust` keeps).
+template <typename Value, typename Sketch>
+void RunMinHashes(benchmark::State& state, const char* kernel, Sketch sketch) {
   neardup::BroderOptions o;
   o.kernel = kernel;
   if (!o.Validate().ok()) {
@@ -179,39 +182,25 @@ void BM_MinHashesFast(benchmark::State& state, const char* kernel) {
   neardup::BroderSketcher sk(o);
   std::vector<std::vector<uint64_t>> shingles(c.docs.size());
   for (size_t i = 0; i < c.docs.size(); ++i) sk.Shingles(c.docs[i], &shingles[i]);
-  uint64_t mh[84];
+  Value values[84];
   for (auto _ : state) {
     for (const auto& s : shingles) {
-      sk.MinHashes(s, mh);
-      benchmark::DoNotOptimize(mh);
+      sketch(sk, s, values);
+      benchmark::DoNotOptimize(values);
     }
   }
   Report(state, c, c.terms);
+}
+
+void BM_MinHashesFast(benchmark::State& state, const char* kernel) {
+  RunMinHashes<uint64_t>(state, kernel, [](const auto& sk, const auto& s, uint64_t* v) { sk.MinHashes(s, v); });
 }
 BENCHMARK_CAPTURE(BM_MinHashesFast, portable, "portable")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_MinHashesFast, avx2, "avx2")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_MinHashesFast, avx512, "avx512")->Unit(benchmark::kMillisecond);
 
-// The 32-bit values `robust` keeps (BroderSketcher::MinValues32), 84 of them.
 void BM_MinValues32(benchmark::State& state, const char* kernel) {
-  neardup::BroderOptions o;
-  o.kernel = kernel;
-  if (!o.Validate().ok()) {
-    state.SkipWithError("kernel not supported by this CPU");
-    return;
-  }
-  const Corpus& c = GetCorpus();
-  neardup::BroderSketcher sk(o);
-  std::vector<std::vector<uint64_t>> shingles(c.docs.size());
-  for (size_t i = 0; i < c.docs.size(); ++i) sk.Shingles(c.docs[i], &shingles[i]);
-  uint32_t values[84];
-  for (auto _ : state) {
-    for (const auto& s : shingles) {
-      sk.MinValues32(s, values);
-      benchmark::DoNotOptimize(values);
-    }
-  }
-  Report(state, c, c.terms);
+  RunMinHashes<uint32_t>(state, kernel, [](const auto& sk, const auto& s, uint32_t* v) { sk.MinValues32(s, v); });
 }
 BENCHMARK_CAPTURE(BM_MinValues32, portable, "portable")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_MinValues32, avx2, "avx2")->Unit(benchmark::kMillisecond);

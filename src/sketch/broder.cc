@@ -274,20 +274,30 @@ bool BroderSketcher::MinHashes(std::span<const uint64_t> shingles, uint64_t* out
   return true;
 }
 
-void BroderSketcher::MinHashesFast(std::span<const uint64_t> shingles, uint64_t* out) const {
-  // f_i(x) = g_i(Fmix64(x)), g_i(y) = (y ^ b_i) * a_i, signed order. The
-  // kernel keeps the minimum images; inverting f_i gives the pre-images.
+namespace {
+
+// Mixes the shingles (Fmix64) a block at a time and folds each block into
+// the running minima with a kernel of either width (minhash_kernels.h).
+template <typename Word, typename Min, typename UpdateFn>
+void FoldMixedShingles(std::span<const uint64_t> shingles, UpdateFn update, const std::vector<Word>& mul,
+                       const std::vector<Word>& xr, Min* mins) {
   constexpr size_t kBlock = 512;  // mixed shingles per kernel call (4 KiB)
-  const size_t padded = mul_.size();
-  alignas(64) int64_t mins[kMaxMinhashes];
   alignas(64) uint64_t ys[kBlock];
-  std::fill(mins, mins + padded, INT64_MAX);
-  const auto update = kernel_->update_mins;
   for (size_t start = 0; start < shingles.size(); start += kBlock) {
     const size_t nb = std::min(kBlock, shingles.size() - start);
     for (size_t j = 0; j < nb; ++j) ys[j] = Fmix64(shingles[start + j]);
-    update(ys, nb, mul_.data(), xor_.data(), padded, mins);
+    update(ys, nb, mul.data(), xr.data(), mul.size(), mins);
   }
+}
+
+}  // namespace
+
+void BroderSketcher::MinHashesFast(std::span<const uint64_t> shingles, uint64_t* out) const {
+  // f_i(x) = g_i(Fmix64(x)), g_i(y) = (y ^ b_i) * a_i, signed order. The
+  // kernel keeps the minimum images; inverting f_i gives the pre-images.
+  alignas(64) int64_t mins[kMaxMinhashes];
+  std::fill(mins, mins + mul_.size(), INT64_MAX);
+  FoldMixedShingles(shingles, kernel_->update_mins, mul_, xor_, mins);
   for (uint32_t i = 0; i < options_.num_minhashes; ++i) {
     out[i] = Fmix64Inverse((static_cast<uint64_t>(mins[i]) * mul_inv_[i]) ^ xor_[i]);
   }
@@ -296,17 +306,9 @@ void BroderSketcher::MinHashesFast(std::span<const uint64_t> shingles, uint64_t*
 bool BroderSketcher::MinValues32(std::span<const uint64_t> shingles, uint32_t* out) const {
   NEARDUP_CHECK(options_.family == MinHashFamily::kFast);
   if (shingles.empty()) return false;
-  constexpr size_t kBlock = 512;  // mixed shingles per kernel call (4 KiB)
-  const size_t padded = mul32_.size();
   alignas(64) uint32_t mins[kMaxMinhashes];
-  alignas(64) uint64_t ys[kBlock];
-  std::fill(mins, mins + padded, UINT32_MAX);
-  const auto update = kernel_->update_mins32;
-  for (size_t start = 0; start < shingles.size(); start += kBlock) {
-    const size_t nb = std::min(kBlock, shingles.size() - start);
-    for (size_t j = 0; j < nb; ++j) ys[j] = Fmix64(shingles[start + j]);
-    update(ys, nb, mul32_.data(), xor32_.data(), padded, mins);
-  }
+  std::fill(mins, mins + mul32_.size(), UINT32_MAX);
+  FoldMixedShingles(shingles, kernel_->update_mins32, mul32_, xor32_, mins);
   // The least image is about 2^32 / n: few of its bits vary. Its pre-image,
   // lo32(M(x)), is uniform, so values of different shingles collide with
   // probability 2^-32 (a site's template counts equal values).
