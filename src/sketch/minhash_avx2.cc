@@ -115,30 +115,31 @@ constexpr auto MakeChunk32Table(std::integer_sequence<int, I...>) {
 }
 constexpr auto kChunks32 = MakeChunk32Table(std::make_integer_sequence<int, kMaxVectors32>());
 
-}  // namespace
-
-void UpdateMins32Avx2(const uint64_t* ys, size_t n, const uint32_t* mul, const uint32_t* xr, size_t m_padded,
-                      uint32_t* mins) {
-  const size_t vectors = m_padded / 8;
-  const size_t chunks = (vectors + kMaxVectors32 - 1) / kMaxVectors32;
+// Splits the m_padded / kLanes vectors into balanced chunks of at most
+// chunks.size() vectors, one pass over the shingles each.
+template <size_t kLanes, typename Table, typename Word, typename Min>
+void RunBalancedChunks(const Table& chunks, const uint64_t* ys, size_t n, const Word* mul, const Word* xr,
+                       size_t m_padded, Min* mins) {
+  const size_t vectors = m_padded / kLanes;
+  const size_t count = (vectors + chunks.size() - 1) / chunks.size();
   size_t done = 0;
-  for (size_t c = 0; c < chunks; ++c) {
-    const size_t nv = (vectors - done) / (chunks - c);
-    kChunks32[nv - 1](ys, n, mul + 8 * done, xr + 8 * done, mins + 8 * done);
+  for (size_t c = 0; c < count; ++c) {
+    const size_t nv = (vectors - done) / (count - c);
+    chunks[nv - 1](ys, n, mul + kLanes * done, xr + kLanes * done, mins + kLanes * done);
     done += nv;
   }
 }
 
+}  // namespace
+
+void UpdateMins32Avx2(const uint64_t* ys, size_t n, const uint32_t* mul, const uint32_t* xr, size_t m_padded,
+                      uint32_t* mins) {
+  RunBalancedChunks<8>(kChunks32, ys, n, mul, xr, m_padded, mins);
+}
+
 void UpdateMinsAvx2(const uint64_t* ys, size_t n, const uint64_t* mul, const uint64_t* xr,
                     size_t m_padded, int64_t* mins) {
-  const size_t vectors = m_padded / 4;
-  const size_t chunks = (vectors + kMaxVectors - 1) / kMaxVectors;
-  size_t done = 0;
-  for (size_t c = 0; c < chunks; ++c) {
-    const size_t nv = (vectors - done) / (chunks - c);
-    kChunks[nv - 1](ys, n, mul + 4 * done, xr + 4 * done, mins + 4 * done);
-    done += nv;
-  }
+  RunBalancedChunks<4>(kChunks, ys, n, mul, xr, m_padded, mins);
 }
 
 }  // namespace sketch_internal

@@ -1,6 +1,7 @@
 // Copyright neardup authors. Licensed under Apache-2.0.
 //
-// The portable kFast kernel and the run-time choice among kernels.
+// The portable kernels (the 64-bit kFast functions and the 32-bit ones) and
+// the run-time choice among kernels.
 #include "sketch/minhash_kernels.h"
 
 #include <algorithm>
@@ -8,20 +9,25 @@
 namespace neardup {
 namespace sketch_internal {
 
-void UpdateMinsPortable(const uint64_t* ys, size_t n, const uint64_t* mul, const uint64_t* xr,
-                        size_t m_padded, int64_t* mins) {
-  // Four functions at a time: four independent min chains per shingle.
+namespace {
+
+// Four functions at a time (four independent min chains a shingle), for
+// both widths: Word the multiply's width (y is ys' low Word bits), Order the
+// type whose order the minimum follows (int64_t: kFast's signed order;
+// uint32_t: the 32-bit functions' unsigned order). C++20: unsigned ->
+// signed conversion is modular (two's complement).
+template <typename Word, typename Order>
+void UpdateMinsOf(const uint64_t* ys, size_t n, const Word* mul, const Word* xr, size_t m_padded, Order* mins) {
   for (size_t i = 0; i < m_padded; i += 4) {
-    int64_t m0 = mins[i], m1 = mins[i + 1], m2 = mins[i + 2], m3 = mins[i + 3];
-    const uint64_t a0 = mul[i], a1 = mul[i + 1], a2 = mul[i + 2], a3 = mul[i + 3];
-    const uint64_t b0 = xr[i], b1 = xr[i + 1], b2 = xr[i + 2], b3 = xr[i + 3];
+    Order m0 = mins[i], m1 = mins[i + 1], m2 = mins[i + 2], m3 = mins[i + 3];
+    const Word a0 = mul[i], a1 = mul[i + 1], a2 = mul[i + 2], a3 = mul[i + 3];
+    const Word b0 = xr[i], b1 = xr[i + 1], b2 = xr[i + 2], b3 = xr[i + 3];
     for (size_t s = 0; s < n; ++s) {
-      const uint64_t y = ys[s];
-      // C++20: unsigned -> signed conversion is modular (two's complement).
-      m0 = std::min(m0, static_cast<int64_t>((y ^ b0) * a0));
-      m1 = std::min(m1, static_cast<int64_t>((y ^ b1) * a1));
-      m2 = std::min(m2, static_cast<int64_t>((y ^ b2) * a2));
-      m3 = std::min(m3, static_cast<int64_t>((y ^ b3) * a3));
+      const Word y = static_cast<Word>(ys[s]);
+      m0 = std::min(m0, static_cast<Order>(static_cast<Word>((y ^ b0) * a0)));
+      m1 = std::min(m1, static_cast<Order>(static_cast<Word>((y ^ b1) * a1)));
+      m2 = std::min(m2, static_cast<Order>(static_cast<Word>((y ^ b2) * a2)));
+      m3 = std::min(m3, static_cast<Order>(static_cast<Word>((y ^ b3) * a3)));
     }
     mins[i] = m0;
     mins[i + 1] = m1;
@@ -30,24 +36,16 @@ void UpdateMinsPortable(const uint64_t* ys, size_t n, const uint64_t* mul, const
   }
 }
 
+}  // namespace
+
+void UpdateMinsPortable(const uint64_t* ys, size_t n, const uint64_t* mul, const uint64_t* xr,
+                        size_t m_padded, int64_t* mins) {
+  UpdateMinsOf(ys, n, mul, xr, m_padded, mins);
+}
+
 void UpdateMins32Portable(const uint64_t* ys, size_t n, const uint32_t* mul, const uint32_t* xr,
                           size_t m_padded, uint32_t* mins) {
-  for (size_t i = 0; i < m_padded; i += 4) {
-    uint32_t m0 = mins[i], m1 = mins[i + 1], m2 = mins[i + 2], m3 = mins[i + 3];
-    const uint32_t a0 = mul[i], a1 = mul[i + 1], a2 = mul[i + 2], a3 = mul[i + 3];
-    const uint32_t b0 = xr[i], b1 = xr[i + 1], b2 = xr[i + 2], b3 = xr[i + 3];
-    for (size_t s = 0; s < n; ++s) {
-      const uint32_t y = static_cast<uint32_t>(ys[s]);
-      m0 = std::min(m0, (y ^ b0) * a0);
-      m1 = std::min(m1, (y ^ b1) * a1);
-      m2 = std::min(m2, (y ^ b2) * a2);
-      m3 = std::min(m3, (y ^ b3) * a3);
-    }
-    mins[i] = m0;
-    mins[i + 1] = m1;
-    mins[i + 2] = m2;
-    mins[i + 3] = m3;
-  }
+  UpdateMinsOf(ys, n, mul, xr, m_padded, mins);
 }
 
 namespace {

@@ -71,10 +71,7 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
     } else if ((it.key == "own-url" || it.key == "no-own-url") && !it.has_value) {
       o->normalize_own_url = it.key == "own-url";
     } else if (it.key == "hash") {
-      s = as_u32(32, 64, &o->minhash_bits);
-      if (s.ok() && o->minhash_bits != 32 && o->minhash_bits != 64) {
-        s = Status::InvalidArgument("robust: hash must be 32 or 64, not " + std::to_string(o->minhash_bits));
-      }
+      s = as_u32(32, 64, &o->minhash_bits);  // 32 or 64: ValidateRobust
     } else if (it.key == "seed") {
       s = ParseSpecUint("robust", it, 0, UINT64_MAX, &o->seed);
     } else {
@@ -113,7 +110,9 @@ Status ValidateRobust(const RobustMethodOptions& o) {
   if (o.main_minhashes > 0 && o.main_minhashes < o.band_rows) {
     return Status::InvalidArgument("robust: main_minhashes must be 0 or at least band_rows");
   }
-  if (o.minhash_bits != 32 && o.minhash_bits != 64) return Status::InvalidArgument("robust: minhash_bits must be 32 or 64");
+  if (o.minhash_bits != 32 && o.minhash_bits != 64) {
+    return Status::InvalidArgument("robust: hash (minhash_bits) must be 32 or 64, not " + std::to_string(o.minhash_bits));
+  }
   if (o.template_min_pages < 2) return Status::InvalidArgument("robust: template_min_pages must be at least 2");
   if (!(o.min_content_similarity >= 0 && o.min_content_similarity <= 1) ||
       !(o.min_similarity_without_template >= 0 && o.min_similarity_without_template <= 1) ||
