@@ -14,6 +14,7 @@
 #include <emmintrin.h>
 #endif
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -121,6 +122,59 @@ inline const char* SkipAsciiAlnum(const char* p, const char* end) {
 #endif
   while (p < end && kBytes.cls[static_cast<unsigned char>(*p)] == kByteAlnum) ++p;
   return p;
+}
+
+// Term bytes as they are written: a std::string kept longer than its
+// logical size, so that a run of ASCII letters is lower-cased with 16-byte
+// stores and no capacity check a byte, and so that stores of term bytes
+// (which may alias anything) do not make the tokenizer reload its state.
+// size() is the logical size; Finish() trims the string to it.
+class TermWriter {
+ public:
+  // Bytes of room beyond any Reserve(n): a 16-byte store at the logical end
+  // always fits.
+  static constexpr size_t kSlack = 16;
+
+  void Start(std::string* s, size_t expect) {
+    s_ = s;
+    s_->clear();
+    len_ = 0;
+    Grow(expect);
+  }
+  size_t size() const { return len_; }
+  const char* data() const { return s_->data(); }
+  // Where the next n bytes go; kSlack bytes more may be stored past them.
+  char* Reserve(size_t n) {
+    if (s_->size() - len_ < n + kSlack) Grow(n);
+    return s_->data() + len_;
+  }
+  void Commit(size_t n) { len_ += n; }
+  void Truncate(size_t n) { len_ = n; }
+  void Append(std::string_view bytes) {
+    std::memcpy(Reserve(bytes.size()), bytes.data(), bytes.size());
+    len_ += bytes.size();
+  }
+  void Finish() { s_->resize(len_); }
+
+ private:
+  void Grow(size_t n) { s_->resize(std::max(2 * s_->size(), len_ + n + kSlack)); }
+
+  std::string* s_ = nullptr;
+  size_t len_ = 0;
+};
+
+// Stores s[0, n) with bit 5 set (lower case of [0-9A-Za-z]) at d, which has
+// room for n + 15 bytes; bytes of s are read only up to `end`.
+inline void StoreLowerAlnum(const char* s, size_t n, const char* end, char* d) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  const __m128i k_case = _mm_set1_epi8(0x20);
+  for (; i < n && end - (s + i) >= 16; i += 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i), _mm_or_si128(x, k_case));
+  }
+#endif
+  for (; i < n; ++i) d[i] = static_cast<char>(s[i] | 0x20);
 }
 
 // ---------------------------------------------------------------------------
@@ -359,6 +413,7 @@ struct Tokenizer::Impl {
   TokenizeOptions options;
   CharsetConverter charset;
   std::string scratch_terms;  // term bytes when keep_term_text is false
+  std::string fold_buf;       // one code point case-folded
   std::string attr_buf;
   std::string url_buf;
   std::string scratch_url;
@@ -369,7 +424,7 @@ struct Tokenizer::Impl {
 
   // Per-document state.
   TokenizedDocument* out = nullptr;
-  std::string* tb = nullptr;  // where term bytes go
+  TermWriter terms;           // where term bytes go
   bool keep = true;
   bool in_term = false;
   bool term_split = false;    // the open term is one no-space-script letter
@@ -390,7 +445,7 @@ struct Tokenizer::Impl {
     if (!in_term) {
       in_term = true;
       term_in_link = in_link;
-      term_start = tb->size();
+      term_start = terms.size();
     }
   }
 
@@ -398,13 +453,13 @@ struct Tokenizer::Impl {
     if (!in_term) return;
     in_term = false;
     term_split = false;
-    const size_t len = tb->size() - term_start;
-    out->term_hashes.push_back(XXH3_64bits(tb->data() + term_start, len));
+    const size_t len = terms.size() - term_start;
+    out->term_hashes.push_back(XXH3_64bits(terms.data() + term_start, len));
     if (term_in_link) ++line_link_terms;
     if (keep) {
-      out->term_offsets.push_back(static_cast<uint32_t>(tb->size()));
+      out->term_offsets.push_back(static_cast<uint32_t>(terms.size()));
     } else {
-      tb->resize(term_start);
+      terms.Truncate(term_start);
     }
     if (cut_pending) {
       cut_pending = false;
@@ -479,7 +534,8 @@ struct Tokenizer::Impl {
     sent_start = pos;
   }
 
-  void AsciiRun(const char* s, size_t n) {
+  // A run [s, s + n) of [0-9A-Za-z]; bytes up to `end` may be read.
+  void AsciiRun(const char* s, size_t n, const char* end) {
     if (term_split) EndTerm();
     if (pending_space) {
       pending_space = false;
@@ -487,18 +543,24 @@ struct Tokenizer::Impl {
     }
     if (pos + n - sent_start <= max_chars) {
       StartTerm();
-      // [0-9A-Za-z] only: setting bit 5 lower-cases a letter and keeps a
-      // digit, with no table. A byte at a time: most runs are a few bytes,
-      // for which a call to memcpy costs more.
-      for (size_t i = 0; i < n; ++i) tb->push_back(static_cast<char>(s[i] | 0x20));
+      StoreLowerAlnum(s, n, end, terms.Reserve(n));
+      terms.Commit(n);
       pos += n;
       return;
     }
     for (size_t i = 0; i < n; ++i) {  // a sentence cut falls inside the run
       CountOne();
       StartTerm();
-      tb->push_back(static_cast<char>(kAsciiLower[static_cast<unsigned char>(s[i])]));
+      *terms.Reserve(1) = static_cast<char>(kAsciiLower[static_cast<unsigned char>(s[i])]);
+      terms.Commit(1);
     }
+  }
+
+  // Appends code point cp, case-folded, to the open term.
+  void AppendFolded(uint32_t cp) {
+    fold_buf.clear();
+    AppendFoldedCodePoint(cp, &fold_buf);
+    terms.Append(fold_buf);
   }
 
   void CodePoint(uint32_t cp) {
@@ -519,18 +581,18 @@ struct Tokenizer::Impl {
         if (term_split) EndTerm();
         CountChar();
         StartTerm();
-        AppendFoldedCodePoint(cp, tb);
+        AppendFolded(cp);
         break;
       case text_internal::kClassSplit:
         EndTerm();
         CountChar();
         StartTerm();
         term_split = true;
-        AppendFoldedCodePoint(cp, tb);
+        AppendFolded(cp);
         break;
       case text_internal::kClassMark:
         CountChar();
-        if (in_term) AppendFoldedCodePoint(cp, tb);
+        if (in_term) AppendFolded(cp);
         break;
       case text_internal::kClassSpace:
         EndTerm();
@@ -551,8 +613,10 @@ struct Tokenizer::Impl {
   void EmitTerm(std::string_view utf8) {
     EndTerm();
     StartTerm();
-    AppendFoldedUtf8(utf8, tb);
-    if (tb->size() == term_start) {  // nothing to fold into: no term
+    fold_buf.clear();
+    AppendFoldedUtf8(utf8, &fold_buf);
+    terms.Append(fold_buf);
+    if (terms.size() == term_start) {  // nothing to fold into: no term
       in_term = false;
       return;
     }
@@ -568,7 +632,7 @@ struct Tokenizer::Impl {
       if (c == kByteAlnum) {
         const char* s = p++;
         p = SkipAsciiAlnum(p, end);
-        AsciiRun(s, static_cast<size_t>(p - s));
+        AsciiRun(s, static_cast<size_t>(p - s), end);
         continue;
       }
       // Outside <pre> and plain text a newline is white space like any
@@ -894,8 +958,6 @@ struct Tokenizer::Impl {
     o->Clear();
     out = o;
     keep = options.keep_term_text;
-    tb = keep ? &o->term_bytes : &scratch_terms;
-    scratch_terms.clear();
     if (keep) o->term_offsets.push_back(0);
     in_term = term_split = pending_space = cut_pending = false;
     term_start = 0;
@@ -924,11 +986,13 @@ struct Tokenizer::Impl {
     o->charset = decision.charset;
     o->charset_fallback = decision.fallback;
     o->had_invalid_bytes = had_invalid;
-    if (keep && o->term_bytes.capacity() < text.size() / 2) o->term_bytes.reserve(text.size() / 2);
+    // Most pages hold fewer term bytes than half their text.
+    terms.Start(keep ? &o->term_bytes : &scratch_terms, text.size() / 2);
 
     Scan(text.data(), text.data() + text.size(), html ? kHtml : kPlainMode);
 
     EndTerm();
+    terms.Finish();
     const uint32_t n = static_cast<uint32_t>(o->term_hashes.size());
     if (n > (o->sentence_ends.empty() ? 0u : o->sentence_ends.back())) o->sentence_ends.push_back(n);
     CloseLine();

@@ -352,6 +352,41 @@ TEST(TokenizerTest, TagNamesReadTheSameNearTheEnd) {
   EXPECT_EQ(T("w<H1\tid=a>x"), (Terms{"w", "x"}));
 }
 
+// Runs of ASCII letters and digits are lower-cased 16 bytes at a time where
+// 16 bytes of input are left, and a byte at a time near the end: a run of
+// every length at every distance from the end reads the same, and the term
+// buffer grows past its first guess (half the text) without losing bytes.
+TEST(TokenizerTest, AsciiRunsReadTheSameAtAnyLengthAndPlace) {
+  const std::string letters = "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789ZyXwVuTsRqPoNmLkJiHgFeDcBa";
+  for (size_t len = 1; len <= letters.size(); len += 7) {
+    const std::string run = letters.substr(0, len);
+    std::string lower = run;
+    for (char& c : lower) c = static_cast<char>(c | 0x20);
+    for (size_t tail = 0; tail <= 17; ++tail) {
+      const std::string text = "x " + run + std::string(tail, ' ');
+      EXPECT_EQ(T(text), (Terms{"x", lower})) << len << " " << tail;
+    }
+  }
+  // Terms longer than half the text (one long run with little else) and
+  // many runs: the buffer grows.
+  std::string one(5000, 'Q');
+  EXPECT_EQ(T(one), Terms{std::string(5000, 'q')});
+  std::string many;
+  Terms expected;
+  for (int i = 0; i < 3000; ++i) {
+    many += "Ab" + std::to_string(i) + "<b>Cd</b>,";
+    expected.push_back("ab" + std::to_string(i) + "cd");
+  }
+  EXPECT_EQ(T(many), expected);
+  // A sentence cut inside a run (the byte-at-a-time path) keeps the run.
+  TokenizeOptions o;
+  o.sentence_max_chars = 10;
+  TokenizedDocument cut = Tok("abc " + letters, "", ContentKind::kHtml, "", o);
+  std::string lower = letters;
+  for (char& c : lower) c = static_cast<char>(c | 0x20);
+  EXPECT_EQ(TermsOf(cut), (Terms{"abc", lower}));
+}
+
 TEST(TokenizerTest, ReuseGivesSameResults) {
   Tokenizer tokenizer;
   TokenizedDocument a1, b, a2;
