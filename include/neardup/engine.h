@@ -157,6 +157,17 @@ struct RobustMethodOptions {
   // resemblance ("On the resemblance and containment of documents"), fixed
   // beforehand, not tuned. All of a plain-text page is its main text.
   uint32_t main_minhashes = 42;
+  // Main-text candidates share this many consecutive main-text values (the
+  // whole page's bands keep band_rows). Broder's S-curve of b bands of r
+  // rows rises at about (1/b)^(1/r): 21 bands of 2 put it at 0.22, below the
+  // lowest main-text resemblance the rules accept (a main text 80%
+  // contained in one 2.5 times its size: about 0.3; min_main_similarity
+  // 0.5), where 14 bands of 3 put it at 0.41. A pair at resemblance 0.3 is
+  // then a candidate with probability 0.86 (0.32 with r = 3), at 0.5 with
+  // 0.998 (0.85). Fixed from the curve, not tuned. Specs written before
+  // this field (a whole spec without `main-r`: Parse) band main
+  // text as the whole page, band_rows.
+  uint32_t main_band_rows = 2;
   uint32_t main_line_terms = 10;
   uint32_t main_min_terms = 50;
   double min_main_similarity = 0.5;
@@ -180,7 +191,7 @@ struct RobustMethodOptions {
   // (BroderSketcher::MinValues32: one 32-bit multiply a function and
   // shingle); 64, the low 32 bits of each function's 64-bit pre-image
   // (BroderSketcher::MinHashes), as specs written before this
-  // field (with a seed and no `hash` key) describe. Both agree with
+  // field (a whole spec without `hash`: Parse) describe. Both agree with
   // probability the resemblance; they give different values, so pages
   // signed with one are never compared with pages signed with the other.
   uint32_t minhash_bits = 32;
@@ -188,10 +199,13 @@ struct RobustMethodOptions {
   uint32_t positions() const { return num_minhashes + main_minhashes; }
   // Whether a page carries its main text's number of distinct shingles.
   bool keeps_main_shingles() const { return main_minhashes > 0 && min_main_containment > 0; }
-  // e.g. "robust:k=5,m=84,r=3,template=2,template-fraction=0.05,content=0.2,edit=30,numbers,own-url,hash=32,seed=1234"
+  // e.g. "robust:k=5,m=84,r=3,template=2,template-fraction=0.05,content=0.2,edit=30,main-m=42,main-r=2,...,numbers,own-url,hash=32,seed=1234"
   std::string Spec() const;
   // Parses a spec as Spec() writes it ("robust" or "robust:KEY=VALUE,...";
-  // keys left out keep their defaults).
+  // keys left out keep their defaults). A whole spec (one naming k, m, r,
+  // template, content and seed, as every version of Spec() wrote it into
+  // stores and summaries) keeps the meaning it had when written: keys added
+  // since (main-m, contain, hash, main-r) read as they did before them.
   static Result<RobustMethodOptions> Parse(std::string_view spec);
 };
 

@@ -506,7 +506,11 @@ std::string RobustMethodOptions::Spec() const {
          ",content=" + content + ",no-template=" + no_template + ",edit=" + std::to_string(max_edit_shingles) +
          ",same-site-edit=" + std::to_string(max_same_site_edit_shingles) +
          (main_minhashes == 0 ? std::string()
-                              : ",main-m=" + std::to_string(main_minhashes) + ",main-line=" +
+                              : ",main-m=" + std::to_string(main_minhashes) +
+                                    // main-r equal to r is what a whole spec without it means.
+                                    (main_band_rows == band_rows ? std::string()
+                                                                 : ",main-r=" + std::to_string(main_band_rows)) +
+                                    ",main-line=" +
                                     std::to_string(main_line_terms) + ",main-min=" + std::to_string(main_min_terms) +
                                     ",main=" + main_sim + (keeps_main_shingles() ? ",contain=" + contain : "")) +
          (normalize_numbers ? ",numbers" : ",no-numbers") +
@@ -1724,7 +1728,6 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   RobustStageResult result;
   Stopwatch watch;
   const uint32_t m = options.num_minhashes;
-  const uint32_t r = options.band_rows;
   const uint32_t bands = RobustBandCount(options, true);
   *templates = SiteTemplates(pages, candidate, options, files, executor);
   result.template_values = templates->size();
@@ -1760,6 +1763,7 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
       const uint32_t usable_bands = RobustBandCount(options, HasMainText(v, options));
       for (uint32_t band = 0; band < usable_bands; ++band) {
         const uint32_t first = RobustBandFirst(options, band);
+        const uint32_t r = RobustBandRows(options, band);
         bool all_template = true;
         for (uint32_t k = 0; k < r && all_template; ++k) {
           all_template = templates->IsTemplate(first + k, v[first + k]);

@@ -185,15 +185,21 @@ inline bool HasMainText(const uint32_t* mins, const RobustMethodOptions& options
 }
 
 // Step 4's bands: r consecutive values of the whole page (m / r bands), then
-// of the main text (main_minhashes / r more, for a page that has main
-// text); no band holds values of both. Band b's key is the XXH3 of its r
-// values seeded with b + 1.
+// main-r of the main text (main_minhashes / main-r more, for a page that
+// has main text); no band holds values of both. Band b's key is the XXH3
+// of its values seeded with b + 1.
 inline uint32_t RobustBandCount(const RobustMethodOptions& options, bool with_main) {
-  return options.num_minhashes / options.band_rows + (with_main ? options.main_minhashes / options.band_rows : 0);
+  return options.num_minhashes / options.band_rows +
+         (with_main ? options.main_minhashes / options.main_band_rows : 0);
 }
 inline uint32_t RobustBandFirst(const RobustMethodOptions& options, uint32_t band) {
   const uint32_t whole = options.num_minhashes / options.band_rows;
-  return band < whole ? band * options.band_rows : options.num_minhashes + (band - whole) * options.band_rows;
+  return band < whole ? band * options.band_rows : options.num_minhashes + (band - whole) * options.main_band_rows;
+}
+// The number of values band `band` holds: r of the whole page, main-r
+// (RobustMethodOptions::main_band_rows) of the main text.
+inline uint32_t RobustBandRows(const RobustMethodOptions& options, uint32_t band) {
+  return band < options.num_minhashes / options.band_rows ? options.band_rows : options.main_band_rows;
 }
 
 // A page's site as the method sees it: its host's registrable domain

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -1348,8 +1349,17 @@ TEST(RobustMainTextTest, APageWithLittleMainTextTakesNoPartInTheMainTextRule) {
   const SiteTemplates::Match m = SiteTemplates().Compare(p.mins.data(), p.mins.data(), o);
   EXPECT_EQ(m.main_positions, 0u);
   EXPECT_EQ(RobustBandCount(o, false), o.num_minhashes / o.band_rows);
-  EXPECT_EQ(RobustBandCount(o, true), (o.num_minhashes + o.main_minhashes) / o.band_rows);
-  EXPECT_EQ(RobustBandFirst(o, o.num_minhashes / o.band_rows), o.num_minhashes);
+  const uint32_t whole = o.num_minhashes / o.band_rows;
+  EXPECT_EQ(RobustBandCount(o, true), whole + o.main_minhashes / o.main_band_rows);
+  // The bands tile the positions: r values each of the whole page, then
+  // main-r each of the main text.
+  uint32_t next = 0;
+  for (uint32_t band = 0; band < RobustBandCount(o, true); ++band) {
+    EXPECT_EQ(RobustBandFirst(o, band), next) << band;
+    EXPECT_EQ(RobustBandRows(o, band), band < whole ? o.band_rows : o.main_band_rows) << band;
+    next += RobustBandRows(o, band);
+  }
+  EXPECT_EQ(next, o.positions());
 }
 
 // Broder's containment estimated from min-hash agreement and set sizes, on
@@ -1381,6 +1391,51 @@ ContainmentTrials RunContainmentTrials(uint32_t s, uint32_t l, uint32_t shared, 
     if (c.value >= o.min_main_containment && c.error <= kMaxContainmentError) t.pass_rate += 1.0 / trials;
   }
   return t;
+}
+
+// How often two main texts of resemblance J share a main-text band (all
+// main-r values of one band equal), on random sets with the main text's own
+// 32-bit functions: Broder's S-curve 1 - (1 - J^r)^b, b = main-m / main-r.
+double MainBandCandidateRate(const RobustMethodOptions& o, uint32_t n, uint32_t shared, uint64_t seed, int trials) {
+  const BroderSketcher sketcher(RobustMainSketchOptions(o));
+  std::mt19937_64 rng(seed);
+  std::vector<uint64_t> a(n), b(n);
+  std::vector<uint32_t> ma(o.main_minhashes), mb(o.main_minhashes);
+  int candidates = 0;
+  for (int trial = 0; trial < trials; ++trial) {
+    for (uint64_t& v : a) v = rng();
+    for (uint32_t i = 0; i < n; ++i) b[i] = i < shared ? a[i] : rng();
+    EXPECT_TRUE(sketcher.MinValues32(a, ma.data()));
+    EXPECT_TRUE(sketcher.MinValues32(b, mb.data()));
+    bool shares = false;
+    const uint32_t whole = o.num_minhashes / o.band_rows;
+    for (uint32_t band = whole; band < RobustBandCount(o, true) && !shares; ++band) {
+      const uint32_t first = RobustBandFirst(o, band) - o.num_minhashes;
+      shares = std::equal(ma.begin() + first, ma.begin() + first + RobustBandRows(o, band), mb.begin() + first);
+    }
+    candidates += shares;
+  }
+  return static_cast<double>(candidates) / trials;
+}
+
+TEST(RobustBandTest, MainTextCandidatesFollowBrodersSCurve) {
+  const int trials = 400;
+  // Sets of 400 elements sharing `shared`: J = shared / (800 - shared).
+  for (const uint32_t rows : {2u, 3u}) {
+    RobustMethodOptions o;
+    o.main_band_rows = rows;
+    const double bands = static_cast<double>(o.main_minhashes / rows);
+    for (const uint32_t shared : {185u, 267u, 400u}) {  // J = 0.30, 0.50, 1.0
+      const double j = static_cast<double>(shared) / (800.0 - shared);
+      const double expected = 1.0 - std::pow(1.0 - std::pow(j, rows), bands);
+      const double sd = std::sqrt(std::max(expected * (1 - expected), 1e-4) / trials);
+      const double rate = MainBandCandidateRate(o, 400, shared, 60 + shared + rows, trials);
+      EXPECT_NEAR(rate, expected, 4 * sd + 0.01) << "r " << rows << " J " << j;
+    }
+  }
+  // The default puts pairs at the main-text rules' lowest resemblance
+  // (containment: about 0.3) among the candidates most of the time.
+  EXPECT_GE(MainBandCandidateRate(RobustMethodOptions(), 400, 185, 7, trials), 0.75);
 }
 
 TEST(RobustContainmentTest, TheEstimateFollowsBroderOnRandomSets) {
@@ -1537,7 +1592,7 @@ TEST(RobustEditTest, AnEditGrowsWithTheLengthOfThePage) {
 TEST(RobustMainTextTest, SpecsRoundTripAndSpecsWrittenBeforeMainTextKeepTheirMeaning) {
   const RobustMethodOptions o;
   const std::string spec = o.Spec();
-  EXPECT_NE(spec.find(",main-m=42,main-line=10,main-min=50,main=0.5,contain=0.8,"), std::string::npos) << spec;
+  EXPECT_NE(spec.find(",main-m=42,main-r=2,main-line=10,main-min=50,main=0.5,contain=0.8,"), std::string::npos) << spec;
   auto parsed = RobustMethodOptions::Parse(spec);
   ASSERT_TRUE(parsed.ok());
   EXPECT_EQ(parsed->Spec(), spec);
@@ -1560,6 +1615,28 @@ TEST(RobustMainTextTest, SpecsRoundTripAndSpecsWrittenBeforeMainTextKeepTheirMea
   EXPECT_EQ(main_only->min_main_containment, 0.0);
   EXPECT_FALSE(main_only->keeps_main_shingles());
   EXPECT_EQ(main_only->Spec(), before_containment);
+  // Both band main text as the whole page, as their stores' keys were made.
+  EXPECT_EQ(main_only->main_band_rows, 3u);
+  EXPECT_EQ(old->main_band_rows, 3u);
+  EXPECT_EQ(o.main_band_rows, 2u);
+  EXPECT_EQ(parsed->main_band_rows, 2u);
+  // main-r equal to r is not written, and reads back as r.
+  auto same_rows = RobustMethodOptions::Parse("robust:r=2");
+  ASSERT_TRUE(same_rows.ok());
+  EXPECT_EQ(same_rows->Spec().find("main-r="), std::string::npos) << same_rows->Spec();
+  EXPECT_EQ(RobustMethodOptions::Parse(same_rows->Spec())->main_band_rows, 2u);
+  // A partial spec that names the seed is not a whole one: it takes
+  // today's defaults (main text, containment, 32-bit values, main-r).
+  auto seeded = RobustMethodOptions::Parse("robust:seed=7");
+  ASSERT_TRUE(seeded.ok());
+  EXPECT_EQ(seeded->seed, 7u);
+  EXPECT_EQ(seeded->main_minhashes, 42u);
+  EXPECT_EQ(seeded->min_main_containment, 0.8);
+  EXPECT_EQ(seeded->minhash_bits, 32u);
+  EXPECT_EQ(seeded->main_band_rows, 2u);
+  auto other_rows = RobustMethodOptions::Parse("robust:main-r=6");
+  ASSERT_TRUE(other_rows.ok());
+  EXPECT_EQ(RobustMethodOptions::Parse(other_rows->Spec())->main_band_rows, 6u);
   EXPECT_EQ(main_only->minhash_bits, 64u);
   EXPECT_EQ(old->minhash_bits, 64u);
   // Specs written before 32-bit values describe 64-bit ones and keep their
@@ -1578,7 +1655,8 @@ TEST(RobustMainTextTest, SpecsRoundTripAndSpecsWrittenBeforeMainTextKeepTheirMea
   EXPECT_EQ(partial->main_minhashes, 42u);
   EXPECT_EQ(partial->min_main_containment, 0.8);
   EXPECT_FALSE(RobustMethodOptions::Parse("robust:contain=1.2").ok());
-  EXPECT_FALSE(RobustMethodOptions::Parse("robust:main-m=2").ok());  // fewer than r
+  EXPECT_FALSE(RobustMethodOptions::Parse("robust:main-m=2,main-r=3").ok());  // fewer than main-r
+  EXPECT_FALSE(RobustMethodOptions::Parse("robust:main-r=0").ok());
   EXPECT_FALSE(RobustMethodOptions::Parse("robust:main=1.5").ok());
 }
 

@@ -16,21 +16,27 @@
 namespace neardup {
 
 Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
-  // A whole spec as Spec() wrote it before main text existed (it names the
-  // seed and no main-text key, as a store's header or a summary.json of
-  // then does) describes pages without main-text values.
-  if (items.find("seed=") != std::string_view::npos && items.find("main-m=") == std::string_view::npos) {
-    o->main_minhashes = 0;
-  }
-  // ... one written before 32-bit values (no `hash`) has 64-bit ones ...
-  if (items.find("seed=") != std::string_view::npos && items.find("hash=") == std::string_view::npos) {
-    o->minhash_bits = 64;
-  }
-  // ... and one written before containment (main text, no `contain`).
-  if (items.find("seed=") != std::string_view::npos && items.find("contain=") == std::string_view::npos) {
-    o->min_main_containment = 0;
-  }
-  for (const SpecItem& it : SplitSpecItems(items)) {
+  // A whole spec, as Spec() writes it into a store's header or a
+  // summary.json: it names k, m, r, template, content and the seed, as
+  // every version of Spec() has. Keys added since then have defaults that
+  // change what such a spec meant when it was written, so a whole spec
+  // without them keeps its old meaning; a partial spec ("robust:seed=7",
+  // "robust:r=2,content=0.3") takes today's defaults for what it leaves out.
+  const std::vector<SpecItem> parsed = SplitSpecItems(items);
+  auto names = [&](std::string_view key) {
+    return std::any_of(parsed.begin(), parsed.end(), [&](const SpecItem& it) { return it.key == key; });
+  };
+  const bool whole = names("k") && names("m") && names("r") && names("template") && names("content") && names("seed");
+  // Written before main text existed: pages without main-text values ...
+  if (whole && !names("main-m")) o->main_minhashes = 0;
+  // ... before 32-bit values (no `hash`): 64-bit ones ...
+  if (whole && !names("hash")) o->minhash_bits = 64;
+  // ... before containment (main text, no `contain`): none ...
+  if (whole && !names("contain")) o->min_main_containment = 0;
+  // ... and before main-text bands of their own (no `main-r`): main text
+  // banded as the whole page (r), as its store's keys were made.
+  const bool main_rows_as_whole = whole && !names("main-r");
+  for (const SpecItem& it : parsed) {
     uint64_t v = 0;
     auto as_u32 = [&](uint64_t lo, uint64_t hi, uint32_t* out) {
       NEARDUP_RETURN_IF_ERROR(ParseSpecUint("robust", it, lo, hi, &v));
@@ -58,6 +64,8 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
       s = as_u32(0, 40, &o->max_same_site_edit_shingles);
     } else if (it.key == "main-m") {
       s = as_u32(0, 1024, &o->main_minhashes);
+    } else if (it.key == "main-r") {
+      s = as_u32(1, 1024, &o->main_band_rows);
     } else if (it.key == "main-line") {
       s = as_u32(1, 1u << 20, &o->main_line_terms);
     } else if (it.key == "main-min") {
@@ -77,11 +85,12 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
     } else {
       return UnknownSpecKey("robust", it,
                             "k=N, m=N, r=N, template=N, template-fraction=X, content=X, no-template=X, edit=N, "
-                            "same-site-edit=N, main-m=N, main-line=N, main-min=N, main=X, contain=X, numbers, no-numbers, "
+                            "same-site-edit=N, main-m=N, main-r=N, main-line=N, main-min=N, main=X, contain=X, numbers, no-numbers, "
                             "own-url, no-own-url, hash=32|64, seed=N");
     }
     NEARDUP_RETURN_IF_ERROR(s);
   }
+  if (main_rows_as_whole) o->main_band_rows = o->band_rows;
   return Status::OK();
 }
 
@@ -107,8 +116,8 @@ Status ValidateRobust(const RobustMethodOptions& o) {
   if (o.num_minhashes > 1024 || o.main_minhashes > 1024) {
     return Status::InvalidArgument("robust: num_minhashes and main_minhashes must be at most 1024");
   }
-  if (o.main_minhashes > 0 && o.main_minhashes < o.band_rows) {
-    return Status::InvalidArgument("robust: main_minhashes must be 0 or at least band_rows");
+  if (o.main_minhashes > 0 && (o.main_band_rows < 1 || o.main_band_rows > o.main_minhashes)) {
+    return Status::InvalidArgument("robust: main_band_rows (main-r) must be in 1..main_minhashes");
   }
   if (o.minhash_bits != 32 && o.minhash_bits != 64) {
     return Status::InvalidArgument("robust: hash (minhash_bits) must be 32 or 64, not " + std::to_string(o.minhash_bits));
@@ -791,7 +800,6 @@ class RobustDividedRun final : public DividedRun {
     // ---- e. candidates: band keys and whole-page bands at their owners ----
     std::vector<uint64_t> candidate_pairs;  // (a, b) whole-run ids, this process owning a
     {
-      const uint32_t r = o_.band_rows;
       const uint32_t max_bands = RobustBandCount(o_, true);
       const uint32_t whole_count = l_.digests ? o_.num_minhashes / kRobustWholeBandRows : 0;
       const uint32_t all_tables = max_bands + whole_count;
@@ -825,6 +833,7 @@ class RobustDividedRun final : public DividedRun {
           const uint32_t bands = RobustBandCount(o_, HasMainText(v.data(), o_));
           for (uint32_t band = first; band < std::min(last, bands); ++band) {
             const uint32_t at = RobustBandFirst(o_, band);
+            const uint32_t r = RobustBandRows(o_, band);
             bool all_template = true;
             for (uint32_t k = 0; k < r && all_template; ++k) {
               const uint32_t j = at + k;
@@ -958,7 +967,7 @@ class RobustMethod final : public MethodImpl {
     return RobustDecide(SiteTemplates(), l_.View(ma.data(), a.words[0], a.words.data()),
                         l_.View(mb.data(), b.words[0], b.words.data()), o_);
   }
-  // Bands of r consecutive min-hash values (no boilerplate is known to the
+  // Bands of consecutive min-hash values (RobustBandRows; no boilerplate is known to the
   // incremental index, so every band is a key), and the normalized identity.
   void TableKeys(const Signature& s, std::vector<uint64_t>* keys) const override {
     keys->clear();
@@ -969,7 +978,7 @@ class RobustMethod final : public MethodImpl {
     for (uint32_t band = 0; band < bands; ++band) {
       // Seeded with the band's first position + 1, as stores of format 2 hold them.
       const uint32_t first = RobustBandFirst(o_, band);
-      keys->push_back(XXH3_64bits_withSeed(mins.data() + first, o_.band_rows * sizeof(uint32_t), first + 1));
+      keys->push_back(XXH3_64bits_withSeed(mins.data() + first, RobustBandRows(o_, band) * sizeof(uint32_t), first + 1));
     }
   }
   std::unique_ptr<MethodRun> NewRun(MethodCollection c) const override {
