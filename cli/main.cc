@@ -83,6 +83,7 @@ int RunCompareCommand(const std::string& a, const std::string& b, const neardup:
       std::printf("  dedup over the inputs: two clusters, kept pages %s and %s\n", rb.kept_a.c_str(),
                   rb.kept_b.c_str());
     }
+    if (!rb.candidacy.empty()) std::printf("    dedup's candidate tables: %s\n", rb.candidacy.c_str());
     // Verification's decisions behind that.
     auto against = [](const char* what, const std::optional<neardup::PairDecision>& d) {
       if (!d) return;

@@ -87,6 +87,11 @@ struct Comparison {
     bool clustered = false;
     bool same_cluster = false;
     std::string kept_a, kept_b;
+    // With inputs: whether dedup's candidate tables made the two a
+    // candidate pair (PairDecision::candidacy), in words: a pair that is
+    // none was never decided itself, and its pages can be in one cluster
+    // only through other pages.
+    std::string candidacy;
     // With inputs, the verification decisions (the same rule) that put the
     // two together or apart: each page against its own cluster's kept page
     // and, when the clusters differ, against the other's. Empty where the

@@ -65,6 +65,11 @@ struct PairDecision {
   // share of the smaller page's chunks shared; exact, 1 or 0.
   double similarity = 0;
   std::string reason;  // the rule that decided, in words
+  // Deduper::Explain, where the method says (robust): whether its candidate
+  // tables made the two a candidate pair, so that the clustering decided
+  // the pair itself, or the two were only ever compared with other pages;
+  // in words. Empty otherwise.
+  std::string candidacy;
 };
 
 // A document's signature under one method. Words are the method's fixed

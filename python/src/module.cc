@@ -321,6 +321,7 @@ py::dict ComparisonToDict(const neardup::Comparison& c) {
   robust["same_cluster"] = r.same_cluster;
   robust["kept_a"] = Utf8(r.kept_a);
   robust["kept_b"] = Utf8(r.kept_b);
+  robust["candidacy"] = Utf8(r.candidacy);
   // Verification's decisions (None where the page is that kept page).
   auto decision = [](const std::optional<neardup::PairDecision>& d) -> py::object {
     if (!d) return py::none();

@@ -212,3 +212,5 @@ def test_compare_files_with_inputs_gives_dedups_clusters_and_verification():
     assert r["a_with_kept_a"] is None  # A is the kept page
     assert r["b_with_kept_b"]["duplicate"] and r["b_with_kept_b"]["reason"] == r["why"]
     assert r["a_with_kept_b"] is None and r["b_with_kept_a"] is None  # one cluster
+    # The pair was one of the candidate tables' pairs: decided itself.
+    assert r["candidacy"].startswith("a candidate pair"), r["candidacy"]

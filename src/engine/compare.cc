@@ -331,6 +331,7 @@ Result<Comparison> CompareLoaded(const Loaded& a, const Loaded& b, const std::st
     r.similar = from.decision.duplicate;
     r.similarity = from.decision.similarity;
     r.why = from.decision.reason;
+    r.candidacy = from.decision.candidacy;
     r.clustered = true;
     r.same_cluster = from.same_cluster;
     r.kept_a = from.kept_a;

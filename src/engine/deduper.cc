@@ -1201,7 +1201,9 @@ Result<PairDecision> DeduperImpl::Explain(DocId a, DocId b) const {
   if (!col.eligible[a] || !col.eligible[b]) {
     return PairDecision{false, 0, "a page takes no part in the method's tables: only exact copies are matched"};
   }
-  return run_->Decide(ia, ib);
+  PairDecision decision = run_->Decide(ia, ib);
+  decision.candidacy = run_->Candidacy(ia, ib);
+  return decision;
 }
 
 bool DeduperImpl::pairs_ordered_by_url() const { return run_ && run_->PairsOrderedByUrl(); }

@@ -575,9 +575,14 @@ TEST(DeduperExplainTest, ExplainGivesTheDecisionsOfTheClustering) {
     ASSERT_TRUE(d.ok());
     EXPECT_TRUE(d->duplicate) << docs[a].url << " " << docs[b].url << ": " << d->reason;
     EXPECT_EQ(clustering->cluster_of(a), clustering->cluster_of(b));
+    // A listed pair came out of the candidate tables (or was joined as
+    // equal after normalization).
+    EXPECT_TRUE(d->candidacy.starts_with("a candidate pair") ||
+                d->candidacy.starts_with("equal after normalization"))
+        << docs[a].url << " " << docs[b].url << ": " << d->candidacy;
   }
   // Exact copies, and pages of different clusters.
-  size_t exact = 0, apart = 0;
+  size_t exact = 0, apart = 0, not_candidates = 0;
   for (DocId id = 1; id < docs.size(); ++id) {
     const DocId k = clustering->keeper_of(id);
     if (k != id && std::string(clustering->method_of(id)) == "exact") {
@@ -591,10 +596,13 @@ TEST(DeduperExplainTest, ExplainGivesTheDecisionsOfTheClustering) {
       auto d = (*deduper)->Explain(0, id);
       ASSERT_TRUE(d.ok());
       EXPECT_FALSE(d->reason.empty());
+      EXPECT_FALSE(d->candidacy.empty());
+      not_candidates += d->candidacy.starts_with("not a candidate pair");
       ++apart;
     }
   }
   EXPECT_GT(exact, 0u);
+  EXPECT_GT(not_candidates, 0u);  // different pages share no band
   EXPECT_TRUE((*deduper)->Explain(0, static_cast<DocId>(docs.size())).status().IsNotFound());
   // `compare` over the same crawl: the robust view is this decision.
   const std::string dir = testing::MakeTempDir("explain-compare");
@@ -609,6 +617,7 @@ TEST(DeduperExplainTest, ExplainGivesTheDecisionsOfTheClustering) {
     EXPECT_TRUE(c->robust.clustered);
     EXPECT_EQ(c->robust.similar, d.duplicate);
     EXPECT_EQ(c->robust.why, d.reason);
+    EXPECT_EQ(c->robust.candidacy, d.candidacy);
     EXPECT_TRUE(c->robust.same_cluster);
     EXPECT_EQ(c->robust.kept_a, docs[clustering->keeper_of(a)].url);
     // Verification's decision on each page against its kept page.

@@ -139,6 +139,13 @@ class MethodRun {
     (void)a, (void)b;
     return PairDecision{false, 0, "decided inside the method's batch stage"};
   }
+  // Whether the method's candidate tables made pages a and b a candidate
+  // pair (PairDecision::candidacy), in words; "" when the method does not
+  // say. REQUIRES: FindPairs ran.
+  virtual std::string Candidacy(uint32_t a, uint32_t b) const {
+    (void)a, (void)b;
+    return {};
+  }
   // The similarity column of clusters.tsv for `page`, a near-duplicate
   // member, against its cluster's kept page.
   virtual double Similarity(uint32_t page, uint32_t kept) const { return Decide(page, kept).similarity; }

@@ -301,6 +301,62 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
     if (ra[1] != 0 && ra[1] == rb[1]) return PairDecision{true, 1.0, kEqualAfterNormalization};
     return RobustDecide(templates_, ViewOf(a, ra), ViewOf(b, rb), o_);
   }
+  // The tables of RunRobustStage, told for one pair: a page stands in them
+  // only as the first of its exact and normalized identity sets, and two
+  // such pages are a candidate pair when they share a band (RobustBandFirst)
+  // of values not all boilerplate, or a whole-page band of
+  // kRobustWholeBandRows values. (A bucket of more than max_bucket_pages
+  // pages pairs its first page with the others only.)
+  std::string Candidacy(uint32_t a, uint32_t b) const override {
+    uint64_t* scratch = Scratch();
+    const uint64_t* ra = Record(a, scratch);
+    const uint64_t* rb = Record(b, scratch + l_.words());
+    if (ra[1] != 0 && ra[1] == rb[1]) return "equal after normalization: joined without the tables";
+    auto stand_in = [&](uint32_t p, const char* name) -> std::string {
+      if (c_.exact_root[p] != p) return std::string(name) + " is an exact copy of another page, which stands for it";
+      if (normalized_root_[p] != p) {
+        return std::string(name) + " is equal after normalization to another page, which stands for it";
+      }
+      return {};
+    };
+    std::string stands = stand_in(a, "A");
+    const std::string stands_b = stand_in(b, "B");
+    if (!stands.empty() && !stands_b.empty()) stands += "; ";
+    stands += stands_b;
+    if (!stands.empty()) return "not a candidate pair itself: " + stands + " in the candidate tables";
+    const RobustPageView va = ViewOf(a, ra), vb = ViewOf(b, rb);
+    const uint32_t bands = RobustBandCount(o_, HasMainText(va.mins, o_) && HasMainText(vb.mins, o_));
+    uint32_t shared = 0, boilerplate_only = 0;
+    for (uint32_t band = 0; band < bands; ++band) {
+      const uint32_t first = RobustBandFirst(o_, band), rows = RobustBandRows(o_, band);
+      if (!std::equal(va.mins + first, va.mins + first + rows, vb.mins + first)) continue;
+      bool all_template = true;
+      for (uint32_t k = 0; k < rows && all_template; ++k) {
+        all_template = templates_.IsTemplate(first + k, va.mins[first + k]);
+      }
+      ++(all_template ? boilerplate_only : shared);
+    }
+    uint32_t whole_shared = 0;
+    const uint32_t whole_bands =
+        o_.max_edit_shingles > 0 || o_.max_same_site_edit_shingles > 0 ? o_.num_minhashes / kRobustWholeBandRows : 0;
+    for (uint32_t w = 0; w < whole_bands; ++w) {
+      const uint32_t first = w * kRobustWholeBandRows;
+      whole_shared += std::equal(va.mins + first, va.mins + first + kRobustWholeBandRows, vb.mins + first);
+    }
+    const std::string tables = std::to_string(bands) + " bands (" + std::to_string(o_.band_rows) +
+                               " values of the whole page, " + std::to_string(o_.main_band_rows) +
+                               " of the main text)";
+    if (shared > 0 || whole_shared > 0) {
+      return "a candidate pair: they share " + std::to_string(shared) + " of " + tables +
+             " outside the boilerplate and " + std::to_string(whole_shared) + " of " + std::to_string(whole_bands) +
+             " whole-page bands of " + std::to_string(kRobustWholeBandRows) +
+             " values; the rule decided the pair itself (unless other pairs had joined the two before)";
+    }
+    return "not a candidate pair: they share none of " + tables + " outside the boilerplate (" +
+           std::to_string(boilerplate_only) + " made only of boilerplate) and none of " +
+           std::to_string(whole_bands) + " whole-page bands of " + std::to_string(kRobustWholeBandRows) +
+           " values, so the clustering never decided the pair itself: the two can be in one cluster only through other pages";
+  }
   double Similarity(uint32_t page, uint32_t kept) const override {
     uint64_t* scratch = Scratch();
     const uint64_t* ra = Record(page, scratch);
