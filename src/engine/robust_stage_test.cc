@@ -150,6 +150,10 @@ TEST(RobustNormalizeTest, VolatileRunsFollowTheRuleOnRandomTexts) {
       {"12", true, false, true, false},        {"2026", true, false, true, true},
       {"1d89e540", true, false, true, true},   {"v3", true, false, false, false},
       {"8ffb", true, false, true, true},
+      // Long terms: a digit past a term's first 56 bytes, or none in 60.
+      {"zyxwvutsrqponmlkjihgzyxwvutsrqponmlkjihgzyxwvutsrqponmlkjihg", false, false, false, false},
+      {"zyxwvutsrqponmlkjihgzyxwvutsrqponmlkjihgzyxwvutsrqponmlk9jihg", true, false, false, false},
+      {"zyxwvutsrqponmlkjihgzyxwvutsrqponmlkjihgzyxwvutsrqponmlkjihg7", true, false, false, false},
   };
   const size_t kinds = sizeof(kWords) / sizeof(kWords[0]);
   std::mt19937_64 rng(20261126);
