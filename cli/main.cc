@@ -299,7 +299,8 @@ int main(int argc, char** argv) {
       "method's decision with its reason. With --input, A and B are URLs of pages in those "
       "crawls, the robust method runs over every page of them as dedup does, and the decision "
       "shown is the one dedup takes on the pair (templates learned from the whole crawl), with "
-      "whether dedup put the two in one cluster and their kept pages.");
+      "whether dedup put the two in one cluster and their kept pages, and whether its candidate "
+      "tables made the two a candidate pair (a pair that is none was never decided itself).");
   std::string cmp_a, cmp_b;
   std::vector<std::string> cmp_inputs;
   std::string cmp_robust;
