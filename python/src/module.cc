@@ -416,7 +416,10 @@ defaults:
           "template_min_pages": 2, "template_site_fraction": 0.05,
           "min_content_similarity": 0.2,
           "min_similarity_without_template": 0.8, "max_edit_shingles": 30,
-          "max_same_site_edit_shingles": 20, "normalize_numbers": True,
+          "max_same_site_edit_shingles": 20, "main_minhashes": 42,
+          "main_band_rows": 2, "main_line_terms": 10, "main_min_terms": 50,
+          "min_main_similarity": 0.5, "min_main_containment": 0.8,
+          "minhash_bits": 32, "normalize_numbers": True,
           "normalize_own_url": True, "seed": 1234}
   paragraphs={"sentences_per_paragraph": 3, "min_text_chars": 450,
               "min_shared_percent": 90}

@@ -104,6 +104,11 @@ def test_options_by_keyword_and_nested_dict():
     assert o["broder"]["shingle_size"] == 8 and o["broder"]["level"] == "virtually-identical"
     assert o["broder"]["num_minhashes"] == 84  # untouched keys keep their defaults
     assert d.method.startswith("broder:k=8,no-wrap,")
+    # The robust method's main-text options, as its spec names them.
+    r = neardup.Deduper("robust", threads=1, robust={"main_band_rows": 6, "min_main_containment": 0.5})
+    assert r.options["robust"]["main_band_rows"] == 6 and r.options["robust"]["main_minhashes"] == 42
+    assert ",main-m=42,main-r=6," in r.method and ",contain=0.5," in r.method
+    assert ",main-r=" not in neardup.Deduper("robust", threads=1, robust={"main_band_rows": 3}).method  # = r
     spec = neardup.Deduper("simhash:b=128,t=120", threads=1)
     assert spec.method.startswith("simhash:b=128,t=120")
     assert set(neardup.method_names()) == {"exact", "broder", "simhash", "combined", "robust", "paragraphs", "chunks"}
