@@ -1745,7 +1745,6 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
                                          UnionFind* uf, Executor* executor, uint64_t tables_memory_bytes) {
   RobustStageResult result;
   Stopwatch watch;
-  const uint32_t m = options.num_minhashes;
   const uint32_t bands = RobustBandCount(options, true);
   *templates = SiteTemplates(pages, candidate, options, files, executor);
   result.template_values = templates->size();
@@ -1758,8 +1757,7 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   // value is boilerplate (as happens when a few near copies of a page are
   // all a site holds of it). Big buckets of those (a template-heavy site
   // whose items are tiny) are checked against their first page only.
-  const bool whole_bands = options.max_edit_shingles > 0 || options.max_same_site_edit_shingles > 0;
-  const uint32_t whole_count = whole_bands ? m / kRobustWholeBandRows : 0;
+  const uint32_t whole_count = RobustWholeBandCount(options);
   // The candidates are cut into one range of pages a thread, each written
   // to tables of its own; table t is then the ranges' tables t together.
   const uint32_t parts = executor != nullptr ? static_cast<uint32_t>(executor->num_threads()) + 1 : 1;
@@ -1780,17 +1778,12 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
       resident.Read();
       const uint32_t usable_bands = RobustBandCount(options, HasMainText(v, options));
       for (uint32_t band = 0; band < usable_bands; ++band) {
-        const uint32_t first = RobustBandFirst(options, band);
-        const uint32_t r = RobustBandRows(options, band);
-        bool all_template = true;
-        for (uint32_t k = 0; k < r && all_template; ++k) {
-          all_template = templates->IsTemplate(first + k, v[first + k]);
-        }
-        if (all_template) {
+        if (RobustBandIsBoilerplate(*templates, options, v, band)) {
           ++part_skipped[c];
           continue;
         }
-        const uint64_t key = XXH3_64bits_withSeed(v + first, r * sizeof(uint32_t), band + 1);
+        const uint64_t key = XXH3_64bits_withSeed(v + RobustBandFirst(options, band),
+                                                  RobustBandRows(options, band) * sizeof(uint32_t), band + 1);
         NEARDUP_RETURN_IF_ERROR(tables.Add(band, BandEntry{key, i}));
       }
       for (uint32_t w = 0; w < whole_count; ++w) {

@@ -201,6 +201,13 @@ inline uint32_t RobustBandFirst(const RobustMethodOptions& options, uint32_t ban
 inline uint32_t RobustBandRows(const RobustMethodOptions& options, uint32_t band) {
   return band < options.num_minhashes / options.band_rows ? options.band_rows : options.main_band_rows;
 }
+// The whole-page bands of kRobustWholeBandRows values after them: m / 14
+// where the difference digests are kept (an edit limit is on), else none.
+inline uint32_t RobustWholeBandCount(const RobustMethodOptions& options) {
+  return options.max_edit_shingles > 0 || options.max_same_site_edit_shingles > 0
+             ? options.num_minhashes / kRobustWholeBandRows
+             : 0;
+}
 
 // A page's site as the method sees it: its host's registrable domain
 // (RegistrableDomainOfHost: the hosts of one organisation, such as a
@@ -447,6 +454,17 @@ MainContainment EstimateMainContainment(const SiteTemplates::Match& r, uint32_t 
 // three standard errors below a bar of 0.8, and a smaller text under about
 // two fifths of the larger's size is not judged (its estimate is too loose).
 inline constexpr double kMaxContainmentError = 0.15;
+
+// Whether band `band` of a page's values `mins` is made only of its site's
+// boilerplate (step 4: such a band is no key).
+inline bool RobustBandIsBoilerplate(const SiteTemplates& templates, const RobustMethodOptions& options,
+                                    const uint32_t* mins, uint32_t band) {
+  const uint32_t first = RobustBandFirst(options, band), rows = RobustBandRows(options, band);
+  for (uint32_t k = 0; k < rows; ++k) {
+    if (!templates.IsTemplate(first + k, mins[first + k])) return false;
+  }
+  return true;
+}
 
 // Step 5's rule, the one the stage, verification and `neardup compare`
 // call: pages a and b, not equal after normalization, with the boilerplate

@@ -330,15 +330,10 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
     for (uint32_t band = 0; band < bands; ++band) {
       const uint32_t first = RobustBandFirst(o_, band), rows = RobustBandRows(o_, band);
       if (!std::equal(va.mins + first, va.mins + first + rows, vb.mins + first)) continue;
-      bool all_template = true;
-      for (uint32_t k = 0; k < rows && all_template; ++k) {
-        all_template = templates_.IsTemplate(first + k, va.mins[first + k]);
-      }
-      ++(all_template ? boilerplate_only : shared);
+      ++(RobustBandIsBoilerplate(templates_, o_, va.mins, band) ? boilerplate_only : shared);
     }
     uint32_t whole_shared = 0;
-    const uint32_t whole_bands =
-        o_.max_edit_shingles > 0 || o_.max_same_site_edit_shingles > 0 ? o_.num_minhashes / kRobustWholeBandRows : 0;
+    const uint32_t whole_bands = RobustWholeBandCount(o_);
     for (uint32_t w = 0; w < whole_bands; ++w) {
       const uint32_t first = w * kRobustWholeBandRows;
       whole_shared += std::equal(va.mins + first, va.mins + first + kRobustWholeBandRows, vb.mins + first);
@@ -857,7 +852,7 @@ class RobustDividedRun final : public DividedRun {
     std::vector<uint64_t> candidate_pairs;  // (a, b) whole-run ids, this process owning a
     {
       const uint32_t max_bands = RobustBandCount(o_, true);
-      const uint32_t whole_count = l_.digests ? o_.num_minhashes / kRobustWholeBandRows : 0;
+      const uint32_t whole_count = RobustWholeBandCount(o_);
       const uint32_t all_tables = max_bands + whole_count;
       Outbox pair_out(processes);
       // Pages sharing a key are paired: all pairs in a bucket of at most
