@@ -15,6 +15,7 @@
 #endif
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
 
@@ -439,6 +440,20 @@ struct Tokenizer::Impl {
   bool term_in_link = false;     // the open term started inside a link
   uint32_t line_link_terms = 0;  // link-text terms of the open line
   bool line_cell = false;        // the open line began at a table cell (<td>, <th>)
+  // An element whose end tag never comes (ElementEnd): the names searched
+  // for in vain, each with the range searched (a later search for the name
+  // within it fails too: each is one pass over the page, not one a tag),
+  // and where the page's last "</body" or "</html" begins (nullptr: not
+  // looked for yet; text_end: none).
+  struct Unclosed {
+    std::array<char, kMaxTagName> name;
+    const char* from;
+    const char* end;
+  };
+  std::vector<Unclosed> unclosed;
+  const char* page_close = nullptr;
+  const char* text_begin = nullptr;  // the page's text (UTF-8), as Scan reads it
+  const char* text_end = nullptr;
 
   // --- Terms, sentences, lines -------------------------------------------
   void StartTerm() {
@@ -839,12 +854,17 @@ struct Tokenizer::Impl {
     }
     if (flags & kSkip) {
       if (id == kTagSvg && self_closing) return after;
-      const char* close = FindEndTag(after, end, lower, len);
+      const char* close = ElementEnd(after, end, lower, len);
       Break();
+      if (close == nullptr) return after;  // never closed, the page goes on: read on
       return close == end ? end : SkipPastGt(close + 2, end);
     }
     if (flags & (kRcdata | kRawText)) {
-      const char* close = FindEndTag(after, end, lower, len);
+      const char* close = ElementEnd(after, end, lower, len);
+      if (close == nullptr) {  // never closed, the page goes on: read on
+        LineEnd();
+        return after;
+      }
       if (flags & kPre) ++pre_depth;
       Scan(after, close, (flags & kRcdata) ? kRcdataMode : kRawMode);
       if (flags & kPre) --pre_depth;
@@ -859,6 +879,43 @@ struct Tokenizer::Impl {
     }
     if (flags & kPre) ++pre_depth;
     return after;
+  }
+
+  // Where the element whose contents begin at `after` ends: its end tag
+  // "</name" (FindEndTag), or `end` when it has none and the page stops
+  // there too (a page cut inside a script: the HTML5 rule, the rest is the
+  // element's). nullptr when it has none but the page's "</body" or
+  // "</html" comes after it: a title or a script never closed in a page
+  // that goes on (a capture spliced or cut in its head) would otherwise
+  // make all the rest one title, or drop it, and the page's text with it;
+  // the caller reads on after the start tag as if the element were empty.
+  const char* ElementEnd(const char* after, const char* end, const char* lower, size_t n) {
+    std::array<char, kMaxTagName> name{};
+    std::memcpy(name.data(), lower, std::min(n, kMaxTagName));
+    bool known_unclosed = false;
+    for (const Unclosed& u : unclosed) {
+      if (u.name == name && after >= u.from && end <= u.end) known_unclosed = true;
+    }
+    if (!known_unclosed) {
+      const char* close = FindEndTag(after, end, lower, n);
+      if (close != end) return close;
+      unclosed.push_back(Unclosed{name, after, end});
+    }
+    if (page_close == nullptr) page_close = LastPageClose();
+    return page_close != text_end && page_close >= after ? nullptr : end;
+  }
+
+  // Where the last "</body" or "</html" (any case) of the page begins;
+  // text_end when there is none.
+  const char* LastPageClose() const {
+    for (const char* p = text_end; p - text_begin >= 1;) {
+      --p;
+      if (*p == '<' && text_end - p >= 6 && p[1] == '/' &&
+          (EqualsIgnoreCase(p + 2, "body", 4) || EqualsIgnoreCase(p + 2, "html", 4))) {
+        return p;
+      }
+    }
+    return text_end;
   }
 
   const char* EndTag(const char* name, const char* end) {
@@ -989,6 +1046,10 @@ struct Tokenizer::Impl {
     // Most pages hold fewer term bytes than half their text.
     terms.Start(keep ? &o->term_bytes : &scratch_terms, text.size() / 2);
 
+    text_begin = text.data();
+    text_end = text.data() + text.size();
+    page_close = nullptr;
+    unclosed.clear();
     Scan(text.data(), text.data() + text.size(), html ? kHtml : kPlainMode);
 
     EndTerm();

@@ -186,6 +186,38 @@ TEST(TokenizerTest, UnclosedMarkupAtEndOfInput) {
   EXPECT_EQ(T("abc<!DOCTYPE"), Terms{"abc"});
 }
 
+// A title, textarea, script, style or iframe never closed: where the page
+// stops inside it (a capture cut in a script) the rest is the element's, as
+// in HTML5; where the page goes on to its "</body>" or "</html>" (a head
+// spliced or cut, as in some captures of L3S-GN1), the element reads as
+// empty and the rest as HTML, not as one title of the whole page's markup.
+TEST(TokenizerTest, ElementsNeverClosedInAPageThatGoesOn) {
+  EXPECT_EQ(T("<title>BBC SPORT library-->\n<script src=a.js></script><body><p>Story <b>text</b></p></body></html>"),
+            (Terms{"bbc", "sport", "library", "story", "text"}));
+  EXPECT_EQ(T("<html><script>var a = 1;<p>Story text</p></BODY>"), (Terms{"var", "a", "1", "story", "text"}));
+  EXPECT_EQ(T("<textarea>a<p>b</p></html>"), (Terms{"a", "b"}));
+  EXPECT_EQ(T("<iframe src=x.html><p>after</p></html>"), Terms{"after"});
+  EXPECT_EQ(T("<style>p { color: red }<p>after</p></body>"), (Terms{"p", "color", "red", "after"}));
+  // No page end after it: the HTML5 rule.
+  EXPECT_EQ(T("<title>a <p>b</p>"), (Terms{"a", "p", "b", "p"}));
+  EXPECT_EQ(T("a<iframe><p>b</p>"), Terms{"a"});
+  // A page end before the element does not count.
+  EXPECT_EQ(T("a</body><script>b <p>c</p>"), Terms{"a"});
+  // Closed elements are as before, whatever follows.
+  EXPECT_EQ(T("<title>t</title><script>s</script><p>x</p></html>"), (Terms{"t", "x"}));
+  // Text of an unclosed element is seen once: many unclosed elements of one
+  // name each read as empty (and their search is one pass, not one a tag).
+  std::string many;
+  for (int i = 0; i < 20000; ++i) many += "<iframe>w ";
+  many += "</html>";
+  const TokenizedDocument d = Tok(many);
+  ASSERT_EQ(d.num_terms(), 20000u);
+  EXPECT_EQ(d.term(19999), "w");
+  // An element closed inside CDATA content only: the search there does not
+  // hide the end tag after the CDATA section.
+  EXPECT_EQ(T("<![CDATA[<iframe>x]]>y<iframe>z</iframe>w</html>"), (Terms{"x", "y", "w"}));
+}
+
 TEST(TokenizerTest, TextElements) {
   TokenizedDocument d = Tok("<title>A &amp; B</title>c");
   EXPECT_EQ(TermsOf(d), (Terms{"a", "b", "c"}));
