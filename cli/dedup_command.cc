@@ -16,7 +16,9 @@ namespace neardup_cli {
 void DedupFlags::Register(CLI::App* dedup) {
   dedup->add_option("INPUT", inputs,
                     "WARC/ARC files (.warc, .warc.gz, .arc.gz, whole-file gzip or zstd), folders "
-                    "of .html/.htm/.txt files (recursive, also .gz), JSON Lines files with url "
+                    "of .html/.htm/.txt files (recursive, also .gz) and of crawl files (named .warc, .arc, "
+                    ".wet, .jsonl or .ndjson, also .gz or .zst; other files are counted as "
+                    "folder-file-left-out), JSON Lines files with url "
                     "and html or text fields (plain, gzip or zstd), or - for JSON Lines on "
                     "standard input")
       ->required();
@@ -316,8 +318,17 @@ std::string NothingUsableLine(const neardup::DedupSummary& s, const StderrObserv
   const std::vector<neardup::ReadWarning>& named = observer.first_per_file();
   std::string line = "no usable document could be read";
   if (named.empty()) {
-    line += " from the " + std::to_string(s.inputs.size()) + " input" + (s.inputs.size() == 1 ? "" : "s") +
-            " (see " + s.warnings_path + ")";
+    line += " from the " + std::to_string(s.inputs.size()) + " input" + (s.inputs.size() == 1 ? "" : "s");
+    // Nothing damaged: say what was passed over by design.
+    std::string passed;
+    for (const auto& [key, count] : s.read.skipped) {
+      passed += (passed.empty() ? "" : ", ") + WithCommas(count) + " " + key;
+    }
+    if (s.read.skipped.contains("folder-file-left-out")) {
+      passed += " (a folder's files are read when named .html, .htm, .txt, or .warc, .arc, .wet, .jsonl, "
+                ".ndjson, also .gz or .zst)";
+    }
+    line += passed.empty() ? " (see " + s.warnings_path + ")" : ": records and files skipped: " + passed;
   } else {
     for (size_t i = 0; i < named.size(); ++i) {
       line += (i == 0 ? ": " : "; ") + named[i].file + ": " + DescribeWarning(named[i]);

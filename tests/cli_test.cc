@@ -89,6 +89,27 @@ TEST(CliTest, NothingUsableExitsOneWithOneLine) {
   fs::remove_all(dir);
 }
 
+// A folder whose files are of no kind read, or a crawl of records that are
+// no pages: nothing damaged, so the one line says what was passed over.
+TEST(CliTest, NothingUsableSaysWhatWasPassedOver) {
+  const std::string dir = MakeTempDir("cli-nothing-passed");
+  fs::create_directories(dir + "/site");
+  WriteFileOrDie(dir + "/site/logo.png", "\x89PNG");
+  WriteFileOrDie(dir + "/site/style.css", "p {}");
+  std::string out;
+  EXPECT_EQ(RunCommand(Q(CliPath()) + " dedup " + Q(dir + "/site") + " --out " + Q(dir + "/out") + " --quiet", &out),
+            1);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_NE(out.find("2 folder-file-left-out"), std::string::npos) << out;
+  EXPECT_NE(out.find(".warc"), std::string::npos) << out;
+  WriteFileOrDie(dir + "/info.warc", "WARC/1.0\r\nWARC-Type: warcinfo\r\nContent-Length: 0\r\n\r\n\r\n\r\n");
+  EXPECT_EQ(RunCommand(Q(CliPath()) + " dedup " + Q(dir + "/info.warc") + " --out " + Q(dir + "/out2") + " --quiet",
+                       &out),
+            1);
+  EXPECT_NE(out.find("1 type:warcinfo"), std::string::npos) << out;
+  fs::remove_all(dir);
+}
+
 TEST(CliTest, NothingUsableNamesUpToThreeFilesWithReasons) {
   const std::string dir = MakeTempDir("cli-nothing-many");
   WriteFileOrDie(dir + "/empty.jsonl", "");

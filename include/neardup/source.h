@@ -1,8 +1,8 @@
 // Copyright neardup authors. Licensed under Apache-2.0.
 //
 // DocumentSource: a streaming reader over the inputs of a run (WARC/ARC files,
-// folders of HTML/text files, JSON Lines files, or "-" for JSON Lines on
-// standard input). Memory is bounded by the largest record accepted
+// folders of HTML/text files and of crawl files, JSON Lines files, or "-"
+// for JSON Lines on standard input). Memory is bounded by the largest record accepted
 // (SourceOptions::max_record_bytes), never by the size of an input.
 //
 // Bad input never aborts a run: what cannot be read is skipped, reported to
@@ -47,7 +47,11 @@ struct SourceOptions {
   // (their status is kept in Document::http_status); when false they are
   // skipped with reason "http-status".
   bool keep_non_2xx = true;
-  // File extensions (lower case, with dot) taken from folders.
+  // File extensions (lower case, with dot) taken from folders as one
+  // document a file (also with .gz). Besides them a folder's crawl files
+  // (named .warc, .arc, .wet, .jsonl or .ndjson, also .gz or .zst) are read
+  // record by record; its other files are counted in ReadStats::skipped as
+  // "folder-file-left-out", without a warning.
   std::vector<std::string> folder_extensions = {".html", ".htm", ".txt"};
   // Only this share of the run is read (InputShare; the default: all).
   InputShare share;

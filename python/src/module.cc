@@ -782,8 +782,9 @@ removed id.)doc")
 
 Reads every document of `inputs`, as `neardup dedup` reads them: a path or
 a list of paths of WARC/ARC files (plain, per-record gzip, whole-file gzip
-or zstd), folders of .html/.htm/.txt files (recursive, also .gz), JSON Lines
-files with url and html or text fields, or "-" (JSON Lines on standard
+or zstd), folders of .html/.htm/.txt files (recursive, also .gz) and of
+crawl files (named .warc, .arc, .wet, .jsonl or .ndjson, also .gz or .zst),
+JSON Lines files with url and html or text fields, or "-" (JSON Lines on standard
 input). Returns an iterator of neardup.Document (see neardup.Reader).
 
 options: max_record_bytes=64 MiB (larger records are skipped),

@@ -67,6 +67,17 @@ std::string BaseNameForType(const std::string& path) {
   return lower;
 }
 
+// A crawl file a folder holds besides its pages: WARC, ARC or JSON Lines by
+// its name (.warc, .arc, .wet, .jsonl, .ndjson; also .gz, .zst), read record by
+// record as if given on the command line.
+bool IsCrawlFileName(const std::string& path) {
+  const std::string b = BaseNameForType(path);
+  for (const char* ext : {".warc", ".arc", ".wet", ".jsonl", ".ndjson"}) {
+    if (EndsWith(b, ext)) return true;
+  }
+  return false;
+}
+
 bool IsTextFileName(const std::string& path) {
   std::string b = BaseNameForType(path);
   return EndsWith(b, ".txt");
@@ -121,6 +132,7 @@ struct InputSpec {
   bool listed = false;             // folder listing attempted
   Status list_status;              // folder listing failure, reported on reach
   std::vector<std::string> files;  // folder members, sorted
+  uint64_t left_out = 0;           // folder members of no kind read (images, styles, ...)
   uint64_t first_position = 0;     // of its first file in the run's file list
 };
 
@@ -195,11 +207,15 @@ class MultiSource final : public DocumentSource {
     }
     for (std::string& f : listing.value()) {
       std::string lower = LowerAscii(f);
+      bool taken = IsCrawlFileName(f);
       for (const std::string& ext : options_.folder_extensions) {
-        if (EndsWith(lower, ext) || EndsWith(lower, ext + ".gz")) {
-          in->files.push_back(std::move(f));
-          break;
-        }
+        if (taken) break;
+        taken = EndsWith(lower, ext) || EndsWith(lower, ext + ".gz");
+      }
+      if (taken) {
+        in->files.push_back(std::move(f));
+      } else {
+        ++in->left_out;
       }
     }
   }
@@ -244,6 +260,13 @@ class MultiSource final : public DocumentSource {
           ctx_.file = in.arg;
           ctx_.Warn(0, false, reason::kUnreadableFile,
                     "cannot list folder: " + in.list_status.ToString());
+        }
+        // Files of no kind read are counted, without a warning each, by the
+        // share holding the first byte of the folder's first place.
+        if (file_in_dir_ == 0 && in.left_out > 0 && InSlice(in.first_position) &&
+            RangeStart(in.first_position) == 0) {
+          stats_.skipped[std::string(reason::kFolderFileLeftOut)] += in.left_out;
+          in.left_out = 0;
         }
         if (file_in_dir_ >= in.files.size()) {
           ++input_;
@@ -292,7 +315,7 @@ class MultiSource final : public DocumentSource {
       return false;
     }
     const bool is_stdin = path == "-";
-    if (in_folder) {
+    if (in_folder && !IsCrawlFileName(path)) {
       reader_ = std::make_unique<SingleDocumentReader>(stream_.get(), &ctx_, path);
       return true;
     }

@@ -13,6 +13,7 @@ namespace neardup::io {
 namespace {
 
 using testing::GzipMember;
+using testing::MakeResponseRecord;
 using testing::ReadAll;
 using testing::ReadResult;
 
@@ -55,6 +56,56 @@ TEST(FolderSourceTest, RecursiveSortedWithGz) {
   EXPECT_EQ(r.observer.warnings[0].file, "crawl/empty.html");
   EXPECT_EQ(r.stats.inputs_opened, 5u);
   EXPECT_EQ(r.bytes_consumed, r.bytes_total);
+}
+
+// A folder of a crawl holds its WARC, ARC and JSON Lines files beside pages:
+// they are read record by record, as on the command line; files of no kind
+// read are counted (folder-file-left-out), without a warning each.
+TEST(FolderSourceTest, CrawlFilesInAFolderAreReadRecordByRecord) {
+  MemEnv env;
+  std::string warc;
+  for (int i = 0; i < 40; ++i) {
+    warc += GzipMember(MakeResponseRecord("http://a.example/" + std::to_string(i),
+                                          "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n",
+                                          "<p>page " + std::to_string(i) + " " + std::string(300, 'x') + "</p>"));
+  }
+  env.AddFile("crawl/a.warc.gz", warc);
+  env.AddFile("crawl/b/feed.JSONL", "{\"url\":\"http://j.example/\",\"text\":\"jsonl page\"}\n");
+  env.AddFile("crawl/c/x.html", "<p>file page</p>");
+  env.AddFile("crawl/img.png", "\x89PNG");
+  env.AddFile("crawl/style.css", "p {}");
+  ReadResult r = ReadAll({"crawl"}, &env);
+  ASSERT_EQ(r.docs.size(), 42u) << r.observer.Dump();
+  EXPECT_EQ(r.docs[0].url, "http://a.example/0");
+  EXPECT_EQ(r.docs[0].source, "crawl/a.warc.gz");
+  EXPECT_EQ(r.docs[0].body.substr(0, 9), "<p>page 0");
+  EXPECT_EQ(r.docs[39].url, "http://a.example/39");
+  EXPECT_GT(r.docs[39].source_offset, 0u);
+  EXPECT_EQ(r.docs[40].url, "http://j.example/");
+  EXPECT_EQ(r.docs[41].url, "crawl/c/x.html");
+  EXPECT_TRUE(r.observer.warnings.empty()) << r.observer.Dump();
+  EXPECT_EQ(r.skipped("folder-file-left-out"), 2u);
+  EXPECT_EQ(r.stats.inputs_opened, 3u);
+
+  // A run divided among processes cuts inside the folder's WARC at a
+  // record's member; the shares read every page once and count the files
+  // left out once.
+  const std::vector<InputShare> shares = PlanInputShares(ListInputFiles({"crawl"}, SourceOptions(), &env), 3, &env);
+  ASSERT_EQ(shares.size(), 3u);
+  EXPECT_GT(shares[1].first_offset + shares[2].first_offset, 0u);
+  std::vector<std::string> urls;
+  uint64_t left_out = 0;
+  for (const InputShare& share : shares) {
+    SourceOptions o;
+    o.share = share;
+    ReadResult part = ReadAll({"crawl"}, &env, o);
+    for (const Document& d : part.docs) urls.push_back(d.url);
+    left_out += part.skipped("folder-file-left-out");
+    EXPECT_TRUE(part.observer.warnings.empty()) << part.observer.Dump();
+  }
+  ASSERT_EQ(urls.size(), r.docs.size());
+  for (size_t i = 0; i < urls.size(); ++i) EXPECT_EQ(urls[i], r.docs[i].url);
+  EXPECT_EQ(left_out, 2u);
 }
 
 TEST(FolderSourceTest, PosixFolderAndDirectFiles) {

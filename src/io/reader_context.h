@@ -35,6 +35,7 @@ inline constexpr std::string_view kBadJson = "bad-json";
 inline constexpr std::string_view kBadHttp = "bad-http";
 inline constexpr std::string_view kNonText = "non-text";             // by design, no warning
 inline constexpr std::string_view kHttpStatus = "http-status";       // by design, no warning
+inline constexpr std::string_view kFolderFileLeftOut = "folder-file-left-out";  // no warning
 }  // namespace reason
 
 // Not thread-safe; one per DocumentSource. The pointers are borrowed and must
