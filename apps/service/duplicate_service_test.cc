@@ -400,7 +400,7 @@ TEST(WireBase64, DecodesLikeTheReferenceOnAnyInput) {
     for (char& c : in) c = alphabet[rng() % alphabet.size()];
     const bool ok = Base64Decode(in, &decoded);
     ASSERT_EQ(ok, reference(in, &expected)) << in;
-    if (ok) ASSERT_EQ(decoded, expected) << in;
+    if (ok) { ASSERT_EQ(decoded, expected) << in; }
   }
 }
 

@@ -209,7 +209,7 @@ TEST_F(TxnTest, AgreesWithAModelUnderRandomChanges) {
       inflight.erase(inflight.begin());
     }
     for (const auto& [k, v] : written) EXPECT_EQ(Stored(k), v);
-    if (inflight.empty()) EXPECT_EQ(written, committed);
+    if (inflight.empty()) { EXPECT_EQ(written, committed); }
   }
 }
 

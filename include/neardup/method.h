@@ -45,6 +45,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "neardup/document.h"
@@ -56,6 +57,10 @@ struct DedupOptions;
 
 // What a method's pair rule says of two pages.
 struct PairDecision {
+  PairDecision() = default;
+  PairDecision(bool duplicate_, double similarity_, std::string reason_, std::string candidacy_ = {})
+      : duplicate(duplicate_), similarity(similarity_), reason(std::move(reason_)), candidacy(std::move(candidacy_)) {}
+
   bool duplicate = false;
   // The method's own measure in [0, 1]: broder, the share of supershingles
   // agreeing; simhash and combined, the share of sketch bits agreeing;

@@ -623,7 +623,7 @@ TEST(DeduperExplainTest, ExplainGivesTheDecisionsOfTheClustering) {
     // Verification's decision on each page against its kept page.
     const DocId kept = clustering->keeper_of(a);
     ASSERT_EQ(c->robust.a_with_kept_a.has_value(), kept != a);
-    if (kept != a) EXPECT_EQ(c->robust.a_with_kept_a->reason, (*deduper)->Explain(a, kept)->reason);
+    if (kept != a) { EXPECT_EQ(c->robust.a_with_kept_a->reason, (*deduper)->Explain(a, kept)->reason); }
     EXPECT_EQ(c->robust.b_with_kept_b.has_value(), clustering->keeper_of(b) != b);
     EXPECT_FALSE(c->robust.a_with_kept_b.has_value());  // one cluster
   }
@@ -645,8 +645,8 @@ TEST(DeduperExplainTest, ExplainGivesTheDecisionsOfTheClustering) {
     ASSERT_LT(kept_b, docs.size());
     ASSERT_EQ(c->robust.a_with_kept_b.has_value(), kept_b != id);
     ASSERT_EQ(c->robust.b_with_kept_a.has_value(), kept_a != 0);
-    if (kept_b != id) EXPECT_EQ(c->robust.a_with_kept_b->reason, (*deduper)->Explain(0, kept_b)->reason);
-    if (kept_a != 0) EXPECT_EQ(c->robust.b_with_kept_a->reason, (*deduper)->Explain(id, kept_a)->reason);
+    if (kept_b != id) { EXPECT_EQ(c->robust.a_with_kept_b->reason, (*deduper)->Explain(0, kept_b)->reason); }
+    if (kept_a != 0) { EXPECT_EQ(c->robust.b_with_kept_a->reason, (*deduper)->Explain(id, kept_a)->reason); }
     break;
   }
   std::filesystem::remove_all(dir);
