@@ -440,17 +440,22 @@ struct Tokenizer::Impl {
   bool term_in_link = false;     // the open term started inside a link
   uint32_t line_link_terms = 0;  // link-text terms of the open line
   bool line_cell = false;        // the open line began at a table cell (<td>, <th>)
-  // An element whose end tag never comes (ElementEnd): the names searched
-  // for in vain, each with the range searched (a later search for the name
-  // within it fails too: each is one pass over the page, not one a tag),
-  // and where the page's last "</body" or "</html" begins (nullptr: not
-  // looked for yet; text_end: none).
+  // An element whose end tag never comes (ElementEnd): the latest names
+  // searched for in vain, each with the range searched (a later search for
+  // the name within it fails too, so that many unclosed elements of a name
+  // cost one pass over their range, not one each), kUnclosedSlots of them
+  // taken in turn (about 15 names can be unclosed; ranges other than the
+  // page's are CDATA sections, one after another); and where the page's
+  // last "</body" or "</html" begins (nullptr: not looked for yet;
+  // text_end: none).
   struct Unclosed {
-    std::array<char, kMaxTagName> name;
-    const char* from;
-    const char* end;
+    std::array<char, kMaxTagName> name{};
+    const char* from = nullptr;
+    const char* end = nullptr;
   };
-  std::vector<Unclosed> unclosed;
+  static constexpr size_t kUnclosedSlots = 32;
+  std::array<Unclosed, kUnclosedSlots> unclosed;
+  size_t unclosed_added = 0;
   const char* page_close = nullptr;
   const char* text_begin = nullptr;  // the page's text (UTF-8), as Scan reads it
   const char* text_end = nullptr;
@@ -893,13 +898,14 @@ struct Tokenizer::Impl {
     std::array<char, kMaxTagName> name{};
     std::memcpy(name.data(), lower, std::min(n, kMaxTagName));
     bool known_unclosed = false;
-    for (const Unclosed& u : unclosed) {
+    for (size_t k = 0; k < std::min(unclosed_added, kUnclosedSlots); ++k) {
+      const Unclosed& u = unclosed[k];
       if (u.name == name && after >= u.from && end <= u.end) known_unclosed = true;
     }
     if (!known_unclosed) {
       const char* close = FindEndTag(after, end, lower, n);
       if (close != end) return close;
-      unclosed.push_back(Unclosed{name, after, end});
+      unclosed[unclosed_added++ % kUnclosedSlots] = Unclosed{name, after, end};
     }
     if (page_close == nullptr) page_close = LastPageClose();
     return page_close != text_end && page_close >= after ? nullptr : end;
@@ -1049,7 +1055,7 @@ struct Tokenizer::Impl {
     text_begin = text.data();
     text_end = text.data() + text.size();
     page_close = nullptr;
-    unclosed.clear();
+    unclosed_added = 0;
     Scan(text.data(), text.data() + text.size(), html ? kHtml : kPlainMode);
 
     EndTerm();

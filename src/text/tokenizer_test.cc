@@ -213,6 +213,13 @@ TEST(TokenizerTest, ElementsNeverClosedInAPageThatGoesOn) {
   const TokenizedDocument d = Tok(many);
   ASSERT_EQ(d.num_terms(), 20000u);
   EXPECT_EQ(d.term(19999), "w");
+  // The same within CDATA sections (each its own range), many of them.
+  std::string sections;
+  for (int i = 0; i < 2000; ++i) sections += "<![CDATA[" + std::string(50, ' ') + "<iframe>c<iframe>c ]]>";
+  sections += "<![CDATA[";
+  for (int i = 0; i < 20000; ++i) sections += "<title>c ";
+  sections += "]]></html>";
+  EXPECT_EQ(Tok(sections).num_terms(), 24000u);
   // An element closed inside CDATA content only: the search there does not
   // hide the end tag after the CDATA section.
   EXPECT_EQ(T("<![CDATA[<iframe>x]]>y<iframe>z</iframe>w</html>"), (Terms{"x", "y", "w"}));
