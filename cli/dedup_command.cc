@@ -236,7 +236,7 @@ void PrintDedupSummary(const neardup::DedupSummary& s) {
     skipped += v;
     reasons += (reasons.empty() ? "" : ", ") + k + " " + WithCommas(v);
   }
-  std::fprintf(stderr, "  records skipped: %s%s%s%s\n", WithCommas(skipped).c_str(),
+  std::fprintf(stderr, "  records and files skipped: %s%s%s%s\n", WithCommas(skipped).c_str(),
                reasons.empty() ? "" : " (", reasons.c_str(), reasons.empty() ? "" : ")");
   if (s.warnings) std::fprintf(stderr, "  warnings: %s (see warnings.tsv)\n", WithCommas(s.warnings).c_str());
   std::fprintf(stderr, "  identity sets: %s by token sequence, %s by bytes\n",
