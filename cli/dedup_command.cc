@@ -312,7 +312,8 @@ neardup::DedupProgressCallback DedupProgressPrinter(bool quiet, StderrObserver* 
   };
 }
 
-std::string NothingUsableLine(const neardup::DedupSummary& s, const StderrObserver& observer) {
+std::string NothingUsableLine(const neardup::DedupSummary& s, const StderrObserver& observer,
+                              const std::vector<std::string>& folder_extensions) {
   // The files and why (first warning of up to kNamedFiles files), then
   // where the rest is.
   const std::vector<neardup::ReadWarning>& named = observer.first_per_file();
@@ -325,8 +326,19 @@ std::string NothingUsableLine(const neardup::DedupSummary& s, const StderrObserv
       passed += (passed.empty() ? "" : ", ") + WithCommas(count) + " " + key;
     }
     if (s.read.skipped.contains("folder-file-left-out")) {
-      passed += " (a folder's files are read when named .html, .htm, .txt, or .warc, .arc, .wet, .jsonl, "
-                ".ndjson, also .gz or .zst)";
+      passed += " (a folder's files are read when named";
+      const char* sep = " ";
+      for (const std::string& ext : folder_extensions) {
+        passed += sep + ext;
+        sep = ", ";
+      }
+      passed += " (also .gz), or";
+      sep = " ";
+      for (const std::string& ext : neardup::CrawlFileEndings()) {
+        passed += sep + ext;
+        sep = ", ";
+      }
+      passed += " (also .gz or .zst))";
     }
     line += passed.empty() ? " (see " + s.warnings_path + ")" : ": records and files skipped: " + passed;
   } else {
@@ -361,7 +373,7 @@ int RunDedupCommand(const std::vector<std::string>& inputs, const std::string& o
   const neardup::DedupSummary& s = result.value();
   if (s.documents == 0) {
     // One line, printed even with --quiet.
-    const std::string line = NothingUsableLine(s, observer);
+    const std::string line = NothingUsableLine(s, observer, options.source.folder_extensions);
     std::fprintf(stderr, "neardup: error: %s\n", line.c_str());
     return kExitNoData;
   }

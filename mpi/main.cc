@@ -411,7 +411,7 @@ std::string MpiSummary(std::vector<RankFigures>& all, const std::vector<neardup:
                        const std::vector<neardup::InputFile>& files, int ranks, const PartitionFlags& partition,
                        const std::string& plan_summary, bool together);
 int Report(const neardup::DedupSummary& s, const std::vector<RankFigures>& all, int ranks, bool quiet,
-           const StderrObserver& observer);
+           const StderrObserver& observer, const neardup::SourceOptions& source);
 
 int RunMpiDedup(const DedupFlags& flags, const PartitionFlags& partition, neardup::DedupOptions options, int rank,
                 int ranks) {
@@ -575,7 +575,7 @@ int RunMpiDedup(const DedupFlags& flags, const PartitionFlags& partition, neardu
       error(result.status().message());
       return Finalize(result.status().IsInvalidArgument() ? kExitUsage : kExitNoData);
     }
-    return Finalize(root ? Report(result.value(), all, ranks, quiet, observer) : kExitOk);
+    return Finalize(root ? Report(result.value(), all, ranks, quiet, observer, options.source) : kExitOk);
   }
   if (!root) return Finalize(kExitOk);
 
@@ -595,7 +595,7 @@ int RunMpiDedup(const DedupFlags& flags, const PartitionFlags& partition, neardu
     error(result.status().message());
     return Finalize(result.status().IsInvalidArgument() ? kExitUsage : kExitNoData);
   }
-  return Finalize(Report(result.value(), all, ranks, quiet, observer));
+  return Finalize(Report(result.value(), all, ranks, quiet, observer, options.source));
 }
 
 // summary.json's "mpi" object (rank 0): the shares and each rank's figures.
@@ -652,9 +652,9 @@ std::string MpiSummary(std::vector<RankFigures>& all, const std::vector<neardup:
 
 // Rank 0's last words: the summary, or the line saying nothing was usable.
 int Report(const neardup::DedupSummary& s, const std::vector<RankFigures>& all, int ranks, bool quiet,
-           const StderrObserver& observer) {
+           const StderrObserver& observer, const neardup::SourceOptions& source) {
   if (s.documents == 0) {
-    std::fprintf(stderr, "neardup-mpi: error: %s\n", NothingUsableLine(s, observer).c_str());
+    std::fprintf(stderr, "neardup-mpi: error: %s\n", NothingUsableLine(s, observer, source.folder_extensions).c_str());
     return kExitNoData;
   }
   if (!quiet) {

@@ -224,7 +224,9 @@ TEST(BroderDedupTest, VerificationSplitsOffChainedMembers) {
   const uint64_t kept_through_center = failing(Rows(dir + "/verified/clusters.tsv"));
   EXPECT_EQ(b.value().verification_split_off + kept_through_center, weak);
   EXPECT_GT(b.value().verification_split_off, kept_through_center);
-  if (kept_through_center > 0) EXPECT_GT(b.value().verification_recentered, 0u);
+  if (kept_through_center > 0) {
+    EXPECT_GT(b.value().verification_recentered, 0u);
+  }
   EXPECT_EQ(a.value().verification_split_off, 0u);
   EXPECT_LT(b.value().largest_cluster, a.value().largest_cluster);
   // Group repair: the far end is a verified cluster of its own.

@@ -101,7 +101,7 @@ TEST(CliTest, NothingUsableSaysWhatWasPassedOver) {
             1);
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
   EXPECT_NE(out.find("2 folder-file-left-out"), std::string::npos) << out;
-  EXPECT_NE(out.find(".warc"), std::string::npos) << out;
+  EXPECT_NE(out.find(".htm, .txt (also .gz), or .warc"), std::string::npos) << out;
   WriteFileOrDie(dir + "/info.warc", "WARC/1.0\r\nWARC-Type: warcinfo\r\nContent-Length: 0\r\n\r\n\r\n\r\n");
   EXPECT_EQ(RunCommand(Q(CliPath()) + " dedup " + Q(dir + "/info.warc") + " --out " + Q(dir + "/out2") + " --quiet",
                        &out),

@@ -9,6 +9,7 @@
 
 #include "base/hash.h"
 #include "crawls/crawls_internal.h"
+#include "neardup/source.h"
 #include "output/clusters_file.h"
 
 namespace neardup {
@@ -97,16 +98,8 @@ Result<std::vector<std::string>> CrawlFiles(const std::string& crawl, Env* env) 
   if (env->IsDirectory(crawl)) {
     NEARDUP_ASSIGN_OR_RETURN(std::vector<std::string> all, env->ListFilesRecursive(crawl));
     std::vector<std::string> files;
-    static const char* const kEndings[] = {".warc", ".warc.gz", ".warc.zst", ".arc", ".arc.gz",
-                                           ".jsonl", ".jsonl.gz", ".jsonl.zst"};
     for (const std::string& f : all) {
-      for (const char* e : kEndings) {
-        const std::string_view end(e);
-        if (f.size() > end.size() && f.compare(f.size() - end.size(), end.size(), end) == 0) {
-          files.push_back(f);
-          break;
-        }
-      }
+      if (IsCrawlFileName(f)) files.push_back(f);
     }
     if (files.empty()) files.push_back(crawl);  // a folder of HTML files
     return files;

@@ -94,8 +94,9 @@ struct HostClusterChange {
 struct EvolveOptions {
   // ---- behaviour ----
   // The crawls in time order: each a file (WARC, ARC, JSON Lines) or a
-  // folder; a folder's .warc/.arc/.jsonl files (optionally .gz/.zst) are the
-  // crawl, or, when it has none, the folder itself is read as HTML files.
+  // folder; a folder's crawl files (IsCrawlFileName: .warc, .arc, .wet,
+  // .jsonl, .ndjson, optionally .gz/.zst) are the crawl, or, when it has
+  // none, the folder itself is read as HTML files.
   std::vector<std::string> crawls;
   std::string out_dir;
   // How each crawl is clustered (RunDedup; method as `neardup dedup`).

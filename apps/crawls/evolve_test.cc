@@ -153,9 +153,12 @@ TEST(EvolveTest, CrawlFilesAndClusterTable) {
   testing::WriteFileOrDie(dir + "/c/b.warc.gz", "x");
   testing::WriteFileOrDie(dir + "/c/sub/a.jsonl", "x");
   testing::WriteFileOrDie(dir + "/c/notes.txt", "x");
+  testing::WriteFileOrDie(dir + "/c/sub/d.NDJSON", "x");  // the endings of the dedup reader, case aside
+  testing::WriteFileOrDie(dir + "/c/e.Arc.Zst", "x");
   auto files = crawls_internal::CrawlFiles(dir + "/c", env);
   ASSERT_TRUE(files.ok());
-  EXPECT_EQ(files.value(), (std::vector<std::string>{dir + "/c/b.warc.gz", dir + "/c/sub/a.jsonl"}));
+  EXPECT_EQ(files.value(), (std::vector<std::string>{dir + "/c/b.warc.gz", dir + "/c/e.Arc.Zst",
+                                                     dir + "/c/sub/a.jsonl", dir + "/c/sub/d.NDJSON"}));
   std::filesystem::create_directories(dir + "/html");
   testing::WriteFileOrDie(dir + "/html/p.html", "<p>x</p>");
   EXPECT_EQ(crawls_internal::CrawlFiles(dir + "/html", env).value(),

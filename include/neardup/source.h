@@ -60,6 +60,13 @@ struct SourceOptions {
   Status Validate() const;
 };
 
+// The endings (lower case, with dot) of the crawl files a folder's reader
+// takes record by record: WARC, ARC, WET and JSON Lines. A name ending in
+// one of them, case aside, optionally followed by ".gz" or ".zst", is a
+// crawl file (IsCrawlFileName).
+const std::vector<std::string>& CrawlFileEndings();
+bool IsCrawlFileName(const std::string& path);
+
 // One problem met while reading. `offset` is a byte offset in `file` (in the
 // compressed file for per-record gzip members; in the decompressed stream for
 // whole-file compression, with `in_decompressed_stream` set).

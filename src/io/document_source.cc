@@ -67,17 +67,6 @@ std::string BaseNameForType(const std::string& path) {
   return lower;
 }
 
-// A crawl file a folder holds besides its pages: WARC, ARC or JSON Lines by
-// its name (.warc, .arc, .wet, .jsonl, .ndjson; also .gz, .zst), read record by
-// record as if given on the command line.
-bool IsCrawlFileName(const std::string& path) {
-  const std::string b = BaseNameForType(path);
-  for (const char* ext : {".warc", ".arc", ".wet", ".jsonl", ".ndjson"}) {
-    if (EndsWith(b, ext)) return true;
-  }
-  return false;
-}
-
 bool IsTextFileName(const std::string& path) {
   std::string b = BaseNameForType(path);
   return EndsWith(b, ".txt");
@@ -366,6 +355,19 @@ class MultiSource final : public DocumentSource {
 
 }  // namespace
 }  // namespace io
+
+const std::vector<std::string>& CrawlFileEndings() {
+  static const std::vector<std::string> kEndings = {".warc", ".arc", ".wet", ".jsonl", ".ndjson"};
+  return kEndings;
+}
+
+bool IsCrawlFileName(const std::string& path) {
+  const std::string base = io::BaseNameForType(path);
+  for (const std::string& ending : CrawlFileEndings()) {
+    if (io::EndsWith(base, ending)) return true;
+  }
+  return false;
+}
 
 Result<uint64_t> NextRecordMember(const std::string& path, uint64_t offset, Env* env, uint64_t max_scan) {
   if (env == nullptr) env = Env::Default();
