@@ -241,6 +241,36 @@ bool InputStream::FindNextMember() {
   }
 }
 
+uint64_t InputStream::MemberSizeHint() const {
+  // The member at raw_pos_ ends where the next begins (the first gzip header
+  // after it: 1f 8b 08, reserved flag bits clear), or at the end of the
+  // file when the window holds the rest of it; its last 4 bytes are ISIZE,
+  // the output size modulo 2^32 (RFC 1952). A header's bytes inside the
+  // compressed data give a wrong size now and then: the caller only sizes
+  // its next attempt with it.
+  const auto* start = reinterpret_cast<const unsigned char*>(raw_.data() + raw_pos_);
+  const size_t n = raw_avail();
+  constexpr size_t kSmallestMember = 20;  // header 10, empty deflate 2, trailer 8
+  if (n < kSmallestMember + 4) return 0;
+  size_t member_end = 0;
+  for (size_t at = kSmallestMember; at + 4 <= n;) {
+    const void* hit = std::memchr(start + at, 0x1f, n - 3 - at);
+    if (hit == nullptr) break;
+    at = static_cast<size_t>(static_cast<const unsigned char*>(hit) - start);
+    if (IsMemberHeader(start + at, n - at) && (start[at + 3] & 0xe0) == 0) {
+      member_end = at;
+      break;
+    }
+    ++at;
+  }
+  if (member_end == 0) {
+    if (!file_eof_ || raw_offset() + n > range_end_) return 0;  // the member goes on past the window
+    member_end = n;
+  }
+  const unsigned char* isize = start + member_end - 4;
+  return uint64_t{isize[0]} | uint64_t{isize[1]} << 8 | uint64_t{isize[2]} << 16 | uint64_t{isize[3]} << 24;
+}
+
 bool InputStream::FillGzip() {
   if (zs_active_) return InflateSome();
   if (raw_offset() >= range_end_) return false;  // the next member is another share's
@@ -268,9 +298,12 @@ bool InputStream::FillGzip() {
 
   const uint64_t member_off = raw_offset();
   size_t out_cap = std::min(limits_.first_member_guess, limits_.max_member_output);
+  bool size_asked = false;
+
   for (;;) {
     ReserveTail(out_cap);
     size_t in_used = 0, out_used = 0;
+    ++whole_member_attempts_;
     libdeflate_result r = libdeflate_gzip_decompress_ex(
         deflate_, raw_.data() + raw_pos_, raw_avail(), buf_.data() + end_, out_cap, &in_used,
         &out_used);
@@ -283,7 +316,17 @@ bool InputStream::FillGzip() {
       return true;
     }
     if (r == LIBDEFLATE_INSUFFICIENT_SPACE && out_cap < limits_.max_member_output) {
-      out_cap = std::min(out_cap * 2, limits_.max_member_output);
+      // A member larger than the guess: inflated again from its start, so
+      // ask once for the size its trailer states (each attempt costs the
+      // whole output offered; doubling from 4 MiB inflated a 12 MiB page
+      // three times), else double.
+      size_t next = std::min(out_cap * 2, limits_.max_member_output);
+      if (!size_asked) {
+        size_asked = true;
+        const uint64_t stated = MemberSizeHint();
+        if (stated > out_cap && stated <= limits_.max_member_output) next = static_cast<size_t>(stated);
+      }
+      out_cap = next;
       continue;
     }
     if (r != LIBDEFLATE_INSUFFICIENT_SPACE && !file_eof_ && raw_avail() < limits_.read_chunk) {

@@ -120,6 +120,9 @@ class InputStream {
   // Current size of the decompressed window buffer (for tests of bounds).
   size_t buffer_capacity() const { return buf_.capacity(); }
   size_t peak_buffer_capacity() const { return peak_capacity_; }
+  // libdeflate calls made so far (each inflates a member from its start):
+  // for tests of how often a large member is inflated again.
+  uint64_t whole_member_attempts() const { return whole_member_attempts_; }
 
  private:
   // Appends more decompressed bytes at end_. Returns false at end of stream.
@@ -134,6 +137,10 @@ class InputStream {
   void RawFill(size_t n);
   size_t raw_avail() const { return raw_end_ - raw_pos_; }
   uint64_t raw_offset() const { return raw_base_ + raw_pos_; }
+  // The output size the trailer of the gzip member at raw_pos_ states, when
+  // the window shows where the member ends; 0 when it does not (a hint: see
+  // FillGzip).
+  uint64_t MemberSizeHint() const;
   // Scans for the next gzip member header; false when none is left.
   bool FindNextMember();
   // Adds a break at the current output end; [suspect_from, end) is damaged.
@@ -156,6 +163,7 @@ class InputStream {
   size_t pos_ = 0, end_ = 0, limit_ = 0;
   uint64_t base_ = 0;
   size_t peak_capacity_ = 0;
+  uint64_t whole_member_attempts_ = 0;
   bool stream_eof_ = false;
 
   // Raw (compressed) window for gzip/zstd: raw_[0] is at file offset raw_base_.

@@ -109,6 +109,46 @@ TEST(InputStreamTest, LargeMembersStreamThroughZlib) {
   EXPECT_LT(h.in->peak_buffer_capacity(), 512u << 10);
 }
 
+TEST(InputStreamTest, LargeMemberIsInflatedAgainOnceAtTheSizeItsTrailerStates) {
+  // Output of just over 1 MiB against a first guess of 16 KiB: doubling
+  // alone would inflate it 8 times; the trailer's ISIZE (seen before the next member,
+  // or at the end of the file) sizes the second attempt.
+  StreamLimits limits;
+  limits.first_member_guess = 16 << 10;
+  limits.max_member_output = 4 << 20;
+  std::string big;
+  for (int i = 0; big.size() < (1u << 20); ++i) big += "cell " + std::to_string(i * 7919 % 100003) + ";";
+  const std::string tail = "tail\n";
+  {
+    Harness h(GzipMember("head\n") + GzipMember(big) + GzipMember(tail), limits);
+    EXPECT_EQ(h.Drain(), "head\n" + big + tail);
+    EXPECT_EQ(h.in->whole_member_attempts(), 4u);
+    EXPECT_TRUE(h.observer.warnings.empty()) << h.observer.Dump();
+  }
+  {  // the last member of the file
+    Harness h(GzipMember("head\n") + GzipMember(big), limits);
+    EXPECT_EQ(h.Drain(), "head\n" + big);
+    EXPECT_EQ(h.in->whole_member_attempts(), 3u);
+  }
+  {  // zeros after it: no size can be read there, doubling still gets it whole
+    Harness h(GzipMember(big) + std::string(64, '\0'), limits);
+    EXPECT_EQ(h.Drain(), big);
+    EXPECT_EQ(h.in->whole_member_attempts(), 8u);  // 16 KiB doubled to 2 MiB
+    EXPECT_TRUE(h.observer.warnings.empty()) << h.observer.Dump();
+  }
+  {  // a member stating a size too small for its output (a damaged trailer
+     // or a header's bytes inside the data): doubling takes over, and the
+     // member's check value still fails it
+    std::string lying = GzipMember(big);
+    lying[lying.size() - 3] ^= 0x01;  // ISIZE 64 KiB off
+    Harness h(lying + GzipMember(tail), limits);
+    const std::string out = h.Drain();
+    EXPECT_EQ(out.substr(out.size() - tail.size()), tail);
+    ASSERT_FALSE(h.observer.warnings.empty());
+    EXPECT_EQ(h.observer.warnings[0].reason_key, "corrupt-gzip") << h.observer.Dump();
+  }
+}
+
 TEST(InputStreamTest, CorruptMemberIsReportedAndSkipped) {
   std::string m1 = GzipMember("one " + std::string(2000, 'a'));
   std::string m2 = GzipMember("two " + std::string(2000, 'b'));
