@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "base/hash.h"
+#include "fingerprint/rabin_kernels.h"
 
 namespace neardup {
 namespace gf2 {
@@ -129,7 +130,35 @@ uint64_t RabinFingerprinter::MapU64(uint64_t v) const {
          table_[2][(v >> 16) & 0xff] ^ table_[1][(v >> 8) & 0xff] ^ table_[0][v & 0xff];
 }
 
-InterleavedRabinFingerprinter::InterleavedRabinFingerprinter(uint64_t p_low) : chain_(p_low) {
+namespace fingerprint_internal {
+namespace {
+
+// Best last (base/cpu.h).
+constexpr RabinFoldKernel kFoldKernels[] = {
+    {"portable", CpuLevel::kPortable, nullptr},
+#if defined(NEARDUP_FINGERPRINT_X86)
+    {"avx2", CpuLevel::kAvx2, &RabinFoldClmul},
+#endif
+};
+
+}  // namespace
+
+const KernelRegistry<RabinFoldKernel>& RabinFoldKernels() {
+  static const KernelRegistry<RabinFoldKernel> registry(kFoldKernels);
+  return registry;
+}
+
+}  // namespace fingerprint_internal
+
+InterleavedRabinFingerprinter::InterleavedRabinFingerprinter(uint64_t p_low, std::string_view kernel)
+    : chain_(p_low) {
+  const auto& registry = fingerprint_internal::RabinFoldKernels();
+  const fingerprint_internal::RabinFoldKernel* k = kernel.empty() ? nullptr : registry.Find(kernel);
+  if (k == nullptr) k = &registry.Active();
+  fold_ = k->fold;
+  kernel_name_ = k->name;
+  x_pow_[0] = 1;
+  for (size_t i = 1; i < x_pow_.size(); ++i) x_pow_[i] = chain_.MapU64(x_pow_[i - 1]);
   // i(x) * x^(8k) times x^256: four multiplications by x^64 (MapU64).
   for (int k = 0; k < 8; ++k) {
     for (int i = 0; i < 256; ++i) {
@@ -148,6 +177,13 @@ inline uint64_t InterleavedRabinFingerprinter::Times256(uint64_t v) const {
 
 uint64_t InterleavedRabinFingerprinter::Extend(uint64_t state, const void* data, size_t n) const {
   const unsigned char* p = static_cast<const unsigned char*>(data);
+  if (fold_ != nullptr && n >= 64) {
+    // T = M mod P up to a multiple of P (rabin_kernels.h); R_P = T x^64 mod P.
+    const size_t groups = n / 64;
+    uint64_t t[2];
+    fold_(x_pow_, p, groups, state, t);
+    return chain_.Extend(chain_.MapU64(chain_.MapU64(t[1]) ^ t[0]), p + 64 * groups, n - 64 * groups);
+  }
   const size_t rounds = n / 32;  // four words a round
   if (rounds < 2) return chain_.Extend(state, data, n);
   // The chain computes S = state * x^(64N) + sum_i W_i * x^(64(N - i)) over

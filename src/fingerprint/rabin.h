@@ -89,17 +89,24 @@ class RabinFingerprinter {
 
 // The same function as RabinFingerprinter (equal results for every input),
 // faster on long messages: RabinFingerprinter's steps form one chain of
-// dependent table lookups; here four lanes take every fourth 8-byte word,
-// each multiplying by x^256 a step (R_P is linear, so the message is the
-// lanes' sum, each lane shifted by its offset), and the chain's latency
-// overlaps four times. Messages under 64 bytes go through the plain chain.
+// dependent table lookups; here the message is folded in parts (R_P is
+// linear, so the message is the parts' sum, each shifted by its offset).
+// The portable kernel keeps four lanes that take every fourth 8-byte word,
+// each multiplying by x^256 a step with tables, so that the chain's
+// latency overlaps four times; on CPUs of the AVX2 level, four 128-bit
+// accumulators of carry-less products fold 64 bytes a step
+// (rabin_kernels.h). Messages under 64 bytes go through the plain chain.
 // Tables: 32 KiB. Immutable after construction; safe to share.
 class InterleavedRabinFingerprinter {
  public:
-  explicit InterleavedRabinFingerprinter(uint64_t p_low);
-  static InterleavedRabinFingerprinter FromSeed(uint64_t seed) {
-    return InterleavedRabinFingerprinter(DrawIrreduciblePolynomial(seed));
+  // `kernel`: "portable" or "avx2" (rabin_kernels.h) when the CPU runs it;
+  // empty or any other name: the registry's active kernel.
+  explicit InterleavedRabinFingerprinter(uint64_t p_low, std::string_view kernel = {});
+  static InterleavedRabinFingerprinter FromSeed(uint64_t seed, std::string_view kernel = {}) {
+    return InterleavedRabinFingerprinter(DrawIrreduciblePolynomial(seed), kernel);
   }
+  // The kernel Extend uses ("portable" or "avx2").
+  const char* kernel_name() const { return kernel_name_; }
 
   uint64_t polynomial() const { return chain_.polynomial(); }
   // As RabinFingerprinter::Extend and ::Fingerprint.
@@ -113,6 +120,11 @@ class InterleavedRabinFingerprinter {
   RabinFingerprinter chain_;
   // lane_[k][i] = i(x) * x^(256 + 8k) mod P(x).
   std::array<std::array<uint64_t, 256>, 8> lane_;
+  // x_pow_[k] = x^(64k) mod P(x), k = 0..9 (the fold kernels' constants).
+  std::array<uint64_t, 10> x_pow_;
+  // The fold kernel; nullptr: the four table lanes.
+  void (*fold_)(const std::array<uint64_t, 10>&, const unsigned char*, size_t, uint64_t, uint64_t*) = nullptr;
+  const char* kernel_name_ = "portable";
 };
 
 }  // namespace neardup

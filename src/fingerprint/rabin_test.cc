@@ -1,4 +1,5 @@
 #include "fingerprint/rabin.h"
+#include "fingerprint/rabin_kernels.h"
 
 #include <gtest/gtest.h>
 
@@ -190,23 +191,33 @@ TEST(RabinTest, NoCollisionsAmongManyDistinctMessages) {
   EXPECT_EQ(fps.size(), static_cast<size_t>(kCount));
 }
 
-// Four lanes give the chain's function: every length from 0 to 300 bytes
-// (below, at and past the lanes' cut, every remainder), random states, and
-// a long message.
-TEST(InterleavedRabinTest, EqualsTheChainOnEveryLength) {
+// Every kernel this CPU runs (four table lanes; carry-less folds of 64
+// bytes) gives the chain's function: every length from 0 to 300 bytes
+// (below, at and past the cut of 64 bytes, every remainder), random states
+// (all ones too), random polynomials, and long messages.
+TEST(InterleavedRabinTest, EqualsTheChainOnEveryLengthWithEveryKernel) {
+  const auto kernels = fingerprint_internal::RabinFoldKernels().Supported();
+  ASSERT_FALSE(kernels.empty());
   std::mt19937_64 rng(11);
-  for (uint64_t seed : {RabinFingerprinter::kDefaultSeed, uint64_t{7}}) {
+  for (uint64_t seed : {RabinFingerprinter::kDefaultSeed, uint64_t{7}, uint64_t{0xfeedface}}) {
     const RabinFingerprinter chain = RabinFingerprinter::FromSeed(seed);
-    const InterleavedRabinFingerprinter lanes = InterleavedRabinFingerprinter::FromSeed(seed);
-    ASSERT_EQ(lanes.polynomial(), chain.polynomial());
-    for (size_t n = 0; n <= 300; ++n) {
-      const std::string data = RandomBytes(rng, n);
-      const uint64_t state = n % 3 == 0 ? 0 : rng();
-      EXPECT_EQ(lanes.Extend(state, data.data(), n), chain.Extend(state, data.data(), n)) << n;
-      EXPECT_EQ(lanes.Fingerprint(data.data(), n), chain.Fingerprint(data)) << n;
+    for (const auto* kernel : kernels) {
+      const InterleavedRabinFingerprinter lanes = InterleavedRabinFingerprinter::FromSeed(seed, kernel->name);
+      ASSERT_STREQ(lanes.kernel_name(), kernel->name);
+      ASSERT_EQ(lanes.polynomial(), chain.polynomial());
+      for (size_t n = 0; n <= 300; ++n) {
+        const std::string data = RandomBytes(rng, n);
+        const uint64_t state = n % 3 == 0 ? 0 : (n % 3 == 1 ? ~uint64_t{0} : rng());
+        EXPECT_EQ(lanes.Extend(state, data.data(), n), chain.Extend(state, data.data(), n)) << kernel->name << " " << n;
+        EXPECT_EQ(lanes.Fingerprint(data.data(), n), chain.Fingerprint(data)) << kernel->name << " " << n;
+      }
+      for (size_t n : {size_t{4096}, size_t{100003}}) {
+        const std::string big = RandomBytes(rng, n);
+        EXPECT_EQ(lanes.Fingerprint(big.data(), big.size()), chain.Fingerprint(big)) << kernel->name << " " << n;
+      }
+      const std::string ones(1000, '\xff');
+      EXPECT_EQ(lanes.Extend(~uint64_t{0}, ones.data(), ones.size()), chain.Extend(~uint64_t{0}, ones.data(), ones.size())) << kernel->name;
     }
-    const std::string big = RandomBytes(rng, 100003);
-    EXPECT_EQ(lanes.Fingerprint(big.data(), big.size()), chain.Fingerprint(big));
   }
 }
 
