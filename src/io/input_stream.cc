@@ -299,7 +299,6 @@ bool InputStream::FillGzip() {
   const uint64_t member_off = raw_offset();
   size_t out_cap = std::min(limits_.first_member_guess, limits_.max_member_output);
   bool size_asked = false;
-
   for (;;) {
     ReserveTail(out_cap);
     size_t in_used = 0, out_used = 0;

@@ -7,7 +7,9 @@
 //
 // gzip: each member is inflated whole with libdeflate when it fits the
 // bounds (compressed member within the read window, output <= 64 MiB), else
-// streamed through zlib. A corrupt or truncated member is reported to the
+// streamed through zlib. A member whose output exceeds the first space
+// offered is inflated again once, at the size its trailer states when the
+// window shows the trailer (else the space doubles). A corrupt or truncated member is reported to the
 // ReaderContext ("corrupt-gzip", "truncated-gzip", with the member's
 // compressed offset) and the stream resynchronises at the next gzip member
 // header (1f 8b 08). The point where data resumes is a *break*: Ensure() does

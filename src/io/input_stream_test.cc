@@ -140,7 +140,7 @@ TEST(InputStreamTest, LargeMemberIsInflatedAgainOnceAtTheSizeItsTrailerStates) {
      // or a header's bytes inside the data): doubling takes over, and the
      // member's check value still fails it
     std::string lying = GzipMember(big);
-    lying[lying.size() - 3] ^= 0x01;  // ISIZE 64 KiB off
+    lying[lying.size() - 3] ^= 0x01;  // ISIZE 256 bytes off
     Harness h(lying + GzipMember(tail), limits);
     const std::string out = h.Drain();
     EXPECT_EQ(out.substr(out.size() - tail.size()), tail);
