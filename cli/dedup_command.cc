@@ -326,19 +326,14 @@ std::string NothingUsableLine(const neardup::DedupSummary& s, const StderrObserv
       passed += (passed.empty() ? "" : ", ") + WithCommas(count) + " " + key;
     }
     if (s.read.skipped.contains("folder-file-left-out")) {
-      passed += " (a folder's files are read when named";
-      const char* sep = " ";
-      for (const std::string& ext : folder_extensions) {
-        passed += sep + ext;
-        sep = ", ";
-      }
-      passed += " (also .gz), or";
-      sep = " ";
-      for (const std::string& ext : neardup::CrawlFileEndings()) {
-        passed += sep + ext;
-        sep = ", ";
-      }
-      passed += " (also .gz or .zst))";
+      // " a, b, c"
+      auto endings = [](const std::vector<std::string>& list) {
+        std::string text;
+        for (const std::string& ext : list) text += (text.empty() ? " " : ", ") + ext;
+        return text;
+      };
+      passed += " (a folder's files are read when named" + endings(folder_extensions) + " (also .gz), or" +
+                endings(neardup::CrawlFileEndings()) + " (also .gz or .zst))";
     }
     line += passed.empty() ? " (see " + s.warnings_path + ")" : ": records and files skipped: " + passed;
   } else {

@@ -346,6 +346,9 @@ static_assert(sizeof(BandEntry) == 12);
 // a lower-case hex word (0-9a-f), a slash; kPlainNumber when every byte is
 // a digit.
 constexpr uint8_t kDigit = 1, kHexWord = 2, kSlash = 4, kPlainNumber = 8;
+// A content term with a slash, in NormalizeVolatileTerms' classes (0
+// content, 1 volatile, 2 own URL): it counts by its file name.
+constexpr uint8_t kSlashContent = 3;
 constexpr std::array<uint8_t, 256> kTermByteClass = [] {
   std::array<uint8_t, 256> t{};
   for (int c = '0'; c <= '9'; ++c) t[c] = kDigit | kHexWord | kPlainNumber;
@@ -356,8 +359,8 @@ constexpr std::array<uint8_t, 256> kTermByteClass = [] {
 
 // A bit a byte of `bytes` ('/' or a digit: 0x2f-0x39), eight bytes' bits a
 // byte of *bits (bit j of (*bits)[k] is byte 8k + j), found 16 bytes a step
-// with SSE2; *bits gets 8 bytes more than it needs so that AnyBitIn may
-// read 8 bytes at any bit.
+// with SSE2; *bits gets 8 bytes more than it needs so that a reader may
+// load 8 bytes at any byte of it.
 void DigitOrSlashBits(const uint8_t* bytes, size_t total, std::vector<uint8_t>* bits) {
   bits->assign(total / 8 + 9, 0);
   uint8_t* out = bits->data();
@@ -376,20 +379,17 @@ void DigitOrSlashBits(const uint8_t* bytes, size_t total, std::vector<uint8_t>* 
   }
 }
 
-// Whether a bit of DigitOrSlashBits' map is set in [begin, end): one
-// 8-byte load for a term of up to 56 bytes.
-inline bool AnyBitIn(const uint8_t* bits, uint32_t begin, uint32_t end) {
-  constexpr uint32_t kStep = 56;
-  for (;;) {
+// The first i in [from, end) with bytes[i] != 0, or end; bytes may be read
+// up to 8 bytes past end.
+inline size_t NextNonzero(const uint8_t* bytes, size_t from, size_t end) {
+  for (size_t i = from; i < end; i += 8) {
     uint64_t x;
-    std::memcpy(&x, bits + begin / 8, sizeof x);
+    std::memcpy(&x, bytes + i, sizeof x);
+    if (x == 0) continue;
     if constexpr (std::endian::native != std::endian::little) x = __builtin_bswap64(x);
-    x >>= begin % 8;
-    const uint32_t len = std::min(end - begin, kStep);
-    if ((x & ((uint64_t{1} << len) - 1)) != 0) return true;
-    if (end - begin <= kStep) return false;
-    begin += kStep;
+    return std::min(end, i + static_cast<size_t>(std::countr_zero(x)) / 8);
   }
+  return end;
 }
 
 // Every byte 0-9 or a-f, and at least one byte.
@@ -548,27 +548,50 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
   // get the byte loop. A term without them is a hex word only in `spreads`
   // below, which asks IsHexWord itself. The buffers are the thread's,
   // reused across pages.
-  thread_local std::vector<uint8_t> flags, cls;  // cls: 0 content, 1 volatile, 2 own URL
-  thread_local std::vector<uint32_t> digit_terms;  // the terms with a digit, in order
+  // cls: 0 content, 1 volatile, 2 own URL, kSlashContent content with a slash.
+  thread_local std::vector<uint8_t> flags, cls;
+  thread_local std::vector<uint32_t> digit_terms, slash_terms;  // the terms with a digit, with a slash, in order
   flags.assign(n, 0);
-  cls.assign(n, 0);
+  // NextNonzero reads cls 8 bytes a step: 8 bytes of zeros after the end.
+  cls.assign(n + 8, 0);
   digit_terms.clear();
+  slash_terms.clear();
   if (have_text) {
     const uint8_t* bytes = reinterpret_cast<const uint8_t*>(doc.term_bytes.data());
     thread_local std::vector<uint8_t> digit_bits;
     DigitOrSlashBits(bytes, doc.term_bytes.size(), &digit_bits);
+    // The terms holding a set bit, in order: from each set bit to the term
+    // whose bytes hold it (the last term that begins at or before it: an
+    // empty term holds none); the search goes on from that term's end.
     const uint32_t* off = doc.term_offsets.data();
-    for (size_t i = 0; i < n; ++i) {
+    const size_t words = (doc.term_bytes.size() + 63) / 64;
+    auto word_at = [&](size_t word) {
+      uint64_t x;
+      std::memcpy(&x, digit_bits.data() + word * 8, sizeof x);
+      if constexpr (std::endian::native != std::endian::little) x = __builtin_bswap64(x);
+      return x;
+    };
+    size_t i = 0;  // the term of the latest set bit
+    for (size_t from = 0, word = 0; word < words;) {
+      uint64_t x = word_at(word) & (~uint64_t{0} << (from % 64));
+      if (x == 0) {
+        from = ++word * 64;
+        continue;
+      }
+      const uint32_t bit = static_cast<uint32_t>(word * 64 + static_cast<size_t>(std::countr_zero(x)));
+      i = static_cast<size_t>(std::upper_bound(off + i, off + n + 1, bit) - off) - 1;
       const uint32_t begin = off[i], end = off[i + 1];
-      if (!AnyBitIn(digit_bits.data(), begin, end)) continue;
       uint8_t any = 0, all = kHexWord | kPlainNumber;
       for (uint32_t b = begin; b < end; ++b) {
         const uint8_t c = kTermByteClass[bytes[b]];
         any |= c;
         all &= c;
       }
-      flags[i] = static_cast<uint8_t>((any & (kDigit | kSlash)) | (end > begin ? all & (kHexWord | kPlainNumber) : 0));
+      flags[i] = static_cast<uint8_t>((any & (kDigit | kSlash)) | (all & (kHexWord | kPlainNumber)));
       if (any & kDigit) digit_terms.push_back(static_cast<uint32_t>(i));
+      if (any & kSlash) slash_terms.push_back(static_cast<uint32_t>(i));
+      from = end;
+      word = from / 64;
     }
   }
   uint32_t n_volatile = 0, n_own = 0;
@@ -614,14 +637,17 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
       if (at != std::string_view::npos) UrlTerms(page_url.substr(at + host.size()), &url_run);
       const uint64_t www = AsciiTermHash("www"), http = AsciiTermHash("http"),
                      https = AsciiTermHash("https");
+      const uint64_t* const begin = h.data();
+      const uint64_t first = host_run[0];
       for (size_t i = 0; i < n;) {
+        // Most pages name their host a few times: to the next mention.
+        i = static_cast<size_t>(std::find(begin + i, begin + n, first) - begin);
+        if (i == n) break;
         size_t len = 0;
-        if (h[i] == host_run[0]) {
-          if (url_run.size() > host_run.size() && MatchAt(h, i, url_run)) {
-            len = url_run.size();
-          } else if (MatchAt(h, i, host_run)) {
-            len = host_run.size();
-          }
+        if (url_run.size() > host_run.size() && MatchAt(h, i, url_run)) {
+          len = url_run.size();
+        } else if (MatchAt(h, i, host_run)) {
+          len = host_run.size();
         }
         if (len == 0) {
           ++i;
@@ -644,6 +670,10 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
       }
     }
   }
+  // Content terms with a slash count by their file name (below).
+  for (uint32_t s : slash_terms) {
+    if (cls[s] == 0) cls[s] = kSlashContent;
+  }
   out->resize(n);
   uint64_t* o = out->data();
   size_t w = 0;
@@ -657,9 +687,13 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
     main_out->resize(n);
     mo = main_out->data();
   }
-  for (size_t i = 0; i < n; ++i) {
-    if (mo != nullptr) {
-      while (i >= line_end && lines_known && line < doc.line_ends.size()) {
+  // Most terms are content (class 0) and go out as they are: runs of them
+  // are copied whole, up to the next term of another class or the end of
+  // the line that decides whether they are main text.
+  for (size_t i = 0; i < n;) {
+    size_t segment_end = n;
+    if (mo != nullptr && lines_known) {
+      while (i >= line_end && line < doc.line_ends.size()) {
         const size_t start = line_end;
         line_end = doc.line_ends[line];
         // Plain text has no navigation: all of it is main text.
@@ -667,15 +701,27 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
                   MainTextLine(static_cast<uint32_t>(line_end - start), doc.line_link_terms[line], options);
         ++line;
       }
+      if (i < line_end) segment_end = std::min(line_end, n);
     }
+    const size_t plain_end = NextNonzero(cls.data(), i, segment_end);
+    const size_t run = plain_end - i;
+    std::memcpy(o + w, h.data() + i, run * sizeof(uint64_t));
+    w += run;
+    if (in_main) {
+      std::memcpy(mo + mw, h.data() + i, run * sizeof(uint64_t));
+      mw += run;
+    }
+    i = plain_end;
+    if (i == segment_end) continue;
     // An image on another host is one whole-URL term (Henzinger §2); as for
     // an image on the page's own host, its file name is what counts, so a
     // copy that links the original's images matches it. A run of class
     // terms is one.
-    const uint64_t t = cls[i] == 0 ? ((flags[i] & kSlash) ? FileTermOf(doc.term(i), h[i]) : h[i])
-                                   : (cls[i] == 1 ? kVolatileTermHash : kOwnUrlTermHash);
-    if (cls[i] == 0 || w == 0 || o[w - 1] != t) o[w++] = t;
-    if (in_main && (cls[i] == 0 || mw == 0 || mo[mw - 1] != t)) mo[mw++] = t;
+    const bool content = cls[i] == kSlashContent;
+    const uint64_t t = content ? FileTermOf(doc.term(i), h[i]) : (cls[i] == 1 ? kVolatileTermHash : kOwnUrlTermHash);
+    if (content || w == 0 || o[w - 1] != t) o[w++] = t;
+    if (in_main && (content || mw == 0 || mo[mw - 1] != t)) mo[mw++] = t;
+    ++i;
   }
   out->resize(w);
   if (main_out != nullptr) main_out->resize(mw);

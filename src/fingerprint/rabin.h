@@ -33,6 +33,15 @@
 
 namespace neardup {
 
+namespace fingerprint_internal {
+// x^(64 k) mod P(x) for k = 0..9 (x_pow[0] = 1).
+using XPowers = std::array<uint64_t, 10>;
+// A fold kernel of InterleavedRabinFingerprinter (rabin_kernels.h has the
+// contract): `groups` 64-byte blocks at p into T = (t[0], t[1]).
+using RabinFold = void (*)(const XPowers& x_pow, const unsigned char* p, size_t groups, uint64_t state,
+                           uint64_t t[2]);
+}  // namespace fingerprint_internal
+
 // Arithmetic in GF(2)[x] / P(x) for a degree-64 P given by its low part.
 namespace gf2 {
 // a(x) * b(x) mod P(x), for a, b of degree < 64.
@@ -121,9 +130,9 @@ class InterleavedRabinFingerprinter {
   // lane_[k][i] = i(x) * x^(256 + 8k) mod P(x).
   std::array<std::array<uint64_t, 256>, 8> lane_;
   // x_pow_[k] = x^(64k) mod P(x), k = 0..9 (the fold kernels' constants).
-  std::array<uint64_t, 10> x_pow_;
+  fingerprint_internal::XPowers x_pow_;
   // The fold kernel; nullptr: the four table lanes.
-  void (*fold_)(const std::array<uint64_t, 10>&, const unsigned char*, size_t, uint64_t, uint64_t*) = nullptr;
+  fingerprint_internal::RabinFold fold_ = nullptr;
   const char* kernel_name_ = "portable";
 };
 

@@ -14,24 +14,21 @@
 #ifndef NEARDUP_FINGERPRINT_RABIN_KERNELS_H_
 #define NEARDUP_FINGERPRINT_RABIN_KERNELS_H_
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 
 #include "base/cpu.h"
+#include "fingerprint/rabin.h"
 
 namespace neardup {
 namespace fingerprint_internal {
-
-// x^(64 k) mod P(x) for k = 0..9 (x_pow[0] = 1).
-using XPowers = std::array<uint64_t, 10>;
 
 struct RabinFoldKernel {
   const char* name;
   CpuLevel level;
   // REQUIRES: groups >= 1. Writes T_lo to t[0], T_hi to t[1]; nullptr for
   // the portable entry (the caller's own four lanes of table lookups).
-  void (*fold)(const XPowers& x_pow, const unsigned char* p, size_t groups, uint64_t state, uint64_t t[2]);
+  RabinFold fold;
 };
 
 // Carry-less products (PCLMULQDQ): four 128-bit accumulators, each
