@@ -39,6 +39,8 @@ constexpr uint64_t kMaxDocuments = UINT32_MAX - 1;
 // Pages a task of verification takes (RunTasks; methods whose rule may run
 // on several threads, MethodRun::decides_concurrently).
 constexpr size_t kVerifyPagesPerTask = 256;
+// Pages whose spilled keeper features are read at a time (1.5 MiB).
+constexpr uint32_t kFeaturesPerRead = uint32_t{1} << 16;
 
 }  // namespace
 
@@ -949,12 +951,36 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   // member that fails both leaves the cluster, together with its exact
   // copies, so that chains of pairwise matches cannot pull unrelated pages
   // into one cluster.
+  // The keeper rules' features: read from their spill a block at a time
+  // (all live: the signatures are spilled too), else the column's.
   std::vector<KeeperFeatures> features;
+  std::unique_ptr<MappedFile> features_file;
   if (!features_path_.empty()) {
-    NEARDUP_ASSIGN_OR_RETURN(features, SpilledFeatures(n));  // all live: the signatures are spilled too
+    NEARDUP_ASSIGN_OR_RETURN(features_file, MapSpill(features_path_, &features_spill_,
+                                                     uint64_t{n} * sizeof(KeeperFeatures), "features"));
   } else {
     features = live_column(col.features, 1);
   }
+  std::vector<KeeperFeatures> features_block;
+  const KeeperFeatureBlocks feature_blocks = [&](const KeeperFeatureVisitor& fn) -> Status {
+    if (!features_file) {
+      if (n > 0) fn(0, n, features.data());
+      return Status::OK();
+    }
+    // Read, not seen through the mapping: its pages would stay resident.
+    for (uint32_t from = 0; from < n; from += kFeaturesPerRead) {
+      const uint32_t to = static_cast<uint32_t>(std::min<uint64_t>(n, uint64_t{from} + kFeaturesPerRead));
+      features_block.resize(to - from);
+      if (Status st = features_file->ReadAt(uint64_t{from} * sizeof(KeeperFeatures),
+                                            features_block.size() * sizeof(KeeperFeatures),
+                                            reinterpret_cast<char*>(features_block.data()));
+          !st.ok()) {
+        return Status::IOError("cannot read " + features_path_ + ": " + st.message());
+      }
+      fn(from, to, features_block.data());
+    }
+    return Status::OK();
+  };
   std::vector<uint32_t> group(n), keeper(n);
   std::vector<uint8_t> reason(n, kReasonSingle);
   for (uint32_t i = 0; i < n; ++i) {
@@ -985,7 +1011,7 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     }
   }
   const std::vector<uint32_t>* in_links_ptr = count_in_links_ ? &in_links : nullptr;
-  ChooseKeepers(group, features, keeper_options_, &keeper, &reason, in_links_ptr);
+  NEARDUP_RETURN_IF_ERROR(ChooseKeepers(group, feature_blocks, keeper_options_, &keeper, &reason, in_links_ptr));
   if (near_method && run_->verifies() && options_.verify) {
     // Every member against the kept page; in a cluster where some fail, a
     // member that passes the cluster's center stays too
@@ -1072,45 +1098,28 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
         }
         s.verification_recentered += center != k;
       }
-      ChooseKeepers(group, features, keeper_options_, &keeper, &reason, in_links_ptr);
+      NEARDUP_RETURN_IF_ERROR(ChooseKeepers(group, feature_blocks, keeper_options_, &keeper, &reason, in_links_ptr));
       in_play.swap(next_play);
     }
   }
 
   // The keeper rules are done with: their columns go before the
-  // clustering's are made (24 bytes a page).
+  // clustering's are made (24 bytes a page when not spilled).
   std::vector<KeeperFeatures>().swap(features);
+  std::vector<KeeperFeatures>().swap(features_block);
+  features_file.reset();
   std::vector<uint32_t>().swap(in_links);
 
-  // ---- the clustering ----
-  std::vector<uint32_t> cluster_size(n, 0);
-  for (uint32_t i = 0; i < n; ++i) ++cluster_size[keeper[i]];
-  std::vector<uint8_t> near_cluster(near_method ? n : 0, 0);
-  std::vector<uint32_t> smallest(n, UINT32_MAX);  // per kept page: smallest member (page number)
-  for (uint32_t i = 0; i < n; ++i) {
-    const uint32_t k = keeper[i];
-    smallest[k] = std::min(smallest[k], i);
-    if (cluster_size[k] < 2) {
-      reason[i] = kReasonSingle;
-      continue;
-    }
-    if (near_method && grouper.Root(i) != grouper.Root(k)) {
-      near_cluster[k] = 1;
-      ++s.near_duplicate_members;
-    }
-    ++s.documents_in_clusters;
-    if (k == i) {
-      ++s.clusters;
-      s.largest_cluster = std::max<uint64_t>(s.largest_cluster, cluster_size[i]);
-    }
-  }
-  s.duplicates = s.documents_in_clusters - s.clusters;
-  s.duplicate_percentage = n ? 100.0 * static_cast<double>(s.duplicates) / n : 0.0;
+  std::vector<uint32_t>().swap(group);
 
+  // ---- the clustering ----
+  // The result's own columns hold what is counted per kept page first (by
+  // the kept page's id): size_ its cluster's size, cluster_ its smallest
+  // member's id, method_ 2 when a member joined it as a near duplicate.
+  // A kept page is its own keeper, and no other page's: a member's slots
+  // are its own.
   Clustering c;
   c.method_name_ = method_->name();
-  c.clusters_ = s.clusters;
-  c.documents_in_clusters_ = s.documents_in_clusters;
   const size_t total = count_;
   c.d_->cluster_.assign(total, Clustering::kNone);
   c.d_->keeper_.resize(total);
@@ -1119,6 +1128,35 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   c.d_->role_.assign(total, DocRole::kRemoved);
   c.d_->method_.assign(total, 0);
   c.d_->reason_.assign(total, 0);
+  std::vector<uint32_t>& size = c.d_->size_;
+  std::vector<uint32_t>& cluster = c.d_->cluster_;
+  auto& method = c.d_->method_;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t kept_id = run_ids_[keeper[i]];
+    ++size[kept_id];
+    cluster[kept_id] = std::min(cluster[kept_id], run_ids_[i]);  // ids grow with page numbers
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t k = keeper[i];
+    const uint32_t kept_id = run_ids_[k];
+    if (size[kept_id] < 2) {
+      reason[i] = kReasonSingle;
+      continue;
+    }
+    if (near_method && grouper.Root(i) != grouper.Root(k)) {
+      method[kept_id] = 2;
+      ++s.near_duplicate_members;
+    }
+    ++s.documents_in_clusters;
+    if (k == i) {
+      ++s.clusters;
+      s.largest_cluster = std::max<uint64_t>(s.largest_cluster, size[kept_id]);
+    }
+  }
+  s.duplicates = s.documents_in_clusters - s.clusters;
+  s.duplicate_percentage = n ? 100.0 * static_cast<double>(s.duplicates) / n : 0.0;
+  c.clusters_ = s.clusters;
+  c.documents_in_clusters_ = s.documents_in_clusters;
   // reason names: index 0 "single", then the rules, then "input-order".
   for (uint8_t r : {kReasonSingle}) c.d_->reason_names_.push_back(ReasonName(r, keeper_options_));
   std::vector<uint8_t> reason_slot(256, 0);
@@ -1134,10 +1172,10 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t id = run_ids_[i];
     const uint32_t k = keeper[i];
-    const bool clustered = cluster_size[k] >= 2;
-    c.d_->keeper_[id] = run_ids_[k];
-    c.d_->cluster_[id] = run_ids_[smallest[k]];
-    c.d_->size_[run_ids_[k]] = cluster_size[k];
+    const uint32_t kept_id = run_ids_[k];
+    const bool clustered = size[kept_id] >= 2;
+    c.d_->keeper_[id] = kept_id;
+    if (k != i) cluster[id] = cluster[kept_id];
     c.d_->reason_[id] = reason_slot[reason[i]];
     if (!clustered) {
       c.d_->role_[id] = DocRole::kSingle;
@@ -1146,11 +1184,11 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     c.d_->role_[id] = k == i ? DocRole::kKeep : DocRole::kDuplicate;
     // method: what put the page in its cluster; similarity: to the kept page.
     if (k == i) {
-      c.d_->method_[id] = near_method && near_cluster[k] ? 2 : 1;
+      method[id] = method[id] == 2 ? 2 : 1;
     } else if (grouper.Root(i) == grouper.Root(k)) {
-      c.d_->method_[id] = 1;
+      method[id] = 1;
     } else {
-      c.d_->method_[id] = 2;
+      method[id] = 2;
       similar_members.push_back(i);
     }
   }

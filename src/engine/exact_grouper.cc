@@ -54,6 +54,7 @@ ExactStats ExactGrouper::Finish(Executor* executor) {
       stats.largest_cluster = std::max<uint64_t>(stats.largest_cluster, map_.size[i]);
     }
   }
+  std::vector<uint32_t>().swap(map_.size);
   return stats;
 }
 

@@ -97,10 +97,10 @@ class ExactGrouper {
   ExactStats Finish(Executor* executor = nullptr);
 
   // After Finish(): the kept document of i's cluster (the earliest; i itself
-  // when i is in no cluster or is the kept one), and the size of i's
-  // cluster (1 = alone).
+  // when i is in no cluster or is the kept one). Held beside the stages
+  // that follow: 4 bytes a document (the sizes are counted in ExactStats
+  // and let go).
   uint32_t Root(uint32_t i) const { return map_.keeper[i]; }
-  uint32_t ClusterSize(uint32_t i) const { return map_.size[i]; }
 
  private:
   struct Key {  // 12 bytes, 4-byte aligned

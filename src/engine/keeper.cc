@@ -188,34 +188,71 @@ void ChooseKeepers(const std::vector<uint32_t>& group, const std::vector<KeeperF
                    const KeeperOptions& options, std::vector<uint32_t>* keeper,
                    std::vector<uint8_t>* reason, const std::vector<uint32_t>* in_links) {
   const uint32_t n = static_cast<uint32_t>(group.size());
-  // best[g] and runner-up second[g] per group id, in one pass.
-  std::vector<uint32_t> best(n, kNoGroup), second(n, kNoGroup);
+  Status st = ChooseKeepers(
+      group,
+      [&](const KeeperFeatureVisitor& fn) {
+        if (n > 0) fn(0, n, features.data());
+        return Status::OK();
+      },
+      options, keeper, reason, in_links);
+  (void)st;  // the one block never fails
+}
+
+Status ChooseKeepers(const std::vector<uint32_t>& group, const KeeperFeatureBlocks& features,
+                     const KeeperOptions& options, std::vector<uint32_t>* keeper, std::vector<uint8_t>* reason,
+                     const std::vector<uint32_t>* in_links) {
+  const uint32_t n = static_cast<uint32_t>(group.size());
+  // A slot per group (numbered as groups first appear), with its best and
+  // runner-up pages and their features, filled in one pass.
+  struct Slot {
+    uint32_t best = kNoGroup, second = kNoGroup;
+    KeeperFeatures best_features, second_features;
+  };
+  std::vector<uint32_t> slot_of(n, kNoGroup);  // by group id
+  uint32_t groups = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t g = group[i];
+    if (g != kNoGroup && slot_of[g] == kNoGroup) slot_of[g] = groups++;
+  }
+  std::vector<Slot> slots(groups);
   uint8_t unused;
-  for (uint32_t i = 0; i < n; ++i) {
-    const uint32_t g = group[i];
-    if (g == kNoGroup) continue;
-    if (best[g] == kNoGroup) {
-      best[g] = i;
-    } else if (Compare(features[i], i, features[best[g]], best[g], options, in_links, &unused) < 0) {
-      second[g] = best[g];
-      best[g] = i;
-    } else if (second[g] == kNoGroup ||
-               Compare(features[i], i, features[second[g]], second[g], options, in_links, &unused) < 0) {
-      second[g] = i;
+  NEARDUP_RETURN_IF_ERROR(features([&](uint32_t from, uint32_t to, const KeeperFeatures* block) {
+    for (uint32_t i = from; i < to; ++i) {
+      const uint32_t g = group[i];
+      if (g == kNoGroup) continue;
+      Slot& s = slots[slot_of[g]];
+      const KeeperFeatures& f = block[i - from];
+      if (s.best == kNoGroup) {
+        s.best = i;
+        s.best_features = f;
+      } else if (Compare(f, i, s.best_features, s.best, options, in_links, &unused) < 0) {
+        s.second = s.best;
+        s.second_features = s.best_features;
+        s.best = i;
+        s.best_features = f;
+      } else if (s.second == kNoGroup || Compare(f, i, s.second_features, s.second, options, in_links, &unused) < 0) {
+        s.second = i;
+        s.second_features = f;
+      }
     }
+  }));
+  // The rule that set each group's best apart from its runner-up.
+  std::vector<uint8_t> slot_reason(slots.size(), kReasonSingle);
+  for (size_t k = 0; k < slots.size(); ++k) {
+    const Slot& s = slots[k];
+    if (s.second == kNoGroup) continue;
+    uint8_t rule = kReasonInputOrder;
+    Compare(s.best_features, s.best, s.second_features, s.second, options, in_links, &rule);
+    slot_reason[k] = rule;
   }
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t g = group[i];
     if (g == kNoGroup) continue;
-    (*keeper)[i] = best[g];
-    if (second[g] == kNoGroup) {
-      (*reason)[i] = kReasonSingle;
-    } else {
-      uint8_t rule = kReasonInputOrder;
-      Compare(features[best[g]], best[g], features[second[g]], second[g], options, in_links, &rule);
-      (*reason)[i] = rule;
-    }
+    const uint32_t k = slot_of[g];
+    (*keeper)[i] = slots[k].best;
+    (*reason)[i] = slot_reason[k];
   }
+  return Status::OK();
 }
 
 std::vector<uint64_t> VerificationCandidates(uint64_t kept, uint64_t kept_root,

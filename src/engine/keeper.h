@@ -17,6 +17,7 @@
 #define NEARDUP_ENGINE_KEEPER_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,6 +78,21 @@ constexpr uint32_t kNoGroup = UINT32_MAX;
 void ChooseKeepers(const std::vector<uint32_t>& group, const std::vector<KeeperFeatures>& features,
                    const KeeperOptions& options, std::vector<uint32_t>* keeper,
                    std::vector<uint8_t>* reason, const std::vector<uint32_t>* in_links = nullptr);
+
+// The pages' features in input order, a block at a time: calls
+// fn(from, to, features of pages [from, to)) for consecutive blocks that
+// cover pages 0 to group.size() - 1; an error stops the choice.
+using KeeperFeatureVisitor = std::function<void(uint32_t from, uint32_t to, const KeeperFeatures* features)>;
+using KeeperFeatureBlocks = std::function<Status(const KeeperFeatureVisitor& fn)>;
+
+// As above, with the features read a block at a time (a run whose features
+// are spilled need not hold them: 24 bytes a page). What it holds beside
+// `group`, `keeper` and `reason` grows with the groups: a slot a group
+// holding its best and runner-up pages' features, and a slot number a
+// page. The same choices as the whole-vector form.
+Status ChooseKeepers(const std::vector<uint32_t>& group, const KeeperFeatureBlocks& features,
+                     const KeeperOptions& options, std::vector<uint32_t>* keeper, std::vector<uint8_t>* reason,
+                     const std::vector<uint32_t>* in_links = nullptr);
 
 // Compares two pages by the rules (in-links counts as a tie): < 0 when a
 // is the better keeper, > 0 when b is, 0 only when both the features and
