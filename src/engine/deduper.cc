@@ -349,8 +349,8 @@ Status DeduperImpl::SpillSignatures() {
   if (count_ != 0) return Status::FailedPrecondition("SpillSignatures: pages were added already");
   if (!method_->reads_mapped_words() || words_per_doc_ == 0 || signatures_spilled()) return Status::OK();
   NEARDUP_RETURN_IF_ERROR(OpenSpill(".signatures", &words_path_, &words_spill_));
-  // The keeper rules' features wait on disk too: they are read once, by
-  // the keeper stage, after the near-duplicate stage.
+  // The keeper rules' features wait on disk too: the keeper stage reads
+  // them after the near-duplicate stage, a block at a time.
   return OpenSpill(".features", &features_path_, &features_spill_);
 }
 

@@ -170,14 +170,15 @@ class DeduperImpl final : public Deduper {
   // mapping.
   std::string words_path_;
   std::unique_ptr<BufferedWriter> words_spill_;
-  // ... and the pages' KeeperFeatures, read back by the keeper stage.
+  // ... and the pages' KeeperFeatures, read back by the keeper stage a
+  // block at a time (ClusterLive; the groups' exchange reads them whole).
   std::string features_path_;
   std::unique_ptr<BufferedWriter> features_spill_;
   // Closes a spill's writer (when still open) and maps its file, which must
   // hold `bytes` (Corruption naming the `what` spill otherwise).
   Result<std::unique_ptr<MappedFile>> MapSpill(const std::string& path, std::unique_ptr<BufferedWriter>* writer,
                                                uint64_t bytes, const char* what);
-  // The spilled features of the n pages (all live).
+  // The spilled features of the n pages (all live), whole.
   Result<std::vector<KeeperFeatures>> SpilledFeatures(uint32_t n);
   std::shared_ptr<const MappedFile> mapped_words_;
   std::string spill_suffix_;

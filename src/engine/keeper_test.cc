@@ -96,6 +96,53 @@ TEST(KeeperTest, MatchesLexicographicMinimumOnRandomGroups) {
   }
 }
 
+// Features read a block at a time (a run whose features are spilled)
+// choose what the whole vector chooses, whatever the blocks' size, with
+// the same deciding rule; an error reading them is returned.
+TEST(KeeperTest, FeaturesInBlocksChooseAsTheWholeVector) {
+  std::mt19937 rng(11);
+  KeeperOptions o;
+  for (int round = 0; round < 40; ++round) {
+    const uint32_t n = 1 + rng() % 200;
+    std::vector<KeeperFeatures> f(n);
+    std::vector<uint32_t> group(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      f[i] = {static_cast<int64_t>(rng() % 3), static_cast<uint64_t>(rng() % 3),
+              static_cast<uint32_t>(10 + rng() % 3),
+              static_cast<uint16_t>(rng() % 2 ? 200 : 404), static_cast<uint8_t>(rng() % 2), 0};
+      // Group ids are members' numbers; some pages in no group.
+      group[i] = rng() % 5 == 0 ? kNoGroup : static_cast<uint32_t>(rng() % std::min<uint32_t>(n, 7));
+    }
+    std::vector<uint32_t> keeper(n, 12345), blocked_keeper(n, 12345);
+    std::vector<uint8_t> reason(n, 77), blocked_reason(n, 77);
+    ChooseKeepers(group, f, o, &keeper, &reason);
+    const uint32_t block = 1 + rng() % 16;
+    uint32_t calls = 0;
+    const Status st = ChooseKeepers(
+        group,
+        [&](const KeeperFeatureVisitor& fn) {
+          for (uint32_t from = 0; from < n; from += block) {
+            const uint32_t to = std::min(n, from + block);
+            const std::vector<KeeperFeatures> copy(f.begin() + from, f.begin() + to);  // not the whole vector
+            fn(from, to, copy.data());
+            ++calls;
+          }
+          return Status::OK();
+        },
+        o, &blocked_keeper, &blocked_reason);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    EXPECT_EQ(calls, (n + block - 1) / block);
+    EXPECT_EQ(blocked_keeper, keeper);
+    EXPECT_EQ(blocked_reason, reason);
+  }
+  std::vector<uint32_t> group = {0, 0}, keeper(2);
+  std::vector<uint8_t> reason(2);
+  const Status failed = ChooseKeepers(
+      group, [](const KeeperFeatureVisitor&) { return Status::IOError("cannot read the features"); }, o, &keeper,
+      &reason);
+  EXPECT_FALSE(failed.ok());
+}
+
 TEST(KeeperTest, ParseRejectsUnknownRules) {
   auto r = KeeperOptions::Parse("status,biggest");
   ASSERT_FALSE(r.ok());
