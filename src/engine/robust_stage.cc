@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <queue>
@@ -1865,13 +1866,16 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   // Pages sharing a key are paired: all pairs in a bucket of at most `cap`
   // pages; in a larger one, every page with the bucket's first page. The
   // tables are read, sorted and paired a round at a time, one table a
-  // thread (so the stage holds a round of tables, not all of them); each
-  // table's pairs, sorted and distinct, are filed as a run of their own.
-  // The runs are then merged, and the distinct pairs go to the rule a batch
-  // at a time: the stage never holds all candidate pairs (19 million pairs,
-  // 150 MB, at five million pages, twice that while a vector of them grew).
+  // thread (so the stage holds a round of tables, not all of them); their
+  // pairs, sorted and distinct, are merged in memory and filed as runs
+  // (below). The runs are then merged, and the distinct pairs go to the
+  // rule a batch at a time: the stage never holds all candidate pairs (19
+  // million pairs, 150 MB, at five million pages, twice that while a
+  // vector of them grew).
   const uint32_t all_tables = bands + whole_count;
-  TempTables<uint64_t> runs(all_tables, files, ".robust.pairs.");  // (a << 32) | b, a < b
+  constexpr size_t kBatchPairs = kPairsPerTask * 16;  // the rule's batch: 512 KB of pairs; 16 tasks
+  // (a << 32) | b, a < b; at most one run a table.
+  TempTables<uint64_t> runs(all_tables, files, ".robust.pairs.");
   NEARDUP_RETURN_IF_ERROR(runs.Open());
   // A round takes one table a thread, as many as the memory left to the
   // tables holds (the largest table's candidates at kRobustTableSlotBytes).
@@ -1889,7 +1893,10 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
                                      std::to_string(tables_memory_bytes >> 20) + " MiB");
   }
   const uint32_t threads = executor != nullptr ? static_cast<uint32_t>(executor->num_threads()) + 1 : 1;
-  const uint32_t round = static_cast<uint32_t>(std::clamp<uint64_t>(tables_memory_bytes / slot_bytes, 1, threads));
+  // One slot's bytes go to the merged pairs (below) when the budget holds
+  // two slots or more.
+  const uint64_t slots_fit = tables_memory_bytes / slot_bytes;
+  const uint32_t round = static_cast<uint32_t>(std::clamp<uint64_t>(slots_fit > 1 ? slots_fit - 1 : 1, 1, threads));
   result.tables_at_once = round;
   // A round's slot keeps its buffers from one table to the next (tables are
   // of about one size): freeing and growing them again for every table gave
@@ -1901,6 +1908,26 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   };
   std::vector<TableSlot> slots(round);
   std::vector<Status> round_status(round);
+  // Pages are below 2^page_bits: the sort key of a pair is 2 * page_bits.
+  const int page_bits = std::max(4, static_cast<int>(std::bit_width(n)));
+  const int pair_key_bits = 2 * page_bits;
+  // Near copies share most of their bands, so a pair comes out of many
+  // tables (on crawlgen's crawls each distinct pair 22 to 27 times). The
+  // distinct pairs of the tables so far are kept merged, and filed as one
+  // run when they outgrow half of what the budget leaves them (at most a
+  // slot: the merged pairs and the vector they are merged into). A million
+  // pages of crawlgen file 1 run of 859,053 pairs where each table filed a
+  // run of its own, 19 million pairs in 55 runs, to be merged again below.
+  std::vector<uint64_t> merged, merged_next;
+  const uint64_t merge_bytes = std::min(slot_bytes, tables_memory_bytes - std::min(tables_memory_bytes, round * slot_bytes));
+  const size_t merged_limit = std::max<uint64_t>(kBatchPairs, merge_bytes / 2 / sizeof(uint64_t));
+  uint32_t runs_filed = 0;
+  auto file_merged = [&]() -> Status {
+    if (merged.empty()) return Status::OK();
+    NEARDUP_RETURN_IF_ERROR(runs.AddMany(runs_filed++, merged.data(), merged.size()));
+    merged.clear();
+    return Status::OK();
+  };
   for (uint32_t first = 0; first < all_tables; first += round) {
     const uint32_t count = std::min(round, all_tables - first);
     RunTasks(executor, count, [&](size_t k) {
@@ -1921,15 +1948,25 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
         }
         s = e;
       }
-      std::sort(out.begin(), out.end());
+      // (a << 32) | b ordered as (a << page_bits) | b, whose bits are even
+      // enough for the radix sort (a table holds a pair once).
+      SortByEvenKey(&out, pair_key_bits, [&](uint64_t pair) { return (pair >> 32 << page_bits) | (pair & 0xffffffffu); });
       out.erase(std::unique(out.begin(), out.end()), out.end());
     });
     for (uint32_t k = 0; k < count; ++k) {
       NEARDUP_RETURN_IF_ERROR(round_status[k]);
-      NEARDUP_RETURN_IF_ERROR(runs.AddMany(first + k, slots[k].pairs.data(), slots[k].pairs.size()));
+      const std::vector<uint64_t>& pairs = slots[k].pairs;
+      merged_next.clear();
+      merged_next.reserve(merged.size() + pairs.size());
+      std::set_union(merged.begin(), merged.end(), pairs.begin(), pairs.end(), std::back_inserter(merged_next));
+      merged.swap(merged_next);
+      if (merged.size() > merged_limit) NEARDUP_RETURN_IF_ERROR(file_merged());
     }
   }
+  NEARDUP_RETURN_IF_ERROR(file_merged());
   slots = {};  // the rule's step below holds none of them
+  merged = {};
+  merged_next = {};
   NEARDUP_RETURN_IF_ERROR(runs.Close());
   result.tables_seconds = watch.Lap();
   // The rule over a batch of the distinct pairs, in tasks of consecutive
@@ -1938,7 +1975,6 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   // would. A pair the rule rejects is overwritten with kRejectedPair in
   // place (a pair is (a << 32) | b with a < b, never all ones).
   constexpr uint64_t kRejectedPair = ~uint64_t{0};
-  constexpr size_t kBatchPairs = kPairsPerTask * 16;  // 512 KB of pairs; 16 tasks
   const SiteTemplates& learned = *templates;
   std::vector<uint8_t> has_pair(candidate.size(), 0);
   std::vector<uint64_t> batch;
@@ -1982,7 +2018,7 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   std::vector<std::unique_ptr<TempTables<uint64_t>::Cursor>> cursors;
   using Head = std::pair<uint64_t, uint32_t>;  // (pair, run)
   std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heads;
-  for (uint32_t t = 0; t < all_tables; ++t) {
+  for (uint32_t t = 0; t < runs_filed; ++t) {
     cursors.push_back(std::make_unique<TempTables<uint64_t>::Cursor>(runs, t));
     uint64_t pair;
     if (cursors[t]->Next(&pair)) heads.emplace(pair, t);

@@ -515,7 +515,8 @@ struct RobustStageResult {
 // the rule runs over the candidate pairs on its threads too (the result is
 // the same). The band tables are sorted a round at a time, one table a
 // thread; a round holds about kRobustTableSlotBytes a candidate per table,
-// and takes as many tables as `tables_memory_bytes` holds (one at least).
+// and takes as many tables as `tables_memory_bytes` holds beside one more
+// table's bytes for the pairs merged across tables (one at least).
 // Errors: IOError when a table's temporary file cannot be written or read;
 // ResourceExhausted when one table does not fit in tables_memory_bytes.
 Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<const uint8_t> candidate,
