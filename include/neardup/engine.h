@@ -330,7 +330,11 @@ struct DedupProgress {
 using DedupProgressCallback = std::function<bool(const DedupProgress&)>;
 
 struct StageStats {
-  std::string name;      // "read", "tokenize", "exact", "write"
+  // "read", "tokenize", "exact", "near" (a near-duplicate method),
+  // "keepers" (the clusters' kept pages chosen), "verify" (members checked
+  // against them, where the method verifies), "clusters" (the result's
+  // columns), "write"; in that order.
+  std::string name;
   double seconds = 0;    // wall seconds (tokenize: summed over workers)
   uint64_t bytes = 0;    // bytes the stage consumed
 };

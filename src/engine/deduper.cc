@@ -940,6 +940,7 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
       s.stages.push_back({"near", SecondsSince(t_near), s.near_candidates * words_per_doc_ * 8});
     }
   }
+  const auto t_keep = Clock::now();
   ClusterMap components = ClusterMap::Build(&uf);
   uf.Reset(0);
 
@@ -1012,7 +1013,9 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   }
   const std::vector<uint32_t>* in_links_ptr = count_in_links_ ? &in_links : nullptr;
   NEARDUP_RETURN_IF_ERROR(ChooseKeepers(group, feature_blocks, keeper_options_, &keeper, &reason, in_links_ptr));
+  s.stages.push_back({"keepers", SecondsSince(t_keep), uint64_t{n} * sizeof(KeeperFeatures)});
   if (near_method && run_->verifies() && options_.verify) {
+    const auto t_verify = Clock::now();
     // Every member against the kept page; in a cluster where some fail, a
     // member that passes the cluster's center stays too
     // (VerificationCandidates). The members that fail both are a cluster
@@ -1101,6 +1104,7 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
       NEARDUP_RETURN_IF_ERROR(ChooseKeepers(group, feature_blocks, keeper_options_, &keeper, &reason, in_links_ptr));
       in_play.swap(next_play);
     }
+    s.stages.push_back({"verify", SecondsSince(t_verify), uint64_t{n} * words_per_doc_ * 8});
   }
 
   // The keeper rules are done with: their columns go before the
@@ -1113,6 +1117,7 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   std::vector<uint32_t>().swap(group);
 
   // ---- the clustering ----
+  const auto t_clusters = Clock::now();
   // The result's own columns hold what is counted per kept page first (by
   // the kept page's id): size_ its cluster's size, cluster_ its smallest
   // member's id, method_ 2 when a member joined it as a near duplicate.
@@ -1201,6 +1206,7 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
                c.d_->similarity_[run_ids_[i]] = run_->Similarity(i, keeper[i]);
              }
            });
+  s.stages.push_back({"clusters", SecondsSince(t_clusters), uint64_t{total} * 16});
   if (method_->batch_only()) last_clustering_ = std::make_unique<Clustering>(c);
   return c;
 }
