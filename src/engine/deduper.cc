@@ -1107,13 +1107,13 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     s.stages.push_back({"verify", SecondsSince(t_verify), uint64_t{n} * words_per_doc_ * 8});
   }
 
-  // The keeper rules are done with: their columns go before the
-  // clustering's are made (24 bytes a page when not spilled).
+  // The keeper rules are done with: their columns (24 bytes a page when
+  // not spilled) and the keeper groups (4 bytes a page) go before the
+  // clustering's columns are made.
   std::vector<KeeperFeatures>().swap(features);
   std::vector<KeeperFeatures>().swap(features_block);
   features_file.reset();
   std::vector<uint32_t>().swap(in_links);
-
   std::vector<uint32_t>().swap(group);
 
   // ---- the clustering ----
