@@ -17,7 +17,9 @@
 # Runs `neardup dedup --threads 1` on each crawl (per-core figures; with
 # --all-cores also with every core) and prints a Markdown row per run:
 # pages, seconds, pages/s, MB/s of uncompressed HTML, peak RSS, RSS per page;
-# then the growth of time and memory between scales. --baseline runs another
+# then the growth of time and memory between scales, and a table of where
+# each run's time went (summary.json's seconds per stage, and the robust
+# near stage's templates / tables / pairs). --baseline runs another
 # neardup binary (say, one built from an earlier commit) on the same crawls
 # right after each run, in the same sitting, and labels its rows. --reference
 # runs the fused reference pipeline of the speed-limit benchmarks
@@ -62,6 +64,7 @@ echo
 echo "| binary | crawl | pages | threads | seconds | pages/s | MB/s HTML | MB/s per core | peak RSS MB | RSS bytes/page |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 results=$(mktemp)
+stages=$(mktemp)  # per run of this binary: its summary's seconds per stage
 run() {  # crawl threads [binary]
   local crawl=$1 threads=$2 bin=${3:-./build/neardup} out=build/bench-out tfile label=this
   [ -n "${3:-}" ] && label=baseline
@@ -81,11 +84,11 @@ run() {  # crawl threads [binary]
     fi
   done
   rm -rf "$out.try"
-  python3 - "$out/summary.json" "$crawl" "$threads" "$kb" "$(nproc)" "$results" "$label" <<'PY'
+  python3 - "$out/summary.json" "$crawl" "$threads" "$kb" "$(nproc)" "$results" "$label" "$stages" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 crawl, threads, kb, ncores, results = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
-label = sys.argv[7]
+label, stages = sys.argv[7], sys.argv[8]
 docs, secs, payload = s["documents_read"], s["seconds"], s["payload_bytes"]
 cores = min(threads if threads > 0 else ncores, ncores)
 mbs = payload / 1e6 / secs
@@ -94,6 +97,11 @@ print(f"| {label} | {crawl.split('/')[-1]} | {docs:,} | {threads or ncores} | {s
 if label == "this":
     with open(results, "a") as f:
         f.write(f"{threads} {docs} {secs} {kb}\n")
+    with open(stages, "a") as f:
+        steps = s.get("near_duplicates", {}).get("seconds", {})
+        f.write(json.dumps({"crawl": crawl.split("/")[-1], "threads": threads or ncores, "seconds": secs,
+                            "stages": [(x["name"], x["seconds"]) for x in s["stages"]],
+                            "near_steps": steps if isinstance(steps, dict) else {}}) + "\n")
 PY
 }
 IFS=, read -ra scale_list <<<"$scales"
@@ -140,4 +148,29 @@ for t, d, s, kb in rows:
     if t == "0" and int(d) in one_time:
         print(f"{int(d):,} pages on every core: {one_time[int(d)] / float(s):.2f}x the speed of one thread")
 PY
-rm -f "$results"
+# Where each run's time went: summary.json's seconds per stage (read and
+# tokenize overlap: the reading thread and the workers; tokenize is summed
+# over the workers), the near stage's own steps where the method has them.
+echo
+python3 - "$stages" <<'PY'
+import json, sys
+runs = [json.loads(l) for l in open(sys.argv[1])]
+names = []
+for r in runs:
+    for name, _ in r["stages"]:
+        if name not in names:
+            names.append(name)
+steps = sorted({k for r in runs for k in r["near_steps"]}, key=["templates", "tables", "pairs"].index) \
+    if all(k in ("templates", "tables", "pairs") for r in runs for k in r["near_steps"]) else []
+head = ["crawl", "threads"] + names + (["near: " + " / ".join(steps)] if steps else []) + ["run"]
+print("| " + " | ".join(head) + " |")
+print("|" + "---|" * len(head))
+for r in runs:
+    got = dict(r["stages"])
+    cells = [r["crawl"], str(r["threads"])] + [f"{got[n]:.2f}" if n in got else "" for n in names]
+    if steps:
+        cells.append(" / ".join(f"{r['near_steps'].get(k, 0):.2f}" for k in steps))
+    cells.append(f"{r['seconds']:.2f}")
+    print("| " + " | ".join(cells) + " |")
+PY
+rm -f "$results" "$stages"
