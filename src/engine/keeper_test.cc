@@ -66,6 +66,12 @@ TEST(KeeperTest, RulesDecideInOrderAndNameTheDecidingRule) {
   EXPECT_EQ(ReasonName(reason[0], o), "single");
 }
 
+// Features drawn from few values, so that every rule decides some ties.
+KeeperFeatures RandomFeatures(std::mt19937& rng) {
+  return {static_cast<int64_t>(rng() % 3), static_cast<uint64_t>(rng() % 3), static_cast<uint32_t>(10 + rng() % 3),
+          static_cast<uint16_t>(rng() % 2 ? 200 : 404), static_cast<uint8_t>(rng() % 2), 0};
+}
+
 TEST(KeeperTest, MatchesLexicographicMinimumOnRandomGroups) {
   std::mt19937 rng(4);
   KeeperOptions o;
@@ -75,9 +81,7 @@ TEST(KeeperTest, MatchesLexicographicMinimumOnRandomGroups) {
     std::vector<uint32_t> group(n), keeper(n);
     std::vector<uint8_t> reason(n);
     for (uint32_t i = 0; i < n; ++i) {
-      f[i] = {static_cast<int64_t>(rng() % 3), static_cast<uint64_t>(rng() % 3),
-              static_cast<uint32_t>(10 + rng() % 3),
-              static_cast<uint16_t>(rng() % 2 ? 200 : 404), static_cast<uint8_t>(rng() % 2), 0};
+      f[i] = RandomFeatures(rng);
       group[i] = rng() % 4;
       if (group[i] >= n) group[i] = 0;
     }
@@ -107,9 +111,7 @@ TEST(KeeperTest, FeaturesInBlocksChooseAsTheWholeVector) {
     std::vector<KeeperFeatures> f(n);
     std::vector<uint32_t> group(n);
     for (uint32_t i = 0; i < n; ++i) {
-      f[i] = {static_cast<int64_t>(rng() % 3), static_cast<uint64_t>(rng() % 3),
-              static_cast<uint32_t>(10 + rng() % 3),
-              static_cast<uint16_t>(rng() % 2 ? 200 : 404), static_cast<uint8_t>(rng() % 2), 0};
+      f[i] = RandomFeatures(rng);
       // Group ids are members' numbers; some pages in no group.
       group[i] = rng() % 5 == 0 ? kNoGroup : static_cast<uint32_t>(rng() % std::min<uint32_t>(n, 7));
     }
