@@ -18,6 +18,7 @@
 #include "bench_util.h"
 #include "engine/robust_stage.h"
 #include "sketch/broder.h"
+#include "text/charset.h"
 #include "text/tokenizer.h"
 
 namespace {
@@ -135,6 +136,28 @@ void BM_TokenizeSynthetic(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * page.size()));
 }
 BENCHMARK(BM_TokenizeSynthetic)->Unit(benchmark::kMicrosecond);
+
+// The UTF-8 check a page declared or detected as UTF-8 goes through before
+// it is tokenized (charset.h): whether it is well-formed and whether any
+// byte is above ASCII. Arg 0: the real pages as they are; 1: each with a
+// stray byte 0xFF at its end, so that the check reads the whole page and
+// then fails.
+void BM_ScanUtf8(benchmark::State& state) {
+  std::vector<std::string> pages = Pages();
+  if (state.range(0) == 1) {
+    for (std::string& p : pages) p.push_back('\xFF');
+  }
+  size_t bytes = 0, valid = 0;
+  for (const auto& p : pages) bytes += p.size();
+  for (auto _ : state) {
+    valid = 0;
+    for (const auto& p : pages) valid += neardup::ScanUtf8(p).valid;
+    benchmark::DoNotOptimize(valid);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+  state.counters["valid_pages"] = static_cast<double>(valid);
+}
+BENCHMARK(BM_ScanUtf8)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 // The default method's signing after tokenization (robust_stage.h):
 // normalization of volatile terms alone, and the whole signature
