@@ -469,12 +469,14 @@ bool MatchAt(const std::vector<uint64_t>& hashes, size_t i, const std::vector<ui
   return std::equal(run.begin(), run.end(), hashes.begin() + static_cast<std::ptrdiff_t>(i));
 }
 
-// Numbers as data (NormalizeVolatileTerms): a table cell that holds
-// nothing but plain numbers (no date word, no letters: not a date, an id,
-// a version or a server name) holds a figure of a table (census figures,
+// Numbers as data (NormalizeVolatileTerms): a table cell that holds plain
+// numbers and at most one word beside them (its unit or label: "52 kcal",
+// "0.3 g", "1,234 votes"), and nothing else (no date or clock word, no
+// second word, no term of letters and digits: not a date, a time, an id, a
+// version or a server name), holds a figure of a table (census figures,
 // nutrients, election results), which is content, not a volatile field:
 // two tables that differ in their figures are different pages. A counter
-// that sits alone in a cell is then content too; a recrawl that changes it
+// in a cell ("Views 1234") is then content too; a recrawl that changes it
 // differs in a few shingles, which the difference digests still match.
 void KeepTableFigures(const TokenizedDocument& doc, const std::vector<uint8_t>& flags, std::vector<uint8_t>* cls) {
   if (doc.line_is_cell.size() != doc.line_ends.size()) return;
@@ -483,9 +485,18 @@ void KeepTableFigures(const TokenizedDocument& doc, const std::vector<uint8_t>& 
   for (size_t line = 0; line < doc.line_ends.size(); ++line) {
     const uint32_t end = doc.line_ends[line];
     if (doc.line_is_cell[line]) {
-      bool figures = true;
-      for (uint32_t t = begin; t < end && figures; ++t) figures = c[t] == 1 && (flags[t] & kPlainNumber) != 0;
-      if (figures) std::fill(c.begin() + begin, c.begin() + end, 0);
+      uint32_t numbers = 0, words = 0;
+      bool other = false;
+      for (uint32_t t = begin; t < end && !other; ++t) {
+        if (c[t] == 1 && (flags[t] & kPlainNumber) != 0) {
+          ++numbers;
+        } else if (c[t] == 0) {
+          ++words;
+        } else {
+          other = true;  // a date or clock word, an id, a version; the own URL; a slash
+        }
+      }
+      if (!other && numbers > 0 && words <= 1) std::fill(c.begin() + begin, c.begin() + end, 0);
     }
     begin = end;
   }

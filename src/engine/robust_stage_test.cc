@@ -112,13 +112,23 @@ TEST(RobustNormalizeTest, FiguresInTableCellsAreContent) {
   recrawl.replace(recrawl.find("999"), 3, "1,234");
   EXPECT_EQ(Normalized(table("52", "0.3"), "http://food.example/apple"),
             Normalized(recrawl, "http://food.example/apple"));
-  // A cell with a date, an id or words is not a figure.
+  // Figures with their unit or label beside them, one word in the cell.
+  EXPECT_NE(Normalized(table("52 kcal", "0.3 g"), "http://food.example/apple"),
+            Normalized(table("89 kcal", "1.1 g"), "http://food.example/banana"));
+  // A cell with a date, a time, an id or two words or more is not a figure.
   auto cell = [](const std::string& text) {
     return Normalized("<table><tr><td>Posted</td><td>" + text + "</td></tr></table>", "http://x.example/");
   };
   EXPECT_EQ(cell("21 Nov 2026"), cell("3 Dec 2025"));
+  EXPECT_EQ(cell("10:45 am"), cell("8:05 pm"));
   EXPECT_EQ(cell("web07"), cell("web12"));
+  EXPECT_EQ(cell("3 hours ago"), cell("5 hours ago"));
+  EXPECT_EQ(cell("12 votes and 3 abstentions"), cell("14 votes and 1 abstentions"));
   EXPECT_NE(cell("2026"), cell("2025"));
+  EXPECT_NE(cell("1,234 votes"), cell("987 votes"));
+  EXPECT_NE(cell("Total: 1,234"), cell("Total: 987"));
+  // Outside a cell, figures beside one word stay volatile.
+  EXPECT_EQ(Normalized("<p>1,234 votes</p>", "http://x.example/"), Normalized("<p>987 votes</p>", "http://x.example/"));
 }
 
 TEST(RobustNormalizeTest, NumbersSwitchedOffStayContent) {
@@ -1338,6 +1348,35 @@ TEST(RobustMainTextTest, AShortPageWithOneSentenceAndAYearChangedIsANearDuplicat
   const SignedPage a0 = Sign(page(body, "2019"), "http://docs.first.example/guide/intro", o);
   const SignedPage b0 = Sign(page(changed, "2024"), "http://mirror.second.example/guide/intro", o);
   EXPECT_FALSE(RobustDecide(SiteTemplates(), a0.View(), b0.View(), o).duplicate);
+}
+
+// Figures with their units in a table's cells are the page's content
+// (KeepTableFigures): two foods' nutrient pages of one template are apart,
+// while a recrawl of one, whose view counter in a cell and timestamp
+// changed, is still a near duplicate (by its few shingles of difference).
+TEST(RobustDecideTest, NutrientTablesWithUnitsAreApartAndARecrawlIsNot) {
+  std::mt19937_64 rng(62);
+  const SiteTemplateHtml t = MakeTemplate(rng, 8);
+  const char* kNutrients[] = {"Energy", "Fat", "Saturates", "Carbohydrate", "Sugars", "Fibre", "Protein",
+                              "Salt", "Calcium", "Iron", "Potassium", "Magnesium", "Vitamin C", "Vitamin B6"};
+  auto page = [&](uint64_t seed, const std::string& views, const std::string& stamp) {
+    std::mt19937_64 r(seed);
+    std::string html = t.head + "<p>Nutrition facts per 100 g, as sold. Updated " + stamp + ".</p><table>";
+    for (size_t k = 0; k < std::size(kNutrients); ++k) {  // each nutrient's unit the same on every page
+      html += std::string("<tr><th>") + kNutrients[k] + "</th><td>" + std::to_string(1 + r() % 400) + "." +
+              std::to_string(r() % 10) + (k % 3 == 0 ? " mg" : " g") + "</td></tr>";
+    }
+    return html + "<tr><th>Page views</th><td>Views " + views + "</td></tr></table>" + t.tail;
+  };
+  RobustMethodOptions o;
+  const SignedPage apple = Sign(page(1, "1234", "21 Nov 2026 13:45"), "http://food.example/apple", o);
+  const SignedPage banana = Sign(page(2, "1234", "21 Nov 2026 13:45"), "http://food.example/banana", o);
+  const SignedPage recrawl = Sign(page(1, "1240", "3 Dec 2026 08:10"), "http://food.example/apple", o);
+  const PairDecision foods = RobustDecide(SiteTemplates(), apple.View(), banana.View(), o);
+  EXPECT_FALSE(foods.duplicate) << foods.reason;
+  EXPECT_NE(apple.sig.identity, recrawl.sig.identity);  // the counter is content now
+  const PairDecision again = RobustDecide(SiteTemplates(), apple.View(), recrawl.View(), o);
+  EXPECT_TRUE(again.duplicate) << again.reason;
 }
 
 TEST(RobustMainTextTest, APageWithLittleMainTextTakesNoPartInTheMainTextRule) {
