@@ -4,8 +4,10 @@ and copies of them on other hosts, each copy carrying the changes a server
 makes to its own copy, with the truth of which page each copy is.
 
     bench/mirror_probe.py DOC_DIR OUT.jsonl TRUTH.tsv [--layout mirrors|single] [--seed 7]
+                          [--judged FILE|none]
     neardup dedup OUT.jsonl --out RUN
     neardup eval RUN --truth TRUTH.tsv
+    bench/mirror_probe.py DOC_DIR --pool CANDIDATES.tsv
 
 DOC_DIR is a folder of HTML documentation (on Debian, /usr/share/doc holds a
 few hundred pages of the installed packages' manuals: libxslt's two API
@@ -24,21 +26,37 @@ the host:
                     on many servers, one page crawled from each), 0 to 60
                     copies of a page, each with its own changes.
 
-The truth groups an original with its copies, and originals with the same
-bytes (one file installed under two package names) together. Its blind
-spot: originals that are one text in two renderings or sections (libxslt's
-`html/` and `gtk-doc/` references, a page that contains another) are
-different groups here though a reader would call many of them near
-duplicates, so precision reads low where a method joins them. Read its
-recall, and the missed groups `neardup eval` lists.
+The truth groups an original with its copies, originals with the same
+bytes (one file installed under two package names) together, and
+originals judged to be one text (bench/labels/mirror-originals.tsv, grade
+2 or 3: libxslt's `html/` and `gtk-doc/` renderings of one module's API
+reference, libxslt's and libexslt's help pages; bench/labels/README.md
+says how they were pooled and judged); `--judged none` leaves the judged
+pairs apart, as the probe's truth was before. Pages of which one holds
+another (grade 1: a manual on one page and its chapters) stay apart.
+
+`--pool` writes the candidate pairs of originals the judged file was
+made from: word 5-grams shared as bench/real_pairs.py pools them, and the
+words the two share in runs of 8 or more (difflib) as a share of the
+shorter and of the longer page; pairs whose shared words are half of the
+longer page or more were judged.
 """
 import argparse
+import collections
+import csv
+import difflib
 import hashlib
+import html as html_lib
+import itertools
 import json
 import os
 import random
 import re
 import sys
+
+JUDGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "labels", "mirror-originals.tsv")
+_TAGS = re.compile(r"<(script|style|noscript|template)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.S | re.I)
+_WORD = re.compile(r"\w+", re.U)
 
 SENTENCES = [
     "Note: this behaviour changed in release 1.1.{v}.",
@@ -54,6 +72,54 @@ def originals(doc_dir):
             path = os.path.join(root, name)
             if name.endswith(".html") and os.path.isfile(path) and os.path.getsize(path) >= 3000:
                 yield os.path.relpath(path, doc_dir), path
+
+
+def page_words(path):
+    text = open(path, encoding="utf-8", errors="replace").read()
+    return [w.lower() for w in _WORD.findall(html_lib.unescape(_TAGS.sub(" ", text)))]
+
+
+def pool(doc_dir, out_tsv):
+    """The candidate pairs of originals (see --pool), one row a pair."""
+    docs = []
+    for rel, path in originals(doc_dir):
+        w = page_words(path)
+        docs.append((rel, w, {" ".join(w[i:i + 5]) for i in range(len(w) - 4)}))
+    df = collections.Counter()
+    for d in docs:
+        df.update(d[2])
+    postings = collections.defaultdict(list)
+    for i, d in enumerate(docs):
+        for g in d[2]:
+            if 1 < df[g] <= 25:
+                postings[g].append(i)
+    shared = set()
+    for ids in postings.values():
+        shared.update(itertools.combinations(ids, 2))
+    rows = []
+    for i, j in sorted(shared):
+        a, b = docs[i], docs[j]
+        short, long_ = sorted((len(a[1]), len(b[1])))
+        inter = len(a[2] & b[2])
+        if short < 0.5 * long_ or not ((inter >= 15 and inter >= 0.25 * min(len(a[2]), len(b[2]))) or inter >= 25):
+            continue  # a page under half the other's size cannot share half of it
+        sm = difflib.SequenceMatcher(None, a[1], b[1], autojunk=False)
+        matched = sum(m.size for m in sm.get_matching_blocks() if m.size >= 8)
+        rows.append((a[0], b[0], matched / short, matched / long_))
+    with open(out_tsv, "w") as f:
+        f.write("page_a\tpage_b\tshare_of_shorter\tshare_of_longer\tjudged\n")
+        for a, b, ss, sl in sorted(rows, key=lambda r: -r[2]):
+            f.write(f"{a}\t{b}\t{ss:.2f}\t{sl:.2f}\t{int(sl >= 0.5)}\n")
+    print(f"mirror_probe: {len(docs)} originals, {len(rows)} candidate pairs, "
+          f"{sum(r[3] >= 0.5 for r in rows)} to judge, in {out_tsv}", file=sys.stderr)
+
+
+def judged_unions(path):
+    """Pairs of originals (relative paths) judged one text (grade 2 or 3)."""
+    if path == "none" or not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [(r["page_a"], r["page_b"]) for r in csv.DictReader(f, delimiter="\t") if int(r["grade"]) >= 2]
 
 
 def add_sentence(html, sentence):
@@ -81,11 +147,43 @@ def server_changes(html, host, release, year, signature, banner, sentence):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("doc_dir")
-    ap.add_argument("out")
-    ap.add_argument("truth")
+    ap.add_argument("out", nargs="?")
+    ap.add_argument("truth", nargs="?")
     ap.add_argument("--layout", choices=["mirrors", "single"], default="mirrors")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--judged", default=JUDGED,
+                    help="pairs of originals judged one text, joined in the truth (default: %(default)s); none: apart")
+    ap.add_argument("--pool", metavar="CANDIDATES.tsv", help="write the candidate pairs of originals and stop")
     a = ap.parse_args()
+    if a.pool:
+        pool(a.doc_dir, a.pool)
+        return
+    if not a.out or not a.truth:
+        ap.error("OUT.jsonl and TRUTH.tsv are required (or --pool)")
+    # An original's group: the number of the first original of its set,
+    # the sets joined by equal bytes and by the judged pairs (union-find
+    # over "bytes:HASH" and "page:PATH" nodes).
+    parent = {}
+
+    def find(x):
+        while parent.get(x, x) != x:
+            x = parent[x]
+        return x
+
+    def union(x, y):
+        rx, ry = find(x), find(y)
+        if rx != ry:
+            parent[rx] = ry
+
+    listed = list(originals(a.doc_dir))
+    for rel, path in listed:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            union("page:" + rel, "bytes:" + hashlib.sha1(f.read().encode()).hexdigest())
+    for x, y in judged_unions(a.judged):
+        union("page:" + x, "page:" + y)
+    group_of_set = {}
+    for number, (rel, _) in enumerate(listed):
+        group_of_set.setdefault(find("page:" + rel), number)
     rng = random.Random(a.seed)
     mirrors = []
     for k in range(150):
@@ -93,7 +191,6 @@ def main():
                             share=rng.choice([0.02, 0.1, 0.3]), signature=rng.random() < 0.5,
                             banner=rng.random() < 0.3, release=rng.randrange(4),
                             year=rng.choice([None, 2019, 2021, 2023])))
-    group_of_bytes = {}
     pages = copies = 0
     with open(a.out, "w") as out, open(a.truth, "w") as truth:
         def write(url, html, group):
@@ -102,7 +199,7 @@ def main():
 
         for number, (rel, path) in enumerate(originals(a.doc_dir)):
             html = open(path, encoding="utf-8", errors="replace").read()
-            group = group_of_bytes.setdefault(hashlib.sha1(html.encode()).hexdigest(), number)
+            group = group_of_set[find("page:" + rel)]
             write("https://docs.example.org/" + rel, html, group)
             pages += 1
             if a.layout == "mirrors":

@@ -493,7 +493,7 @@ void KeepTableFigures(const TokenizedDocument& doc, const std::vector<uint8_t>& 
         } else if (c[t] == 0) {
           ++words;
         } else {
-          other = true;  // a date or clock word, an id, a version; the own URL; a slash
+          other = true;  // a date or clock word, a hex chunk of an id, a term of letters and digits
         }
       }
       if (!other && numbers > 0 && words <= 1) std::fill(c.begin() + begin, c.begin() + end, 0);
