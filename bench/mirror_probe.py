@@ -42,17 +42,18 @@ shorter and of the longer page; pairs whose shared words are half of the
 longer page or more were judged.
 """
 import argparse
-import collections
 import csv
 import difflib
 import hashlib
 import html as html_lib
-import itertools
 import json
 import os
 import random
 import re
 import sys
+
+# The pool of candidate pairs, as the real page pairs were pooled.
+from real_pairs import rare_gram_pairs
 
 JUDGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "labels", "mirror-originals.tsv")
 _TAGS = re.compile(r"<(script|style|noscript|template)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.S | re.I)
@@ -85,24 +86,15 @@ def pool(doc_dir, out_tsv):
     for rel, path in originals(doc_dir):
         w = page_words(path)
         docs.append((rel, w, {" ".join(w[i:i + 5]) for i in range(len(w) - 4)}))
-    df = collections.Counter()
-    for d in docs:
-        df.update(d[2])
-    postings = collections.defaultdict(list)
-    for i, d in enumerate(docs):
-        for g in d[2]:
-            if 1 < df[g] <= 25:
-                postings[g].append(i)
-    shared = set()
-    for ids in postings.values():
-        shared.update(itertools.combinations(ids, 2))
     rows = []
-    for i, j in sorted(shared):
+    for i, j in rare_gram_pairs([d[2] for d in docs]):
         a, b = docs[i], docs[j]
         short, long_ = sorted((len(a[1]), len(b[1])))
-        inter = len(a[2] & b[2])
-        if short < 0.5 * long_ or not ((inter >= 15 and inter >= 0.25 * min(len(a[2]), len(b[2]))) or inter >= 25):
+        if short < 0.5 * long_:
             continue  # a page under half the other's size cannot share half of it
+        inter = len(a[2] & b[2])
+        if not ((inter >= 15 and inter >= 0.25 * min(len(a[2]), len(b[2]))) or inter >= 25):
+            continue
         sm = difflib.SequenceMatcher(None, a[1], b[1], autojunk=False)
         matched = sum(m.size for m in sm.get_matching_blocks() if m.size >= 8)
         rows.append((a[0], b[0], matched / short, matched / long_))
@@ -116,8 +108,10 @@ def pool(doc_dir, out_tsv):
 
 def judged_unions(path):
     """Pairs of originals (relative paths) judged one text (grade 2 or 3)."""
-    if path == "none" or not os.path.exists(path):
+    if path == "none" or (path == JUDGED and not os.path.exists(path)):
         return []
+    if not os.path.exists(path):
+        sys.exit(f"mirror_probe: no judged pairs at {path}")
     with open(path) as f:
         return [(r["page_a"], r["page_b"]) for r in csv.DictReader(f, delimiter="\t") if int(r["grade"]) >= 2]
 

@@ -103,25 +103,32 @@ def title(path):
     return " ".join(html.unescape(m.group(1)).split())[:120] if m else ""
 
 
+def rare_gram_pairs(gram_sets, max_holders=25):
+    """The pairs (i, j), i < j, of gram_sets that share a gram which 2 to
+    max_holders of the sets hold: the candidates of a pool, found without
+    comparing all pairs."""
+    df = collections.Counter()
+    for grams in gram_sets:
+        df.update(grams)
+    postings = collections.defaultdict(list)
+    for i, grams in enumerate(gram_sets):
+        for g in grams:
+            if 1 < df[g] <= max_holders:
+                postings[g].append(i)
+    pairs = set()
+    for ids in postings.values():
+        pairs.update(itertools.combinations(ids, 2))
+    return sorted(pairs)
+
+
 def pool(html_dir, out_tsv, show=None):
     docs = []
     for key, url, path in pages(html_dir):
         w = words(path)
         if len(w) >= 50:
             docs.append((key, url, path, w, {" ".join(w[i:i + 5]) for i in range(len(w) - 4)}))
-    df = collections.Counter()
-    for d in docs:
-        df.update(d[4])
-    postings = collections.defaultdict(list)
-    for i, d in enumerate(docs):
-        for s in d[4]:
-            if 1 < df[s] <= 25:
-                postings[s].append(i)
-    shared = collections.Counter()
-    for ids in postings.values():
-        shared.update(itertools.combinations(ids, 2))
     rows = []
-    for i, j in shared:
+    for i, j in rare_gram_pairs([d[4] for d in docs]):
         a, b = docs[i], docs[j]
         inter = len(a[4] & b[4])
         if not ((inter >= 15 and inter >= 0.25 * min(len(a[4]), len(b[4]))) or inter >= 25):
