@@ -45,7 +45,6 @@ import argparse
 import csv
 import difflib
 import hashlib
-import html as html_lib
 import json
 import os
 import random
@@ -53,11 +52,9 @@ import re
 import sys
 
 # The pool of candidate pairs, as the real page pairs were pooled.
-from real_pairs import rare_gram_pairs
+from real_pairs import rare_gram_pairs, text_words
 
 JUDGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "labels", "mirror-originals.tsv")
-_TAGS = re.compile(r"<(script|style|noscript|template)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.S | re.I)
-_WORD = re.compile(r"\w+", re.U)
 
 SENTENCES = [
     "Note: this behaviour changed in release 1.1.{v}.",
@@ -75,16 +72,12 @@ def originals(doc_dir):
                 yield os.path.relpath(path, doc_dir), path
 
 
-def page_words(path):
-    text = open(path, encoding="utf-8", errors="replace").read()
-    return [w.lower() for w in _WORD.findall(html_lib.unescape(_TAGS.sub(" ", text)))]
-
-
 def pool(doc_dir, out_tsv):
     """The candidate pairs of originals (see --pool), one row a pair."""
     docs = []
     for rel, path in originals(doc_dir):
-        w = page_words(path)
+        with open(path, encoding="utf-8", errors="replace") as f:
+            w = text_words(f.read())
         docs.append((rel, w, {" ".join(w[i:i + 5]) for i in range(len(w) - 4)}))
     rows = []
     for i, j in rare_gram_pairs([d[2] for d in docs]):

@@ -88,13 +88,18 @@ def pages(html_dir):
     return out
 
 
+def text_words(text):
+    """An HTML page's lower-cased words, tags, scripts, styles and comments removed."""
+    return [w.lower() for w in _WORD.findall(html.unescape(_TAGS.sub(" ", text)))]
+
+
 def words(path):
     data = gzip.open(path).read()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         text = data.decode("latin-1")
-    return [w.lower() for w in _WORD.findall(html.unescape(_TAGS.sub(" ", text)))]
+    return text_words(text)
 
 
 def title(path):
