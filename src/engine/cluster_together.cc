@@ -24,7 +24,8 @@
 //      meet at the owner of the cluster label, which runs ChooseKeepers
 //      over them in input order, exactly as the single process does;
 //   6. verification (Zhu et al. §5.2): each member fetches its kept page's
-//      record from that page's holder and applies the method's one pair
+//      record from that page's holder (kVerifyMembersPerRound members a
+//      round, each distinct kept page once) and applies the method's one pair
 //      rule (DividedRun::Decide); a member that fails leaves with its exact
 //      copies (its DividedRun::SplitRoot's set), whose keeper is chosen
 //      again at the owner of that root.
@@ -49,6 +50,43 @@ namespace neardup {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Members whose kept pages' records a process asks for at a time in the
+// verification (each distinct kept page once a round): what it holds of
+// other pages' records is a round's, at most this many records (about
+// 4.5 MB of robust's), not one a member of its clusters.
+constexpr uint64_t kVerifyMembersPerRound = uint64_t{1} << 12;
+
+// The records (DividedRun::Record, `width` words) of whole-run pages
+// `ids`, asked of their holders, each distinct page once. Collective:
+// every process builds one, with ids of its own or none.
+class PageRecords {
+ public:
+  PageRecords(Exchanger* x, const DividedRun& run, size_t width, std::vector<uint64_t> ids)
+      : ids_(std::move(ids)), width_(width) {
+    std::sort(ids_.begin(), ids_.end());
+    ids_.erase(std::unique(ids_.begin(), ids_.end()), ids_.end());
+    const uint64_t base = x->base();
+    auto asked = x->Ask(ids_, width, false, [&](uint64_t id, uint64_t* o) { run.Record(id - base, o); });
+    if (asked.ok()) {
+      records_ = std::move(asked).value();
+    } else {
+      status_ = asked.status();
+    }
+  }
+  const Status& status() const { return status_; }
+  // REQUIRES: status().ok() and id one of the ids asked.
+  const uint64_t* Of(uint64_t id) const {
+    const size_t at = static_cast<size_t>(std::lower_bound(ids_.begin(), ids_.end(), id) - ids_.begin());
+    return records_.data() + at * width_;
+  }
+
+ private:
+  std::vector<uint64_t> ids_;
+  size_t width_;
+  std::vector<uint64_t> records_;
+  Status status_;
+};
 
 // A page offered to ChooseKeepers at its group's owner.
 struct KeeperCandidate {
@@ -126,9 +164,10 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
   DedupSummary& s = summary_;
   // Every process must agree on failures before the next collective step.
   // The signature words in memory, or in their spill file (SpillSignatures),
-  // read from it without making it resident; the keeper features likewise.
+  // read from it without making it resident; the keeper features likewise,
+  // a block at a time when the keepers are chosen (ReadFeatureBlocks).
   PageWords words(&col.words, w);
-  std::vector<KeeperFeatures> spilled_features;
+  std::unique_ptr<MappedFile> features_file;  // the spilled keeper features, read a block at a time
   Status spill_status;
   if (signatures_spilled()) {
     if (words_spill_) {
@@ -142,9 +181,9 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
     if (spill_status.ok()) words = PageWords(mapped_words_, n, w);
     if (spill_status.ok() && !features_path_.empty()) {
       auto features = n > UINT32_MAX ? Status::ResourceExhausted("a process of a divided run holds at most 2^32 - 1 pages")
-                                     : SpilledFeatures(static_cast<uint32_t>(n));
+                                     : MapSpill(features_path_, &features_spill_, n * sizeof(KeeperFeatures), "features");
       if (features.ok()) {
-        spilled_features = std::move(features).value();
+        features_file = std::move(features).value();
       } else {
         spill_status = features.status();
       }
@@ -154,7 +193,6 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
   if (spills_failed > 0) {
     return spill_status.ok() ? Status::IOError("another process could not read its spilled signatures") : spill_status;
   }
-  auto features_of = [&](uint64_t i) { return spilled_features.empty() ? col.features[i] : spilled_features[i]; };
   bool bad_pair = false;
   for (const auto& [a, b] : near_pairs) bad_pair |= a >= x.total() || b >= x.total();
   NEARDUP_ASSIGN_OR_RETURN(uint64_t bad, x.Sum(bad_pair ? 1 : 0));
@@ -332,15 +370,28 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
   }
   auto choose = [&](const std::vector<uint64_t>& label, const std::vector<uint8_t>& take) -> Status {
     std::vector<KeeperCandidate> candidates;
-    for (uint64_t i = 0; i < n; ++i) {
-      if (!take[i]) continue;
+    auto add = [&](uint64_t i, const KeeperFeatures& features) {
+      if (!take[i]) return;
       KeeperCandidate c{};
       c.group = label[i];
       c.id = base + i;
       c.root = root[i];
-      c.features = features_of(i);
+      c.features = features;
       c.in_links = in_links[i];
       candidates.push_back(c);
+    };
+    Status read;
+    if (features_file) {
+      read = ReadFeatureBlocks(*features_file, static_cast<uint32_t>(n),
+                               [&](uint32_t from, uint32_t to, const KeeperFeatures* features) {
+                                 for (uint32_t i = from; i < to; ++i) add(i, features[i - from]);
+                               });
+    } else {
+      for (uint64_t i = 0; i < n; ++i) add(i, col.features[i]);
+    }
+    NEARDUP_ASSIGN_OR_RETURN(uint64_t reads_failed, x.Sum(read.ok() ? 0 : 1));
+    if (reads_failed > 0) {
+      return read.ok() ? Status::IOError("another process could not read its spilled keeper features") : read;
     }
     NEARDUP_ASSIGN_OR_RETURN(std::vector<KeeperChoice> choices,
                              ChooseKeepersTogether(&x, candidates, keeper_options_, count_in_links_));
@@ -385,25 +436,29 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
           who.push_back(i);
         }
       }
-      // The kept page's record (its signature, and what the run learned of it).
+      // The kept page's record (its signature, and what the run learned of
+      // it), kVerifyMembersPerRound members a round.
       const size_t rw = run->record_words();
-      NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> kept, x.Ask(asked, rw, false, [&](uint64_t id, uint64_t* o) {
-        run->Record(local(id), o);
-      }));
       std::vector<uint64_t> page(rw);
       std::vector<uint8_t> passes_kept(n, 1);
-      std::vector<size_t> asked_at(n, SIZE_MAX);  // i -> its kept page's record in `kept`
-      for (size_t j = 0; j < who.size(); ++j) {
-        const size_t i = who[j];
-        asked_at[i] = j;
-        run->Record(i, page.data());
-        const uint64_t* kept_page = kept.data() + j * rw;
-        if (options_.verify && !run->Decide(page.data(), kept_page).duplicate) {
-          passes_kept[i] = 0;
-          continue;
+      NEARDUP_ASSIGN_OR_RETURN(const uint64_t kept_rounds,
+                               x.Max((asked.size() + kVerifyMembersPerRound - 1) / kVerifyMembersPerRound));
+      for (uint64_t kept_round = 0; kept_round < kept_rounds; ++kept_round) {
+        const size_t from = std::min<uint64_t>(who.size(), kept_round * kVerifyMembersPerRound);
+        const size_t to = std::min<uint64_t>(who.size(), from + kVerifyMembersPerRound);
+        const PageRecords kept(&x, *run, rw, std::vector<uint64_t>(asked.begin() + from, asked.begin() + to));
+        NEARDUP_RETURN_IF_ERROR(kept.status());
+        for (size_t j = from; j < to; ++j) {
+          const size_t i = who[j];
+          run->Record(i, page.data());
+          const uint64_t* kept_page = kept.Of(asked[j]);
+          if (options_.verify && !run->Decide(page.data(), kept_page).duplicate) {
+            passes_kept[i] = 0;
+            continue;
+          }
+          repaired_members += round > 0;
+          similarity[i] = run->Similarity(page.data(), kept_page);
         }
-        repaired_members += round > 0;
-        similarity[i] = run->Similarity(page.data(), kept_page);
       }
       if (options_.verify) {
         // Clusters where some member failed against the kept page are
@@ -462,15 +517,8 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
         for (uint64_t c : candidates) {
           if (c != UINT64_MAX) wanted.push_back(c);
         }
-        std::sort(wanted.begin(), wanted.end());
-        wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
-        NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> records, x.Ask(wanted, rw, false, [&](uint64_t id, uint64_t* o) {
-          run->Record(local(id), o);
-        }));
-        auto record_of = [&](uint64_t id) {
-          const size_t at = static_cast<size_t>(std::lower_bound(wanted.begin(), wanted.end(), id) - wanted.begin());
-          return records.data() + at * rw;
-        };
+        const PageRecords centers(&x, *run, rw, std::move(wanted));
+        NEARDUP_RETURN_IF_ERROR(centers.status());
         // Each member's verdict on each candidate, as a bit mask.
         std::vector<uint64_t> verdicts(flagged.size(), 0);
         for (auto& o : out) o.clear();
@@ -482,7 +530,7 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
             if (c == UINT64_MAX) continue;
             // Members that passed the kept page stay whatever the center.
             bool pass = keeper_root[i] == root[i] || passes_kept[i];
-            if (t > 0 && !pass) pass = root[i] == c || run->Decide(page.data(), record_of(c)).duplicate;
+            if (t > 0 && !pass) pass = root[i] == c || run->Decide(page.data(), centers.Of(c)).duplicate;
             if (pass) verdicts[f] |= uint64_t{1} << t;
           }
           out[x.OwnerOfId(keeper[i])].push_back({keeper[i], verdicts[f]});
@@ -513,14 +561,14 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
                                  x.Ask(flagged_keepers, 1, false, [&](uint64_t id, uint64_t* o) {
                                    *o = center_index.at(id);
                                  }));
+        std::vector<size_t> through_center;  // failed the kept page, stay by the center
         for (size_t f = 0; f < flagged.size(); ++f) {
           const size_t i = flagged[f];
           const size_t t = chosen[f];
           if ((verdicts[f] >> t) & 1) {
-            if (!passes_kept[i]) {  // stays through the center (it was asked: it failed the kept page)
+            if (!passes_kept[i]) {
               repaired_members += round > 0;
-              run->Record(i, page.data());
-              similarity[i] = run->Similarity(page.data(), kept.data() + asked_at[i] * rw);
+              through_center.push_back(i);
             }
             continue;
           }
@@ -536,6 +584,15 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
           keeper[i] = base + i;
           keeper_root[i] = root[i];
           reason[i] = kReasonSingle;
+        }
+        // Their similarity to the kept page, whose record is asked again.
+        std::vector<uint64_t> kept_of;
+        for (size_t i : through_center) kept_of.push_back(keeper[i]);
+        const PageRecords kept(&x, *run, rw, std::move(kept_of));
+        NEARDUP_RETURN_IF_ERROR(kept.status());
+        for (size_t i : through_center) {
+          run->Record(i, page.data());
+          similarity[i] = run->Similarity(page.data(), kept.Of(keeper[i]));
         }
       }
       if (last_round) break;

@@ -369,17 +369,19 @@ Result<std::unique_ptr<MappedFile>> DeduperImpl::MapSpill(const std::string& pat
   return std::move(mapped).value();
 }
 
-Result<std::vector<KeeperFeatures>> DeduperImpl::SpilledFeatures(uint32_t n) {
-  const uint64_t bytes = uint64_t{n} * sizeof(KeeperFeatures);
-  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<MappedFile> mapped,
-                           MapSpill(features_path_, &features_spill_, bytes, "features"));
-  // Read, not copied from the mapping: its pages would be resident beside
-  // the copy.
-  std::vector<KeeperFeatures> features(n);
-  if (Status st = mapped->ReadAt(0, bytes, reinterpret_cast<char*>(features.data())); !st.ok()) {
-    return Status::IOError("cannot read " + features_path_ + ": " + st.message());
+Status DeduperImpl::ReadFeatureBlocks(const MappedFile& file, uint32_t n, const KeeperFeatureVisitor& fn) {
+  std::vector<KeeperFeatures> block;
+  for (uint32_t from = 0; from < n; from += kFeaturesPerRead) {
+    const uint32_t to = static_cast<uint32_t>(std::min<uint64_t>(n, uint64_t{from} + kFeaturesPerRead));
+    block.resize(to - from);
+    if (Status st = file.ReadAt(uint64_t{from} * sizeof(KeeperFeatures), block.size() * sizeof(KeeperFeatures),
+                                reinterpret_cast<char*>(block.data()));
+        !st.ok()) {
+      return Status::IOError("cannot read " + features_path_ + ": " + st.message());
+    }
+    fn(from, to, block.data());
   }
-  return features;
+  return Status::OK();
 }
 
 Status DeduperImpl::OpenSpill(const std::string& suffix, std::string* path, std::unique_ptr<BufferedWriter>* out) {
@@ -962,24 +964,9 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   } else {
     features = live_column(col.features, 1);
   }
-  std::vector<KeeperFeatures> features_block;
   const KeeperFeatureBlocks feature_blocks = [&](const KeeperFeatureVisitor& fn) -> Status {
-    if (!features_file) {
-      if (n > 0) fn(0, n, features.data());
-      return Status::OK();
-    }
-    // Read, not seen through the mapping: its pages would stay resident.
-    for (uint32_t from = 0; from < n; from += kFeaturesPerRead) {
-      const uint32_t to = static_cast<uint32_t>(std::min<uint64_t>(n, uint64_t{from} + kFeaturesPerRead));
-      features_block.resize(to - from);
-      if (Status st = features_file->ReadAt(uint64_t{from} * sizeof(KeeperFeatures),
-                                            features_block.size() * sizeof(KeeperFeatures),
-                                            reinterpret_cast<char*>(features_block.data()));
-          !st.ok()) {
-        return Status::IOError("cannot read " + features_path_ + ": " + st.message());
-      }
-      fn(from, to, features_block.data());
-    }
+    if (features_file) return ReadFeatureBlocks(*features_file, n, fn);
+    if (n > 0) fn(0, n, features.data());
     return Status::OK();
   };
   std::vector<uint32_t> group(n), keeper(n);
@@ -1111,7 +1098,6 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   // not spilled) and the keeper groups (4 bytes a page) go before the
   // clustering's columns are made.
   std::vector<KeeperFeatures>().swap(features);
-  std::vector<KeeperFeatures>().swap(features_block);
   features_file.reset();
   std::vector<uint32_t>().swap(in_links);
   std::vector<uint32_t>().swap(group);

@@ -171,15 +171,18 @@ class DeduperImpl final : public Deduper {
   std::string words_path_;
   std::unique_ptr<BufferedWriter> words_spill_;
   // ... and the pages' KeeperFeatures, read back by the keeper stage a
-  // block at a time (ClusterLive; the groups' exchange reads them whole).
+  // block at a time (ClusterLive, ClusterTogether: ReadFeatureBlocks).
   std::string features_path_;
   std::unique_ptr<BufferedWriter> features_spill_;
   // Closes a spill's writer (when still open) and maps its file, which must
   // hold `bytes` (Corruption naming the `what` spill otherwise).
   Result<std::unique_ptr<MappedFile>> MapSpill(const std::string& path, std::unique_ptr<BufferedWriter>* writer,
                                                uint64_t bytes, const char* what);
-  // The spilled features of the n pages (all live), whole.
-  Result<std::vector<KeeperFeatures>> SpilledFeatures(uint32_t n);
+  // The spilled features of pages [0, n) (all live, `file` their mapped
+  // spill), kFeaturesPerRead pages at a time: fn(from, to, their features)
+  // for consecutive blocks. Read, not seen through the mapping, whose pages
+  // would stay resident: a run holds one block, not 24 bytes a page.
+  Status ReadFeatureBlocks(const MappedFile& file, uint32_t n, const KeeperFeatureVisitor& fn);
   std::shared_ptr<const MappedFile> mapped_words_;
   std::string spill_suffix_;
   bool finished_ = false;       // Finish() ran, or a batch-only method clustered

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <unordered_map>
 
 #include "base/path.h"
@@ -469,8 +470,10 @@ constexpr uint64_t kPagesPerRound = uint64_t{1} << 11;
 constexpr uint64_t kPairsPerRound = uint64_t{1} << 12;
 // Band tables exchanged at a time (16 bytes a page a table, and as much
 // again while they travel): as the single process holds a few tables at a
-// time, not all 48.
-constexpr uint32_t kTablesPerRound = 8;
+// time, not all 48. Two keep a round's keys at 64 bytes a page held (a
+// million pages on two processes: 184 MB resident on the first during
+// this step at 8 tables a round, 155 MB at 2; the same pairs).
+constexpr uint32_t kTablesPerRound = 2;
 
 // Keys below 2^63 to slots 0, 1, 2, ... in the order they were first
 // inserted: open addressing, linear probing, a power-of-two table at most
@@ -871,6 +874,16 @@ class RobustDividedRun final : public DividedRun {
           s = e;
         }
       };
+      // This process's pairs, sorted, once each: a round's pairs are sent
+      // to their owners at its end (each once), which merge them in, so
+      // that a pair many bands find is held once, not once a band.
+      auto by_pair = [](const KeyAndId& a, const KeyAndId& b) { return a.key != b.key ? a.key < b.key : a.id < b.id; };
+      auto same_pair = [](const KeyAndId& a, const KeyAndId& b) { return a.key == b.key && a.id == b.id; };
+      auto sort_once = [&](std::vector<KeyAndId>* v) {
+        std::sort(v->begin(), v->end(), by_pair);
+        v->erase(std::unique(v->begin(), v->end(), same_pair), v->end());
+      };
+      std::vector<KeyAndId> mine, merged;
       // Tables [first, first + kTablesPerRound) a round: bands of values
       // not all boilerplate, then the whole-page bands.
       std::vector<uint32_t> v(m);
@@ -907,15 +920,19 @@ class RobustDividedRun final : public DividedRun {
         NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> banded, x->ExchangeFlat(std::move(band_out)));
         band_out.clear();
         pair_buckets(std::move(banded), c_.max_bucket_pages);
+        for (std::vector<KeyAndId>& to : pair_out) sort_once(&to);
+        NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> arrived, x->ExchangeFlat(std::move(pair_out)));
+        pair_out.assign(processes, {});
+        sort_once(&arrived);
+        merged.clear();
+        std::set_union(mine.begin(), mine.end(), arrived.begin(), arrived.end(), std::back_inserter(merged), by_pair);
+        mine.swap(merged);
       }
-      NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> mine, x->ExchangeFlat(std::move(pair_out)));
-      pair_out.clear();
-      std::sort(mine.begin(), mine.end(),
-                [](const KeyAndId& a, const KeyAndId& b) { return a.key != b.key ? a.key < b.key : a.id < b.id; });
-      for (size_t k = 0; k < mine.size(); ++k) {
-        if (k > 0 && mine[k].key == mine[k - 1].key && mine[k].id == mine[k - 1].id) continue;
-        candidate_pairs.push_back(mine[k].key);
-        candidate_pairs.push_back(mine[k].id);
+      std::vector<KeyAndId>().swap(merged);
+      candidate_pairs.reserve(2 * mine.size());
+      for (const KeyAndId& pair : mine) {
+        candidate_pairs.push_back(pair.key);
+        candidate_pairs.push_back(pair.id);
       }
     }
     const uint64_t listed = candidate_pairs.size() / 2;
