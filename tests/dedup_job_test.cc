@@ -477,6 +477,12 @@ void ExpectTogetherGivesOneJobsOutputs(const DedupOptions& options, std::vector<
         EXPECT_TRUE(process["stage_seconds"].contains(stage)) << stage;
       }
     }
+    if (own_pairs) {  // the divided run's steps (process 0's seconds)
+      const nlohmann::json all = nlohmann::json::parse(ReadFileOrEmpty(out + "/summary.json"));
+      for (const char* step : {"sites", "templates", "masks", "tables", "pairs"}) {
+        EXPECT_TRUE(all["near_duplicates"]["seconds"].contains(step)) << step << " parts " << parts;
+      }
+    }
     figures.erase("clustered_together");
     EXPECT_EQ(figures, Figures(single)) << "parts " << parts;
   }

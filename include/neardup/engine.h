@@ -426,7 +426,8 @@ struct DedupSummary {
   uint64_t near_candidate_pairs = 0;
   uint64_t near_candidate_pairs_already_joined = 0;
   // robust: wall seconds of the near stage's steps ("templates", "tables",
-  // "pairs"), within the stage "near".
+  // "pairs"), within the stage "near"; processes clustering together
+  // report theirs ("sites", "templates", "masks", "tables", "pairs").
   std::vector<StageStats> near_steps;
   // paragraphs: documents left out as too short, the m-pass passes, the
   // estimate of the final duplicates from the first 20% and 50% of the

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "base/path.h"
+#include "base/stopwatch.h"
 #include "engine/methods/methods.h"
 #include "engine/parallel.h"
 #include "engine/robust_stage.h"
@@ -538,8 +539,9 @@ Result<uint64_t> RoundsFor(Exchanger* x, uint64_t items, uint64_t per_round) {
 //   c. site groups: the connected components of those links over the
 //      sites' representatives (Exchanger::Components);
 //   d. templates: the candidates of each site group with a known template
-//      (template_min_pages candidates or more, counted at the group's
-//      owner) meet there with their min-hash values, and the owner finds
+//      (template_min_pages candidates or more, counted at the owner of the
+//      group's label as an id) meet with their min-hash values at the owner
+//      of the label as a key (spread by hash), which finds
 //      the values held by template_min_pages of them at one position; the
 //      values meet at their own owners, which answer every page's question
 //      "is my value at position j boilerplate" as a mask of m bits;
@@ -584,6 +586,8 @@ class RobustDividedRun final : public DividedRun {
     auto word = [&](uint64_t p, size_t t) { return c_.words.Word(p, t); };
     auto eligible = [&](uint64_t p) { return (*c_.eligible)[p] != 0; };
     using Outbox = std::vector<std::vector<KeyAndId>>;
+    Stopwatch watch;  // the steps' seconds (summary's near_steps)
+    double sites_seconds = 0, templates_seconds = 0, masks_seconds = 0, tables_seconds = 0;
 
     // ---- a. each site's representative: its smallest page id ----
     std::vector<uint64_t> site_rep(n);
@@ -684,6 +688,8 @@ class RobustDividedRun final : public DividedRun {
       site_label_ = std::move(of_rep);
     }
 
+    sites_seconds = watch.Lap();
+
     // ---- d. templates ----
     // Candidates per site group, at the group's owner.
     known_.assign(n, 0);
@@ -707,9 +713,12 @@ class RobustDividedRun final : public DividedRun {
       for (uint64_t p = 0; p < n; ++p) known_[p] = static_cast<uint8_t>(known[p]);
     }
     NEARDUP_ASSIGN_OR_RETURN(summary->near_candidates, x->Sum(candidates));
-    // The candidates of known sites meet with their values at the group's
-    // owner, which finds each group's boilerplate as one process does
-    // (SiteTemplates): (label, m values) per page. Digests go too: the rule
+    // The candidates of known sites meet with their values at the owner
+    // of the group's label taken as a key (spread by hash: the label is
+    // the group's smallest page id, and by id the first process would own
+    // most groups, as sites show up early in a crawl), which finds each
+    // group's boilerplate as one process does (SiteTemplates): (label, m
+    // values) per page. Digests go too: the rule
     // of one item where no template is seen reads the two pages' digests.
     // They travel sender by sender, kPagesPerRound pages a round, so that
     // each owner receives its pages in page-id order and holds a round at a
@@ -721,10 +730,10 @@ class RobustDividedRun final : public DividedRun {
     const size_t page_record = 1 + (m + 1) / 2 + digest_words;
     std::vector<uint64_t> owned_values;  // the boilerplate (position << 32 | value) this process owns
     {
-      std::vector<std::vector<uint64_t>> to_owner(processes);  // local pages, by their group's owner
+      std::vector<std::vector<uint64_t>> to_owner(processes);  // local pages, by the owner of their group's key
       uint64_t most = 0;
       for (uint64_t p = 0; p < n; ++p) {
-        if (candidate_[p] && known_[p]) to_owner[x->OwnerOfId(site_label_[p])].push_back(p);
+        if (candidate_[p] && known_[p]) to_owner[x->OwnerOfKey(site_label_[p])].push_back(p);
       }
       for (const auto& pages : to_owner) most = std::max<uint64_t>(most, pages.size());
       NEARDUP_ASSIGN_OR_RETURN(auto rounds_of, x->Exchange(std::vector<std::vector<uint64_t>>(
@@ -825,6 +834,7 @@ class RobustDividedRun final : public DividedRun {
     for (uint64_t v : owned_values) template_values.Insert(v);
     std::vector<uint64_t>().swap(owned_values);
     NEARDUP_ASSIGN_OR_RETURN(summary->template_values, x->Sum(template_values.keys().size()));
+    templates_seconds = watch.Lap();
     // Every page's template mask, asked a round of pages at a time.
     masks_.assign(n * mask_words_, 0);
     {
@@ -850,6 +860,8 @@ class RobustDividedRun final : public DividedRun {
         }
       }
     }
+
+    masks_seconds = watch.Lap();
 
     // ---- e. candidates: band keys and whole-page bands at their owners ----
     std::vector<uint64_t> candidate_pairs;  // (a, b) whole-run ids, this process owning a
@@ -935,6 +947,7 @@ class RobustDividedRun final : public DividedRun {
         candidate_pairs.push_back(pair.id);
       }
     }
+    tables_seconds = watch.Lap();
     const uint64_t listed = candidate_pairs.size() / 2;
     NEARDUP_ASSIGN_OR_RETURN(summary->near_candidate_pairs, x->Sum(listed));
     // The rule over each pair: the smaller page is here, the other's record
@@ -959,6 +972,11 @@ class RobustDividedRun final : public DividedRun {
         }
       }
     }
+    summary->near_steps = {{"sites", sites_seconds},
+                           {"templates", templates_seconds},
+                           {"masks", masks_seconds},
+                           {"tables", tables_seconds},
+                           {"pairs", watch.Lap()}};
     return Status::OK();
   }
 
