@@ -614,9 +614,9 @@ class RobustDividedRun final : public DividedRun {
     }
 
     // ---- b. pages equal after normalization ----
-    normalized_root_ = c_.exact_root;
     candidate_.assign(n, 0);
     for (uint64_t p = 0; p < n; ++p) candidate_[p] = c_.exact_root[p] == base + p && eligible(p);
+    normalized_root_ = std::move(c_.exact_root);  // not read again: 8 bytes a page held once
     std::vector<KeyAndId> site_links;  // between sites' representatives
     uint64_t members = 0;
     {
@@ -687,6 +687,7 @@ class RobustDividedRun final : public DividedRun {
                                x->Ask(site_rep, 1, false, [&](uint64_t id, uint64_t* o) { *o = label[id - base]; }));
       site_label_ = std::move(of_rep);
     }
+    std::vector<uint64_t>().swap(site_rep);  // steps a-c only
 
     sites_seconds = watch.Lap();
 
