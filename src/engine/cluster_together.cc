@@ -57,37 +57,6 @@ using Clock = std::chrono::steady_clock;
 // 4.5 MB of robust's), not one a member of its clusters.
 constexpr uint64_t kVerifyMembersPerRound = uint64_t{1} << 12;
 
-// The records (DividedRun::Record, `width` words) of whole-run pages
-// `ids`, asked of their holders, each distinct page once. Collective:
-// every process builds one, with ids of its own or none.
-class PageRecords {
- public:
-  PageRecords(Exchanger* x, const DividedRun& run, size_t width, std::vector<uint64_t> ids)
-      : ids_(std::move(ids)), width_(width) {
-    std::sort(ids_.begin(), ids_.end());
-    ids_.erase(std::unique(ids_.begin(), ids_.end()), ids_.end());
-    const uint64_t base = x->base();
-    auto asked = x->Ask(ids_, width, false, [&](uint64_t id, uint64_t* o) { run.Record(id - base, o); });
-    if (asked.ok()) {
-      records_ = std::move(asked).value();
-    } else {
-      status_ = asked.status();
-    }
-  }
-  const Status& status() const { return status_; }
-  // REQUIRES: status().ok() and id one of the ids asked.
-  const uint64_t* Of(uint64_t id) const {
-    const size_t at = static_cast<size_t>(std::lower_bound(ids_.begin(), ids_.end(), id) - ids_.begin());
-    return records_.data() + at * width_;
-  }
-
- private:
-  std::vector<uint64_t> ids_;
-  size_t width_;
-  std::vector<uint64_t> records_;
-  Status status_;
-};
-
 // A page offered to ChooseKeepers at its group's owner.
 struct KeeperCandidate {
   uint64_t group;  // a page id shared by the group's members

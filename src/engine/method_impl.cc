@@ -12,6 +12,19 @@
 
 namespace neardup {
 
+PageRecords::PageRecords(Exchanger* x, const DividedRun& run, size_t width, std::vector<uint64_t> ids)
+    : ids_(std::move(ids)), width_(width) {
+  std::sort(ids_.begin(), ids_.end());
+  ids_.erase(std::unique(ids_.begin(), ids_.end()), ids_.end());
+  const uint64_t base = x->base();
+  auto asked = x->Ask(ids_, width, false, [&](uint64_t id, uint64_t* o) { run.Record(id - base, o); });
+  if (asked.ok()) {
+    records_ = std::move(asked).value();
+  } else {
+    status_ = asked.status();
+  }
+}
+
 Signature MethodImpl::Sign(const Document& document) const {
   TokenizeOptions to;
   to.collect_links = false;

@@ -296,6 +296,26 @@ class DividedRun {
   virtual uint64_t SplitRoot(uint64_t p) const = 0;
 };
 
+// The records (DividedRun::Record, `width` words) of whole-run pages
+// `ids`, asked of their holders, each distinct page once. Collective:
+// every process builds one, with ids of its own or none.
+class PageRecords {
+ public:
+  PageRecords(Exchanger* x, const DividedRun& run, size_t width, std::vector<uint64_t> ids);
+  const Status& status() const { return status_; }
+  // REQUIRES: status().ok() and id one of the ids asked.
+  const uint64_t* Of(uint64_t id) const {
+    const size_t at = static_cast<size_t>(std::lower_bound(ids_.begin(), ids_.end(), id) - ids_.begin());
+    return records_.data() + at * width_;
+  }
+
+ private:
+  std::vector<uint64_t> ids_;
+  size_t width_;
+  std::vector<uint64_t> records_;
+  Status status_;
+};
+
 class MethodImpl : public Method {
  public:
   // What the tokenizer must keep for this method.

@@ -961,15 +961,12 @@ class RobustDividedRun final : public DividedRun {
         const uint64_t from = std::min(listed, round * kPairsPerRound), to = std::min(listed, from + kPairsPerRound);
         std::vector<uint64_t> others;
         for (uint64_t k = from; k < to; ++k) others.push_back(candidate_pairs[2 * k + 1]);
-        std::sort(others.begin(), others.end());
-        others.erase(std::unique(others.begin(), others.end()), others.end());
-        NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> records,
-                                 x->Ask(others, rw, false, [&](uint64_t id, uint64_t* o) { Record(id - base, o); }));
+        const PageRecords records(x, *this, rw, std::move(others));
+        NEARDUP_RETURN_IF_ERROR(records.status());
         for (uint64_t k = from; k < to; ++k) {
           const uint64_t a = candidate_pairs[2 * k], b = candidate_pairs[2 * k + 1];
           Record(a - base, a_record.data());
-          const size_t at = std::lower_bound(others.begin(), others.end(), b) - others.begin();
-          if (Decide(a_record.data(), records.data() + at * rw).duplicate) pairs->push_back({a, b});
+          if (Decide(a_record.data(), records.Of(b)).duplicate) pairs->push_back({a, b});
         }
       }
     }
