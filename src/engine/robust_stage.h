@@ -74,6 +74,7 @@
 #include "base/flat_set.h"
 #include "base/word_filter.h"
 #include "cluster/union_find.h"
+#include "engine/temp_tables.h"
 #include "neardup/engine.h"
 #include "neardup/env.h"
 #include "neardup/executor.h"
@@ -331,11 +332,7 @@ struct RobustPages {
 // files in `dir`, read back one table a thread at a time, so that the stage
 // holds one table (16 bytes a candidate page; 4 bytes a page of the site) a
 // thread at a time.
-struct RobustStageFiles {
-  Env* env = nullptr;
-  std::string dir;
-  std::string suffix;  // after each file's name: the processes of a divided run share a folder
-};
+using RobustStageFiles = TempTableFiles;
 
 // Step 3's result and step 5's rule.
 class SiteTemplates {

@@ -897,35 +897,56 @@ class RobustDividedRun final : public DividedRun {
         v->erase(std::unique(v->begin(), v->end(), same_pair), v->end());
       };
       std::vector<KeyAndId> mine, merged;
-      // Tables [first, first + kTablesPerRound) a round: bands of values
-      // not all boilerplate, then the whole-page bands.
+      // Page p's keys of tables [first, last), to fn(table, key): bands of
+      // values not all boilerplate, then the whole-page bands.
       std::vector<uint32_t> v(m);
+      auto page_keys = [&](uint64_t p, uint32_t first, uint32_t last, const auto& fn) {
+        Mins(p, v.data());
+        const uint64_t* mask = masks_.data() + p * mask_words_;
+        const uint32_t bands = RobustBandCount(o_, HasMainText(v.data(), o_));
+        for (uint32_t band = first; band < std::min(last, bands); ++band) {
+          const uint32_t at = RobustBandFirst(o_, band);
+          const uint32_t r = RobustBandRows(o_, band);
+          bool all_template = true;
+          for (uint32_t k = 0; k < r && all_template; ++k) {
+            const uint32_t j = at + k;
+            all_template = (mask[j / 64] >> (j % 64)) & 1;
+          }
+          if (all_template) continue;
+          fn(band, XXH3_64bits_withSeed(v.data() + at, r * sizeof(uint32_t), band + 1));
+        }
+        for (uint32_t t = std::max(first, max_bands); t < last; ++t) {
+          const uint32_t band = (t - max_bands) * kRobustWholeBandRows;
+          fn(t, XXH3_64bits_withSeed(v.data() + band, kRobustWholeBandRows * sizeof(uint32_t), 1000 + band));
+        }
+      };
+      // Every page's keys are filed in one pass, a table at a time
+      // (TempTables: a file a table in the folder for temporary files, as
+      // neardup-mpi's runs have; else in memory), and each round reads its
+      // tables back: a page's record is read from the spill once, not once
+      // a round (a round holds kTablesPerRound of about 50 tables). A file
+      // that cannot be written or read is an error every process returns,
+      // agreed on after the rounds (which every process takes part in to
+      // the end).
+      TempTables<KeyAndId> filed(all_tables, TempTableFiles{c_.env, c_.temp_dir, ".rank" + std::to_string(x->rank())},
+                                 ".robust.band-keys.");
+      Status filed_status = c_.env != nullptr ? filed.Open() : Status::OK();
+      for (uint64_t p = 0; p < n && filed_status.ok(); ++p) {
+        if (!candidate_[p]) continue;
+        page_keys(p, 0, all_tables, [&](uint32_t t, uint64_t key) {
+          if (filed_status.ok()) filed_status = filed.Add(t, KeyAndId{key, base + p});
+        });
+      }
+      if (filed_status.ok()) filed_status = filed.Close();
       for (uint32_t first = 0; first < all_tables; first += kTablesPerRound) {
         const uint32_t last = std::min(all_tables, first + kTablesPerRound);
         Outbox band_out(processes), whole_out(processes);
-        for (uint64_t p = 0; p < n; ++p) {
-          if (!candidate_[p]) continue;
-          Mins(p, v.data());
-          const uint64_t* mask = masks_.data() + p * mask_words_;
-          const uint32_t bands = RobustBandCount(o_, HasMainText(v.data(), o_));
-          for (uint32_t band = first; band < std::min(last, bands); ++band) {
-            const uint32_t at = RobustBandFirst(o_, band);
-            const uint32_t r = RobustBandRows(o_, band);
-            bool all_template = true;
-            for (uint32_t k = 0; k < r && all_template; ++k) {
-              const uint32_t j = at + k;
-              all_template = (mask[j / 64] >> (j % 64)) & 1;
-            }
-            if (all_template) continue;
-            const uint64_t key = XXH3_64bits_withSeed(v.data() + at, r * sizeof(uint32_t), band + 1);
-            band_out[x->OwnerOfKey(key)].push_back({key, base + p});
-          }
-          for (uint32_t t = std::max(first, max_bands); t < last; ++t) {
-            const uint32_t band = (t - max_bands) * kRobustWholeBandRows;
-            const uint64_t key =
-                XXH3_64bits_withSeed(v.data() + band, kRobustWholeBandRows * sizeof(uint32_t), 1000 + band);
-            whole_out[x->OwnerOfKey(key)].push_back({key, base + p});
-          }
+        for (uint32_t t = first; t < last && filed_status.ok(); ++t) {
+          Outbox& out = t < max_bands ? band_out : whole_out;
+          filed_status = filed.ForEachChunk(t, [&](const KeyAndId* keys, size_t count) {
+            for (size_t k = 0; k < count; ++k) out[x->OwnerOfKey(keys[k].key)].push_back(keys[k]);
+          });
+          filed.Drop(t);
         }
         NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> whole, x->ExchangeFlat(std::move(whole_out)));
         whole_out.clear();
@@ -942,6 +963,10 @@ class RobustDividedRun final : public DividedRun {
         mine.swap(merged);
       }
       std::vector<KeyAndId>().swap(merged);
+      NEARDUP_ASSIGN_OR_RETURN(uint64_t tables_failed, x->Sum(filed_status.ok() ? 0 : 1));
+      if (tables_failed > 0) {
+        return filed_status.ok() ? Status::IOError("another process could not keep its band keys") : filed_status;
+      }
       candidate_pairs.reserve(2 * mine.size());
       for (const KeyAndId& pair : mine) {
         candidate_pairs.push_back(pair.key);
