@@ -31,11 +31,11 @@ struct ClusterFlags {
     app->add_option("--method,-m", method,
                     "How each crawl is clustered: any method of `neardup dedup --method`")
         ->capture_default_str();
-    app->add_option("--threads,-t", threads, "Threads in all, the main thread included (0: one per core)");
+    app->add_option("--threads,-t", threads, "Threads in all, the main thread included (0: one per CPU this process may run on)");
     app->add_flag("--quiet,-q", quiet, "No warnings or summary on stderr");
   }
   std::unique_ptr<neardup::Executor> Executor() const {
-    const int n = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int n = threads > 0 ? threads : neardup::UsableCpus();
     return neardup::NewExecutorForThreads(n);
   }
 };

@@ -24,7 +24,7 @@ void DedupFlags::Register(CLI::App* dedup) {
       ->required();
   dedup->add_option("--out,-o", out_dir, "Output folder (created if missing)")->required();
   dedup->add_option("--threads,-t", threads,
-                    "Threads in all: the main thread reads and signs beside N-1 workers; 0 = all cores (default). "
+                    "Threads in all: the main thread reads and signs beside N-1 workers; 0 = every CPU this process may run on (its affinity mask: taskset, a cpuset, mpirun binding; default). "
                     "Output is identical for any value")
       ->check(CLI::Range(0, 1024));
   dedup->add_flag("--quiet,-q", quiet, "No progress, warnings or summary on stderr; errors only");
@@ -350,7 +350,7 @@ std::string NothingUsableLine(const neardup::DedupSummary& s, const StderrObserv
 
 int RunDedupCommand(const std::vector<std::string>& inputs, const std::string& out,
                     neardup::DedupOptions options, int threads, bool quiet, uint64_t warning_limit) {
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (threads <= 0) threads = neardup::UsableCpus();
   // The main thread reads and signs beside threads - 1 workers; one thread:
   // everything inline on it (per-core figures).
   std::unique_ptr<neardup::Executor> executor = neardup::NewExecutorForThreads(threads);

@@ -50,7 +50,7 @@ int RunOverlap(const OverlapArgs& a) {
     return kExitUsage;
   }
   int threads = a.threads;
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (threads <= 0) threads = neardup::UsableCpus();
   std::unique_ptr<neardup::Executor> executor;
   if (threads > 1) executor = neardup::NewThreadPoolExecutor(threads);
   // The run's files (clusters, spilled sorted runs) go to a folder beside
@@ -139,7 +139,7 @@ Command AddOverlapCommand(CLI::App* app) {
       ->capture_default_str();
   c.app->add_option("--summary", args->summary,
                     "Also write the run summary (JSON: overlap figures, replica histograms) here");
-  c.app->add_option("--threads,-t", args->threads, "Worker threads; 0 = all cores")->check(CLI::Range(0, 1024));
+  c.app->add_option("--threads,-t", args->threads, "Worker threads; 0 = every CPU this process may run on")->check(CLI::Range(0, 1024));
   c.app->add_flag("--quiet,-q", args->quiet, "Errors only");
   c.run = [args] { return RunOverlap(*args); };
   return c;

@@ -44,6 +44,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <span>
 #include <cstdio>
 #include <memory>
@@ -463,7 +464,21 @@ int RunMpiDedup(const DedupFlags& flags, const PartitionFlags& partition, neardu
   MPI_Bcast(shares.data(), 4 * ranks, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 
   int threads = flags.threads;
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (threads <= 0) threads = neardup::UsableCpus();
+  // mpirun binds each rank to a core (two ranks or fewer) or to a socket by
+  // default: threads past the CPUs a rank may run on only share them.
+  {
+    const int usable = neardup::UsableCpus();
+    int fewest = threads > usable ? usable : std::numeric_limits<int>::max();
+    MPI_Allreduce(MPI_IN_PLACE, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (root && fewest != std::numeric_limits<int>::max()) {
+      std::fprintf(stderr,
+                   "neardup-mpi: warning: %d threads a rank, but a rank may run on %d CPU%s (mpirun binds each rank "
+                   "to a core or a socket unless told otherwise): give mpirun --bind-to none, or --map-by "
+                   "slot:PE=%d\n",
+                   threads, fewest, fewest == 1 ? "" : "s", threads);
+    }
+  }
   std::unique_ptr<neardup::Executor> executor = neardup::NewExecutorForThreads(threads);
   options.memory_probe = ProcessMemory;
 

@@ -18,6 +18,7 @@
 
 #include "neardup/dedup_job.h"
 #include "neardup/engine.h"
+#include "neardup/executor.h"
 #include "neardup/source.h"
 #include "synth/synth.h"
 #include "test_util.h"
@@ -372,7 +373,10 @@ std::vector<Status> RunProcesses(int parts, const std::function<Status(int, Thre
 // verification splits members off and keepers are chosen again.
 // `inputs`: none for a mix of folders and crawl files that every process
 // holds a part of.
-void ExpectTogetherGivesOneJobsOutputs(const DedupOptions& options, std::vector<std::string> inputs = {}) {
+// `process_threads`: the threads each process runs on (an executor of its
+// own when more than 1).
+void ExpectTogetherGivesOneJobsOutputs(const DedupOptions& options, std::vector<std::string> inputs = {},
+                                       int process_threads = 1) {
   const std::string data = testing::RepoTestDataDir();
   const bool mix = inputs.empty();
   auto method = NewMethod(options);
@@ -395,7 +399,9 @@ void ExpectTogetherGivesOneJobsOutputs(const DedupOptions& options, std::vector<
   std::vector<std::pair<uint64_t, uint64_t>> pairs;
   uint64_t split_off = 0, repaired = 0;
   {
-    auto job = DedupJob::Create(inputs, single, options);
+    // On as many threads as each process (the summaries name them).
+    std::unique_ptr<Executor> executor = process_threads > 1 ? NewExecutorForThreads(process_threads) : nullptr;
+    auto job = DedupJob::Create(inputs, single, options, DedupJobOptions(), executor.get());
     ASSERT_TRUE(job.ok()) << job.status().ToString();
     ASSERT_TRUE((*job)->Read(InputShare()).ok());
     pairs = RepresentativePairs(**job, true);
@@ -443,7 +449,8 @@ void ExpectTogetherGivesOneJobsOutputs(const DedupOptions& options, std::vector<
       // a spill file of each process's own (as neardup-mpi runs them) with
       // 2 and 4 processes, from memory with 1 and 3.
       job_options.spill_signatures = own_pairs && parts % 2 == 0;
-      auto job = DedupJob::Create(inputs, out, options, job_options);
+      std::unique_ptr<Executor> executor = process_threads > 1 ? NewExecutorForThreads(process_threads) : nullptr;
+      auto job = DedupJob::Create(inputs, out, options, job_options, executor.get());
       // Every process fails alike there; none waits at the barrier.
       if (!job.ok()) return job.status();
       if (Status read = (*job)->Read(shares[p]); !read.ok()) return read;
@@ -515,6 +522,14 @@ TEST(DedupTogetherOptionsTest, RobustLearnsTogether) {
   options.broder.max_bucket_pages = DedupOptions().broder.max_bucket_pages;
   options.keeper = "status,in-links,shorter-url,earlier-fetch,url-hash,input-order";
   ExpectTogetherGivesOneJobsOutputs(options);
+}
+
+// Each process's own threads learn the templates of its site groups
+// (DividedCollection::executor): the same clusters as one job.
+TEST(DedupTogetherOptionsTest, RobustOnEveryProcessThreads) {
+  DedupOptions options;
+  options.method = "robust";
+  ExpectTogetherGivesOneJobsOutputs(options, {}, /*process_threads=*/3);
 }
 
 // In-links are counted where the link keys meet; without verification the

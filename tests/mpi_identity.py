@@ -17,7 +17,8 @@ each held only its own pages. A batch-only method, standard input ("-") and
 
     tests/mpi_identity.py --cli build/neardup --mpi build/neardup-mpi --data tests/data
 
-mpirun runs with --oversubscribe (ranks may outnumber cores) and, as root,
+mpirun runs with --oversubscribe (ranks may outnumber cores), --bind-to none
+(a rank's default thread count is then neardup dedup's) and, as root,
 --allow-run-as-root. Exit status 0 when every run matched, 1 otherwise.
 """
 import argparse
@@ -34,7 +35,9 @@ RUN_DEPENDENT = {"stages", "seconds", "peak_rss_bytes", "outputs", "mpi", "clust
 
 
 def mpirun_prefix(ranks):
-    cmd = ["mpirun", "--oversubscribe", "-np", str(ranks)]
+    # Unbound, a rank may run on every CPU, so its default --threads is
+    # neardup dedup's (mpirun binds a rank to a core by default).
+    cmd = ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", str(ranks)]
     if os.geteuid() == 0:
         cmd.insert(1, "--allow-run-as-root")
     return cmd

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "neardup/executor.h"
 #include "service/service.h"
 #include "service/wire.h"
 
@@ -87,7 +88,7 @@ class ServerImpl final : public Server {
     if (!o.token_file.empty()) {
       NEARDUP_ASSIGN_OR_RETURN(token_, ReadTokenFile(o.token_file));
     }
-    const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = o.threads > 0 ? o.threads : UsableCpus();
     executor_ = NewThreadPoolExecutor(threads);
     NEARDUP_ASSIGN_OR_RETURN(service_, DuplicateService::Open(o.store_dir, o.service, executor_.get()));
     Routes();

@@ -30,6 +30,12 @@ std::unique_ptr<Executor> NewThreadPoolExecutor(int num_threads);
 // threads - 1 workers, or nullptr for one thread (everything inline).
 std::unique_ptr<Executor> NewExecutorForThreads(int threads);
 
+// The CPUs this process may run on (>= 1): its affinity mask where the
+// system has one (taskset, a container's cpuset, mpirun binding each rank
+// to a core), else std::thread::hardware_concurrency(). The default
+// thread count of every command.
+int UsableCpus();
+
 }  // namespace neardup
 
 #endif  // NEARDUP_EXECUTOR_H_

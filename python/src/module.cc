@@ -136,7 +136,7 @@ neardup::DedupOptions OptionsFrom(const py::dict& kwargs, const char* caller) {
 
 int ThreadsFrom(int threads) {
   if (threads < 0) RaiseInvalidArgument("threads: 0 (every core) or more, not " + std::to_string(threads));
-  if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (threads == 0) threads = neardup::UsableCpus();
   return threads;
 }
 

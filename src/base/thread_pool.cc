@@ -1,3 +1,8 @@
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -64,6 +69,18 @@ std::unique_ptr<Executor> NewThreadPoolExecutor(int num_threads) {
 std::unique_ptr<Executor> NewExecutorForThreads(int threads) {
   if (threads <= 1) return nullptr;
   return NewThreadPoolExecutor(threads - 1);
+}
+
+int UsableCpus() {
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return n;
+  }
+#endif
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 }  // namespace neardup

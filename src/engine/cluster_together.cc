@@ -232,6 +232,7 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
   dc.eligible = &col.eligible;
   dc.exact_root = root;
   dc.max_bucket_pages = options_.broder.max_bucket_pages;
+  dc.executor = executor_;
   NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DividedRun> run, method_->NewDividedRun(std::move(dc)));
   std::vector<KeyAndId> edges;  // (a, b), a < b
   std::vector<KeyAndId> joins;  // joined without being counted as pairs

@@ -259,6 +259,11 @@ struct DividedCollection {
   const ChunkedVector<uint8_t>* eligible = nullptr;
   std::vector<uint64_t> exact_root;  // per page: its exact set's earliest page, a whole-run id
   uint32_t max_bucket_pages = 1000;  // DedupOptions::broder.max_bucket_pages
+  // The process's executor (null: none): a step's local work may run on
+  // its threads too (`neardup-mpi --threads`; robust learns its site
+  // groups' templates on them), with the same result as on one;
+  // collective calls stay on the calling thread.
+  Executor* executor = nullptr;
 };
 
 // A method's state over the pages one process of a divided run holds: the

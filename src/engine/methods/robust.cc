@@ -826,7 +826,7 @@ class RobustDividedRun final : public DividedRun {
       arrived.digest_word = 1 + (m + 1) / 2;
       RobustStageFiles files;  // a large site's columns, in files of this process's own
       if (c_.env != nullptr) files = RobustStageFiles{c_.env, c_.temp_dir, ".rank" + std::to_string(x->rank())};
-      const SiteTemplates here(arrived, std::vector<uint8_t>(pages_here, 1), o_, files);
+      const SiteTemplates here(arrived, std::vector<uint8_t>(pages_here, 1), o_, files, c_.executor);
       std::vector<std::vector<uint64_t>> found(processes);
       here.values().ForEach([&](uint64_t key) { found[x->OwnerOfKey(key)].push_back(key); });
       NEARDUP_ASSIGN_OR_RETURN(owned_values, x->ExchangeFlat(std::move(found)));
