@@ -11,6 +11,7 @@
 
 #include "base/path.h"
 #include "base/stopwatch.h"
+#include "base/word_filter.h"
 #include "engine/methods/methods.h"
 #include "engine/parallel.h"
 #include "engine/robust_stage.h"
@@ -463,11 +464,16 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
 };
 
 // Pages per round of the exchanges whose records grow with m per page
-// (template masks): a round's table of distinct values (2048 * 84 of them
-// at most) stays within the caches, which makes the step 3.5x faster than
-// rounds of 16384 pages (20,000 pages: 0.18 s against 0.63 s). Pairs per
-// round of the candidate comparison: a few tens of MiB of records.
+// (a site group's pages on their way to its owner). Pages per round of the
+// template masks: a round's table of distinct values (512 * 126 of them at
+// most, 1.5 MB with their slots) stays within a core's caches (a million
+// pages on one rank: 7.0 s at 2,048 pages a round, 5.6 s at 512; 250,000:
+// 1.63 / 1.45 / 1.20 / 1.02 s at 2,048 / 1,024 / 512 / 256). Rounds of
+// 256 were faster still on one machine, but every round is a collective
+// exchange, whose latency across machines counts twice as often. Pairs
+// per round of the candidate comparison: a few tens of MiB of records.
 constexpr uint64_t kPagesPerRound = uint64_t{1} << 11;
+constexpr uint64_t kMaskPagesPerRound = uint64_t{1} << 9;
 constexpr uint64_t kPairsPerRound = uint64_t{1} << 12;
 // Band tables exchanged at a time (16 bytes a page a table, and as much
 // again while they travel): as the single process holds a few tables at a
@@ -831,20 +837,27 @@ class RobustDividedRun final : public DividedRun {
       here.values().ForEach([&](uint64_t key) { found[x->OwnerOfKey(key)].push_back(key); });
       NEARDUP_ASSIGN_OR_RETURN(owned_values, x->ExchangeFlat(std::move(found)));
     }
+    // Most values a page asks about are not boilerplate: a filter of a
+    // byte a value (as SiteTemplates keeps) answers most of them without
+    // a look into the set, which is too large for the caches.
     KeySlots template_values(owned_values.size());
-    for (uint64_t v : owned_values) template_values.Insert(v);
+    WordFilter template_filter(owned_values.size());
+    for (uint64_t v : owned_values) {
+      template_values.Insert(v);
+      template_filter.Add(v);
+    }
     std::vector<uint64_t>().swap(owned_values);
     NEARDUP_ASSIGN_OR_RETURN(summary->template_values, x->Sum(template_values.keys().size()));
     templates_seconds = watch.Lap();
     // Every page's template mask, asked a round of pages at a time.
     masks_.assign(n * mask_words_, 0);
     {
-      NEARDUP_ASSIGN_OR_RETURN(uint64_t rounds, RoundsFor(x, n, kPagesPerRound));
+      NEARDUP_ASSIGN_OR_RETURN(uint64_t rounds, RoundsFor(x, n, kMaskPagesPerRound));
       std::vector<uint32_t> mins(m);
-      KeySlots distinct(std::min(n, kPagesPerRound) * m);  // each distinct value of a round is asked once
-      std::vector<uint32_t> slot(std::min(n, kPagesPerRound) * m);
+      KeySlots distinct(std::min(n, kMaskPagesPerRound) * m);  // each distinct value of a round is asked once
+      std::vector<uint32_t> slot(std::min(n, kMaskPagesPerRound) * m);
       for (uint64_t round = 0; round < rounds; ++round) {
-        const uint64_t from = std::min(n, round * kPagesPerRound), to = std::min(n, from + kPagesPerRound);
+        const uint64_t from = std::min(n, round * kMaskPagesPerRound), to = std::min(n, from + kMaskPagesPerRound);
         distinct.Clear();
         for (uint64_t p = from; p < to; ++p) {
           Mins(p, mins.data());
@@ -852,7 +865,7 @@ class RobustDividedRun final : public DividedRun {
         }
         NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> is_template,
                                  x->Ask(distinct.keys(), 1, true, [&](uint64_t key, uint64_t* o) {
-                                   *o = template_values.Contains(key);
+                                   *o = template_filter.MayContain(key) && template_values.Contains(key);
                                  }));
         for (uint64_t p = from; p < to; ++p) {
           for (uint32_t j = 0; j < m; ++j) {
@@ -928,13 +941,22 @@ class RobustDividedRun final : public DividedRun {
       // that cannot be written or read is an error every process returns,
       // agreed on after the rounds (which every process takes part in to
       // the end).
-      TempTables<KeyAndId> filed(all_tables, TempTableFiles{c_.env, c_.temp_dir, ".rank" + std::to_string(x->rank())},
+      // A filed key: the band key and the local page (below 2^32, as
+      // SiteTemplates counts a process's pages), 12 bytes.
+#pragma pack(push, 4)
+      struct FiledKey {
+        uint64_t key;
+        uint32_t page;
+      };
+#pragma pack(pop)
+      static_assert(sizeof(FiledKey) == 12);
+      TempTables<FiledKey> filed(all_tables, TempTableFiles{c_.env, c_.temp_dir, ".rank" + std::to_string(x->rank())},
                                  ".robust.band-keys.");
       Status filed_status = c_.env != nullptr ? filed.Open() : Status::OK();
       for (uint64_t p = 0; p < n && filed_status.ok(); ++p) {
         if (!candidate_[p]) continue;
         page_keys(p, 0, all_tables, [&](uint32_t t, uint64_t key) {
-          if (filed_status.ok()) filed_status = filed.Add(t, KeyAndId{key, base + p});
+          if (filed_status.ok()) filed_status = filed.Add(t, FiledKey{key, static_cast<uint32_t>(p)});
         });
       }
       if (filed_status.ok()) filed_status = filed.Close();
@@ -943,8 +965,8 @@ class RobustDividedRun final : public DividedRun {
         Outbox band_out(processes), whole_out(processes);
         for (uint32_t t = first; t < last && filed_status.ok(); ++t) {
           Outbox& out = t < max_bands ? band_out : whole_out;
-          filed_status = filed.ForEachChunk(t, [&](const KeyAndId* keys, size_t count) {
-            for (size_t k = 0; k < count; ++k) out[x->OwnerOfKey(keys[k].key)].push_back(keys[k]);
+          filed_status = filed.ForEachChunk(t, [&](const FiledKey* keys, size_t count) {
+            for (size_t k = 0; k < count; ++k) out[x->OwnerOfKey(keys[k].key)].push_back({keys[k].key, base + keys[k].page});
           });
           filed.Drop(t);
         }
