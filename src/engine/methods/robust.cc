@@ -910,14 +910,14 @@ class RobustDividedRun final : public DividedRun {
         v->erase(std::unique(v->begin(), v->end(), same_pair), v->end());
       };
       std::vector<KeyAndId> mine, merged;
-      // Page p's keys of tables [first, last), to fn(table, key): bands of
-      // values not all boilerplate, then the whole-page bands.
+      // Page p's keys, to fn(table, key): bands of values not all
+      // boilerplate, then the whole-page bands.
       std::vector<uint32_t> v(m);
-      auto page_keys = [&](uint64_t p, uint32_t first, uint32_t last, const auto& fn) {
+      auto page_keys = [&](uint64_t p, const auto& fn) {
         Mins(p, v.data());
         const uint64_t* mask = masks_.data() + p * mask_words_;
         const uint32_t bands = RobustBandCount(o_, HasMainText(v.data(), o_));
-        for (uint32_t band = first; band < std::min(last, bands); ++band) {
+        for (uint32_t band = 0; band < bands; ++band) {
           const uint32_t at = RobustBandFirst(o_, band);
           const uint32_t r = RobustBandRows(o_, band);
           bool all_template = true;
@@ -928,7 +928,7 @@ class RobustDividedRun final : public DividedRun {
           if (all_template) continue;
           fn(band, XXH3_64bits_withSeed(v.data() + at, r * sizeof(uint32_t), band + 1));
         }
-        for (uint32_t t = std::max(first, max_bands); t < last; ++t) {
+        for (uint32_t t = max_bands; t < all_tables; ++t) {
           const uint32_t band = (t - max_bands) * kRobustWholeBandRows;
           fn(t, XXH3_64bits_withSeed(v.data() + band, kRobustWholeBandRows * sizeof(uint32_t), 1000 + band));
         }
@@ -940,9 +940,8 @@ class RobustDividedRun final : public DividedRun {
       // a round (a round holds kTablesPerRound of about 50 tables). A file
       // that cannot be written or read is an error every process returns,
       // agreed on after the rounds (which every process takes part in to
-      // the end).
-      // A filed key: the band key and the local page (below 2^32, as
-      // SiteTemplates counts a process's pages), 12 bytes.
+      // the end). A filed key: the band key and the local page (below
+      // 2^32, as SiteTemplates counts a process's pages), 12 bytes.
 #pragma pack(push, 4)
       struct FiledKey {
         uint64_t key;
@@ -955,7 +954,7 @@ class RobustDividedRun final : public DividedRun {
       Status filed_status = c_.env != nullptr ? filed.Open() : Status::OK();
       for (uint64_t p = 0; p < n && filed_status.ok(); ++p) {
         if (!candidate_[p]) continue;
-        page_keys(p, 0, all_tables, [&](uint32_t t, uint64_t key) {
+        page_keys(p, [&](uint32_t t, uint64_t key) {
           if (filed_status.ok()) filed_status = filed.Add(t, FiledKey{key, static_cast<uint32_t>(p)});
         });
       }
