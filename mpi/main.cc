@@ -463,15 +463,14 @@ int RunMpiDedup(const DedupFlags& flags, const PartitionFlags& partition, neardu
   static_assert(sizeof(neardup::InputShare) == 4 * sizeof(uint64_t));
   MPI_Bcast(shares.data(), 4 * ranks, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 
-  int threads = flags.threads;
-  if (threads <= 0) threads = neardup::UsableCpus();
   // mpirun binds each rank to a core (two ranks or fewer) or to a socket by
   // default: threads past the CPUs a rank may run on only share them.
+  const int usable = neardup::UsableCpus();
+  const int threads = flags.threads > 0 ? flags.threads : usable;
   {
-    const int usable = neardup::UsableCpus();
     int fewest = threads > usable ? usable : std::numeric_limits<int>::max();
     MPI_Allreduce(MPI_IN_PLACE, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (root && fewest != std::numeric_limits<int>::max()) {
+    if (root && !quiet && fewest != std::numeric_limits<int>::max()) {
       std::fprintf(stderr,
                    "neardup-mpi: warning: %d threads a rank, but a rank may run on %d CPU%s (mpirun binds each rank "
                    "to a core or a socket unless told otherwise): give mpirun --bind-to none, or --map-by "

@@ -29,8 +29,8 @@ struct TempTableFiles {
 
 // Tables of fixed-size records (T, trivially copyable), filled in one pass
 // and handed back one table at a time: in memory, or in one temporary file
-// per table named `prefix`N in TempTableFiles::dir, removed when read back
-// or when the object goes. The robust stage's candidate tables and a large
+// per table named `prefix`N in TempTableFiles::dir, removed when taken
+// back (TakeAppend) or dropped (Drop), or when the object goes. The robust stage's candidate tables and a large
 // site's columns of min-hash values; a divided run's band keys.
 template <typename T>
 class TempTables {
