@@ -65,7 +65,11 @@ TEST(SampleCrawlTest, CopiesClusterWithTheirOriginals) {
       // One BBC Chinese article captured twice, by newspaper's and by
       // python-goose's test suites (the same title and main text in two
       // versions of the site's template).
-      {"https://news.example.cn/article", "https://bbc.co.uk/zhongwen/article"}};
+      {"https://news.example.cn/article", "https://bbc.co.uk/zhongwen/article"},
+      // One Lifehacker article captured twice by mozilla/readability's test
+      // suite, once with its comments loaded: the two pages of their site,
+      // one text (the same title and article, comments and counters apart).
+      {"https://lifehacker.com/post?comments=load", "https://lifehacker.com/post"}};
   for (const auto& [file, urls] : by_file) {
     if (urls.size() >= 2) groups.push_back(urls);
   }

@@ -39,7 +39,8 @@ constexpr size_t kCopySamples = 3;
 // already make it boilerplate) is boilerplate unless its two holders are
 // one item: a page and its own copy teach their site nothing (Henzinger's
 // near duplicates on one host). Two pages alone on a site cannot tell
-// their template from their item: what they share is the template.
+// their template from their item: what they share is the template, unless
+// the two are one text (TwoPagesOneText).
 constexpr uint32_t kCopyHolders = 3;
 // One item in two templates (main texts alike, the rest of the pages less)
 // is told only on a site of kMainCopySitePages pages or more: on a smaller
@@ -836,6 +837,31 @@ struct SiteWork {
   std::vector<uint64_t> learned;
 };
 
+// Two pages alone on a site that are near duplicates as pages with no
+// template known are (their whole pages agree at
+// min_similarity_without_template of the positions) and whose main texts
+// agree at min_main_similarity of theirs: one text twice (an article and
+// its revision, a page captured with and without its comments), and their
+// site learns no template from them. A template is learned from what
+// distinct items share, never from a near-duplicate pair: what the two
+// share would otherwise be boilerplate for every page holding it, and the
+// article's copies on other sites would be compared without it. Two items
+// of one template differ in their main texts (a site of two product pages
+// whose template outweighs the products, both without main text, is left
+// to the template rule).
+bool TwoPagesOneText(const RobustPages& pages, uint32_t a, uint32_t b, const RobustMethodOptions& options) {
+  if (options.main_minhashes == 0) return false;
+  std::vector<uint64_t> scratch_a(pages.record_words), scratch_b(pages.record_words);
+  const uint32_t* ma = pages.FetchMins(a, scratch_a.data());
+  const uint32_t* mb = pages.FetchMins(b, scratch_b.data());
+  if (!HasMainText(ma, options) || !HasMainText(mb, options)) return false;
+  uint32_t agreeing = 0, main_agreeing = 0;
+  for (uint32_t j = 0; j < options.num_minhashes; ++j) agreeing += ma[j] == mb[j];
+  for (uint32_t j = options.num_minhashes; j < options.positions(); ++j) main_agreeing += ma[j] == mb[j];
+  return agreeing >= options.min_similarity_without_template * options.num_minhashes &&
+         main_agreeing >= options.min_main_similarity * options.main_minhashes;
+}
+
 }  // namespace
 
 SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> candidate,
@@ -857,6 +883,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
   // found goes into values_ (directly: a large site) or into w->learned.
   auto learn_site = [&](size_t s, size_t e, SiteWork* w, Executor* site_threads, bool into_values) {
     const uint32_t pages_of_site = static_cast<uint32_t>(e - s);
+    if (pages_of_site == 2 && TwoPagesOneText(pages, by_site[s], by_site[s + 1], options)) return;
     WorkPool<SitePositionScratch>& scratch_pool = w->scratch_pool;
     FlatU64Set& common = w->common;  // the site's values held by TemplateHolders pages
     ResidentPages& resident = w->resident;

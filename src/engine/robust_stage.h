@@ -361,7 +361,11 @@ class SiteTemplates {
   // unless its first holder and each of the next, middle and last are one
   // item by those rules, their positions counted outside the common values
   // that more pages hold. Two pages alone on a site hold their template
-  // and nothing else in common. digests: n * kRobustDigestCells cells, or
+  // and nothing else in common, unless they are one text: whole pages
+  // alike at min_similarity_without_template and main texts (both have
+  // one) at min_main_similarity; such a site learns no boilerplate (a
+  // template is learned from distinct items, never from a near-duplicate
+  // pair). digests: n * kRobustDigestCells cells, or
   // empty (the rule where no template is seen then stays out).
   SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,
                 std::span<const uint8_t> candidate, const RobustMethodOptions& options,

@@ -1137,9 +1137,11 @@ TEST(RobustMainTextTest, OneStoryInTwoEditionsOfOneSiteIsNotItsTemplate) {
 // year changed): the values only the two hold are not learned as the
 // site's template, since the two are one item in one template, and the
 // pair is a near duplicate. Two different articles of the site that share
-// a sidebar no other page carries stay apart (their main texts differ), and
-// so do two pages alone on a site: nothing tells their template from their
-// item there.
+// a sidebar no other page carries stay apart (their main texts differ).
+// The two alone on their site are one text too (TwoPagesOneText): whole
+// pages alike as pages with no template known, main texts alike; two
+// different articles alone on a site of a heavy template, alike as whole
+// pages, are not (their main texts differ: what they share is the template).
 TEST(RobustTemplateTest, APageAndItsRevisionOnASmallSiteAreNotItsTemplate) {
   std::mt19937_64 rng(67);
   const SiteTemplateHtml t = MakeTemplate(rng, 30);
@@ -1174,9 +1176,20 @@ TEST(RobustTemplateTest, APageAndItsRevisionOnASmallSiteAreNotItsTemplate) {
     EXPECT_TRUE(revision.duplicate) << others << " other pages: " << revision.reason;
     EXPECT_FALSE(sidebar_pair.duplicate) << others << " other pages: " << sidebar_pair.reason;
   }
-  // Two pages alone: what they share is the site's template.
   const PairDecision alone = run(0, false).first;
-  EXPECT_FALSE(alone.duplicate) << alone.reason;
+  EXPECT_TRUE(alone.duplicate) << alone.reason;
+  const SiteTemplateHtml heavy = MakeTemplate(rng, 300);
+  std::vector<SignedPage> two;
+  for (int i = 0; i < 2; ++i) {
+    two.push_back(Sign(heavy.head + Paragraphs(Words(rng, 60)) + heavy.tail,
+                       "http://www.shop.example/item/" + std::to_string(i), o));
+  }
+  const SiteTemplates two_templates = TemplatesOf(two, o);
+  uint32_t whole_agreeing = 0;
+  for (uint32_t j = 0; j < o.num_minhashes; ++j) whole_agreeing += two[0].mins[j] == two[1].mins[j];
+  ASSERT_GE(whole_agreeing, o.min_similarity_without_template * o.num_minhashes);  // alike as whole pages
+  const PairDecision items = RobustDecide(two_templates, two[0].View(), two[1].View(), o);
+  EXPECT_FALSE(items.duplicate) << items.reason;
 }
 
 // A page with several versions on its small site (print, mobile, a
