@@ -73,7 +73,10 @@ int RunCompareCommand(const std::string& a, const std::string& b, const neardup:
               WithCommas(rb.main_terms_a).c_str(), WithCommas(rb.main_terms_b).c_str(), rb.same_host ? "yes" : "no");
   if (!inputs.empty()) {
     std::printf("; %s pages of the sites read, template %s", WithCommas(rb.host_pages).c_str(),
-                rb.template_known ? "known" : "unknown");
+                rb.one_text_site ? "none (the two pages alone on their site are one text: whole pages and main texts "
+                                   "alike, so it learns no template from them)"
+                : rb.template_known ? "known"
+                                    : "unknown");
   }
   std::printf("\n  -> %s: %s\n", rb.similar ? "near duplicates" : "not near duplicates", rb.why.c_str());
   if (rb.clustered) {

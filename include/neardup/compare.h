@@ -65,9 +65,12 @@ struct Comparison {
     uint32_t edit_limit = 0;          // max_edit_shingles or max_same_site_edit_shingles
     // Site templates learned from the pages of the two sites (registrable
     // domains) in the inputs (none without inputs): pages read and whether a
-    // template is known.
+    // template is known; one_text_site: the two pages are alone on their
+    // site and one text, so the site learned no template (its template is
+    // known to be nothing: the pages are compared whole).
     uint64_t host_pages = 0;
     bool template_known = false;
+    bool one_text_site = false;
     uint32_t content_agreeing = 0, content_positions = 0, template_shared = 0;
     // Main text (the long text blocks that are not mostly links): terms of
     // each page, and main-text positions outside the boilerplate and those

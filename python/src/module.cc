@@ -309,6 +309,7 @@ py::dict ComparisonToDict(const neardup::Comparison& c) {
   robust["edit_limit"] = r.edit_limit;
   robust["host_pages"] = r.host_pages;
   robust["template_known"] = r.template_known;
+  robust["one_text_site"] = r.one_text_site;
   robust["content_agreeing"] = r.content_agreeing;
   robust["content_positions"] = r.content_positions;
   robust["template_shared"] = r.template_shared;

@@ -214,3 +214,15 @@ def test_compare_files_with_inputs_gives_dedups_clusters_and_verification():
     assert r["a_with_kept_b"] is None and r["b_with_kept_a"] is None  # one cluster
     # The pair was one of the candidate tables' pairs: decided itself.
     assert r["candidacy"].startswith("a candidate pair"), r["candidacy"]
+
+
+def test_compare_files_says_two_pages_alone_on_a_site_are_one_text():
+    # The sample crawl's two Lifehacker captures are the two pages of their
+    # site and one text: the site learns no template, and dedup joins them.
+    a, b = "https://lifehacker.com/post?comments=load", "https://lifehacker.com/post"
+    r = neardup.compare_files(a, b, inputs=[str(SAMPLE)])["robust"]
+    assert r["one_text_site"] and r["host_pages"] == 2
+    assert r["similar"] and r["same_cluster"]
+    other = neardup.compare_files("https://goose.example/articlebody/attribute",
+                                  "https://goose.example/articlebody/tag", inputs=[str(SAMPLE)])["robust"]
+    assert not other["one_text_site"]

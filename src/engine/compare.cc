@@ -300,6 +300,7 @@ Result<Comparison> CompareLoaded(const Loaded& a, const Loaded& b, const std::st
   const uint64_t key_a = XXH3_64bits(site_a.data(), site_a.size());
   r.template_known = templates.KnowsTemplateOf(key_a) ||
                      templates.KnowsTemplateOf(XXH3_64bits(site_b.data(), site_b.size()));
+  r.one_text_site = r.same_host && templates.OneTextSite(key_a);
   if (!pa.sig.has_sketch || !pb.sig.has_sketch) {
     r.why = "a page has no term but volatile ones: only exact copies are matched";
   } else if (r.equal_after_normalization) {

@@ -451,6 +451,28 @@ TEST(MethodTest, CompareDecidesLikeTheBatchStage) {
 namespace neardup {
 namespace {
 
+// The sample crawl's two Lifehacker captures (with and without the
+// comments) are the two pages of their site and one text: compare says the
+// site learned no template from them and decides as dedup does; a pair of a
+// site with more pages has its template known and is no such site.
+TEST(CompareVerdictsTest, TwoPagesAloneOnASiteAreOneTextAsDedupSays) {
+  const std::string crawl = testing::RepoTestDataDir() + "/sample/sample-crawl.warc.gz";
+  auto c = ComparePages("https://lifehacker.com/post?comments=load", "https://lifehacker.com/post", DedupOptions(),
+                        nullptr, {crawl});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_TRUE(c->robust.same_host);
+  EXPECT_EQ(c->robust.host_pages, 2u);
+  EXPECT_TRUE(c->robust.one_text_site);
+  EXPECT_EQ(c->robust.template_shared, 0u);  // no boilerplate: the pages compared whole
+  EXPECT_TRUE(c->robust.similar) << c->robust.why;
+  EXPECT_TRUE(c->robust.same_cluster);
+  auto other = ComparePages("https://goose.example/articlebody/attribute", "https://goose.example/articlebody/tag",
+                            DedupOptions(), nullptr, {crawl});
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  EXPECT_GT(other->robust.host_pages, 2u);
+  EXPECT_FALSE(other->robust.one_text_site);
+}
+
 TEST(CompareVerdictsTest, EveryMethodsRuleIsReported) {
   const auto& docs = SampleDocs();
   const std::string crawl = testing::RepoTestDataDir() + "/sample/sample-crawl.warc.gz";

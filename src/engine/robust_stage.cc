@@ -883,7 +883,6 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
   // found goes into values_ (directly: a large site) or into w->learned.
   auto learn_site = [&](size_t s, size_t e, SiteWork* w, Executor* site_threads, bool into_values) {
     const uint32_t pages_of_site = static_cast<uint32_t>(e - s);
-    if (pages_of_site == 2 && TwoPagesOneText(pages, by_site[s], by_site[s + 1], options)) return;
     WorkPool<SitePositionScratch>& scratch_pool = w->scratch_pool;
     FlatU64Set& common = w->common;  // the site's values held by TemplateHolders pages
     ResidentPages& resident = w->resident;
@@ -1349,7 +1348,9 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
     while (e < by_site.size() && pages.site[by_site[e]] == site) ++e;
     if (e - s >= options.template_min_pages) {
       known_sites_.Insert(site);
-      if (uint64_t{e - s} * m >= kParallelSiteValues) {
+      if (e - s == 2 && TwoPagesOneText(pages, by_site[s], by_site[s + 1], options)) {
+        one_text_sites_.Insert(site);  // learns nothing
+      } else if (uint64_t{e - s} * m >= kParallelSiteValues) {
         std::unique_ptr<SiteWork> w = works.Acquire();
         learn_site(s, e, w.get(), executor, /*into_values=*/true);
         works.Release(std::move(w));

@@ -398,6 +398,9 @@ class SiteTemplates {
 
   // Whether the site has at least template_min_pages distinct candidate pages.
   bool KnowsTemplateOf(uint64_t site) const { return known_sites_.Contains(site); }
+  // Whether `site` is two pages alone that are one text (TwoPagesOneText):
+  // its template is known to be nothing.
+  bool OneTextSite(uint64_t site) const { return one_text_sites_.Contains(site); }
 
   bool IsTemplate(uint32_t position, uint32_t value) const {
     const uint64_t key = (uint64_t{position} << 32) | value;
@@ -436,6 +439,7 @@ class SiteTemplates {
   FlatU64Set values_{75};
   WordFilter filter_;  // of values_, in front of it: most values looked up are not boilerplate
   FlatU64Set known_sites_;
+  FlatU64Set one_text_sites_;  // OneTextSite
 };
 
 // The containment of the smaller of two main texts in the larger (Broder,
