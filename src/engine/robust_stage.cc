@@ -837,12 +837,12 @@ struct SiteWork {
   std::vector<uint64_t> learned;
 };
 
-// Two pages alone on a site that are near duplicates as pages with no
-// template known are (their whole pages agree at
-// min_similarity_without_template of the positions) and whose main texts
-// agree at min_main_similarity of theirs: one text twice (an article and
-// its revision, a page captured with and without its comments), and their
-// site learns no template from them. A template is learned from what
+// Whether pages a and b, the only two of their site, are one text twice
+// (an article and its revision, a page captured with and without its
+// comments): their whole pages agree at min_similarity_without_template of
+// the positions, as two pages with no template known must, and their main
+// texts (both have one) at min_main_similarity of theirs. Their site then
+// learns no template from them. A template is learned from what
 // distinct items share, never from a near-duplicate pair: what the two
 // share would otherwise be boilerplate for every page holding it, and the
 // article's copies on other sites would be compared without it. Two items
