@@ -835,6 +835,8 @@ struct SiteWork {
   FlatU64Set common;
   ResidentPages resident;
   std::vector<uint64_t> learned;
+  std::vector<uint64_t> one_text_sites;     // SiteTemplates::OneTextSite, gathered as `learned`
+  std::vector<uint64_t> record_a, record_b;  // TwoPagesOneText's two records
 };
 
 // Whether pages a and b, the only two of their site, are one text twice
@@ -849,11 +851,13 @@ struct SiteWork {
 // of one template differ in their main texts (a site of two product pages
 // whose template outweighs the products, both without main text, is left
 // to the template rule).
-bool TwoPagesOneText(const RobustPages& pages, uint32_t a, uint32_t b, const RobustMethodOptions& options) {
+bool TwoPagesOneText(const RobustPages& pages, uint32_t a, uint32_t b, const RobustMethodOptions& options,
+                     SiteWork* w) {
   if (options.main_minhashes == 0) return false;
-  std::vector<uint64_t> scratch_a(pages.record_words), scratch_b(pages.record_words);
-  const uint32_t* ma = pages.FetchMins(a, scratch_a.data());
-  const uint32_t* mb = pages.FetchMins(b, scratch_b.data());
+  w->record_a.resize(pages.record_words);
+  w->record_b.resize(pages.record_words);
+  const uint32_t* ma = pages.FetchMins(a, w->record_a.data());
+  const uint32_t* mb = pages.FetchMins(b, w->record_b.data());
   if (!HasMainText(ma, options) || !HasMainText(mb, options)) return false;
   uint32_t agreeing = 0, main_agreeing = 0;
   for (uint32_t j = 0; j < options.num_minhashes; ++j) agreeing += ma[j] == mb[j];
@@ -883,6 +887,10 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
   // found goes into values_ (directly: a large site) or into w->learned.
   auto learn_site = [&](size_t s, size_t e, SiteWork* w, Executor* site_threads, bool into_values) {
     const uint32_t pages_of_site = static_cast<uint32_t>(e - s);
+    if (pages_of_site == 2 && TwoPagesOneText(pages, by_site[s], by_site[s + 1], options, w)) {
+      w->one_text_sites.push_back(pages.site[by_site[s]]);  // learns nothing
+      return;
+    }
     WorkPool<SitePositionScratch>& scratch_pool = w->scratch_pool;
     FlatU64Set& common = w->common;  // the site's values held by TemplateHolders pages
     ResidentPages& resident = w->resident;
@@ -1348,11 +1356,11 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
     while (e < by_site.size() && pages.site[by_site[e]] == site) ++e;
     if (e - s >= options.template_min_pages) {
       known_sites_.Insert(site);
-      if (e - s == 2 && TwoPagesOneText(pages, by_site[s], by_site[s + 1], options)) {
-        one_text_sites_.Insert(site);  // learns nothing
-      } else if (uint64_t{e - s} * m >= kParallelSiteValues) {
+      if (uint64_t{e - s} * m >= kParallelSiteValues) {
         std::unique_ptr<SiteWork> w = works.Acquire();
         learn_site(s, e, w.get(), executor, /*into_values=*/true);
+        for (uint64_t one_text : w->one_text_sites) one_text_sites_.Insert(one_text);
+        w->one_text_sites.clear();
         works.Release(std::move(w));
       } else {
         if (task_first.empty() || task_pages >= kSmallSitesPagesPerTask) {
@@ -1373,6 +1381,8 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
     values_.Reserve(values_.size() + w->learned.size());
     for (uint64_t v : w->learned) values_.Insert(v);
     w->learned.clear();
+    for (uint64_t site : w->one_text_sites) one_text_sites_.Insert(site);
+    w->one_text_sites.clear();
   };
   RunTasks(executor, task_first.size(), [&](size_t t) {
     std::unique_ptr<SiteWork> w = works.Acquire();
