@@ -563,40 +563,47 @@ namespace {
 // The number of distinct shingles (by their low 32 bits), through an
 // open-addressing set of the keys (0 an empty slot; key 0 is counted apart)
 // cleared over the slots this call uses; with kKeepKeys their low bits in
-// first-seen order go to scratch->keys too.
+// first-seen order go to scratch->keys too. The set has four slots a
+// shingle or more, so that a key's first slot is nearly always free or its
+// own: whether the key is new is then added, not branched on (a page
+// repeats a fifth to a half of its shingles, in no order a predictor
+// learns).
 template <bool kKeepKeys>
 size_t DistinctShingleKeys(const std::vector<uint64_t>& shingles, SketchScratch* scratch) {
   std::vector<uint32_t>& keys = scratch->keys;
   std::vector<uint32_t>& set = scratch->key_set;
-  if (kKeepKeys) keys.clear();
-  size_t capacity = 1024;
-  while (capacity < 2 * shingles.size()) capacity *= 2;
+  int bits = 10;
+  while ((size_t{1} << bits) < 4 * shingles.size()) ++bits;
+  const size_t capacity = size_t{1} << bits;
   if (set.size() < capacity) set.resize(capacity);
   std::memset(set.data(), 0, capacity * sizeof(uint32_t));
+  if (kKeepKeys) keys.resize(shingles.size());
+  uint32_t* const out = keys.data();
   const size_t mask = capacity - 1;
+  const int shift = 32 - bits;
   size_t distinct = 0;
   bool zero_seen = false;
   for (uint64_t sh : shingles) {
     const uint32_t key = static_cast<uint32_t>(sh);
-    if (key == 0) {
+    if (key == 0) [[unlikely]] {
       if (!zero_seen) {
         zero_seen = true;
-        if (kKeepKeys) keys.push_back(0);
+        if (kKeepKeys) out[distinct] = 0;
         ++distinct;
       }
       continue;
     }
-    for (size_t slot = (key * 0x9e3779b1u) & mask;; slot = (slot + 1) & mask) {
-      const uint32_t v = set[slot];
-      if (v == 0) {
-        set[slot] = key;
-        if (kKeepKeys) keys.push_back(key);
-        ++distinct;
-        break;
-      }
-      if (v == key) break;
+    size_t slot = (key * 0x9e3779b1u) >> shift;
+    uint32_t v = set[slot];
+    while (v != 0 && v != key) [[unlikely]] {
+      slot = (slot + 1) & mask;
+      v = set[slot];
     }
+    set[slot] = key;
+    if (kKeepKeys) out[distinct] = key;  // kept when new: the count moves past it
+    distinct += v == 0;
   }
+  if (kKeepKeys) keys.resize(distinct);
   return distinct;
 }
 

@@ -1017,6 +1017,42 @@ SiteTemplates TemplatesOf(const std::vector<SignedPage>& pages, const RobustMeth
   return SiteTemplates(mins, sites, std::vector<uint8_t>(pages.size(), 1), o, digests);
 }
 
+// The signature counts each distinct shingle once and builds its
+// difference digest from exactly those keys, whatever the page repeats:
+// checked against a std::set of the same shingles, on pages from a few
+// shingles to several thousand (the key set grows, its slots collide).
+TEST(RobustSignatureTest, CountsAndDigestsEachDistinctShingleOnce) {
+  std::mt19937_64 rng(17);
+  const RobustMethodOptions o;
+  ASSERT_TRUE(o.keeps_main_shingles());
+  const RobustSketchers sketchers(o);
+  for (int unique_words : {8, 300, 5000}) {
+    const std::string repeated = Words(rng, 150);
+    std::string text = repeated + " " + Words(rng, unique_words) + " " + repeated + " " + repeated;
+    const std::string html = "<html><body><nav>home news about</nav>" + Paragraphs(text) + "</body></html>";
+    Tokenizer tokenizer;
+    TokenizedDocument doc;
+    tokenizer.Tokenize(html, ContentKind::kHtml, "utf-8", "http://site.example/a", &doc);
+    SketchScratch scratch;
+    std::vector<uint64_t> normalized;
+    std::vector<uint32_t> mins(o.positions());
+    std::vector<uint64_t> digest(kRobustDigestCells);
+    const RobustSignature sig = ComputeRobustSignature(doc, "http://site.example/a", o, sketchers.whole,
+                                                       sketchers.main_or_null(), &scratch, &normalized,
+                                                       mins.data(), digest.data());
+    std::vector<uint64_t> shingles;
+    sketchers.whole.Shingles(normalized, &shingles);
+    std::set<uint32_t> distinct;
+    for (uint64_t sh : shingles) distinct.insert(static_cast<uint32_t>(sh));
+    ASSERT_GT(shingles.size(), distinct.size() + 100) << "the page repeats shingles";
+    EXPECT_EQ(sig.shingles, distinct.size()) << unique_words;
+    std::vector<uint64_t> expected(kRobustDigestCells);
+    const std::vector<uint32_t> keys(distinct.begin(), distinct.end());
+    DifferenceDigest::Build(keys, kRobustDigestCells, expected.data());
+    EXPECT_EQ(digest, expected) << unique_words;
+  }
+}
+
 TEST(RobustMainTextTest, MainTextLeavesOutMenusAndShortLines) {
   std::mt19937_64 rng(41);
   const SiteTemplateHtml t = MakeTemplate(rng, 40);
