@@ -15,6 +15,7 @@
 #include "text/site.h"
 #include "text/token_diff.h"
 #include "text/tokenizer.h"
+#include "text/url.h"
 
 namespace neardup {
 
@@ -144,37 +145,61 @@ Result<FromInputs> LoadFromInputs(const std::vector<std::string>& inputs, const 
   NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DocumentSource> source,
                            OpenDocumentSource(inputs, SourceOptions(), env, nullptr));
   FromInputs f;
-  const std::string site_a = RobustSiteOf(url_a), site_b = RobustSiteOf(url_b);
+  // A page without a host takes its site from the URL it names for itself
+  // (RobustSiteOf), known once it is tokenized: such pages are all read,
+  // and pages with a host of another site than A's and B's skipped unread
+  // when A and B have hosts. The sites' pages are chosen at the end, in
+  // input order, when A's and B's sites are known.
+  const bool both_hosted = !UrlHost(url_a).empty() && !UrlHost(url_b).empty();
+  const std::string site_of_url_a = RobustSiteOf(url_a), site_of_url_b = RobustSiteOf(url_b);
+  std::string site_a, site_b;
+  struct SitePage {
+    std::string site;
+    uint64_t identity;
+    size_t mins_at, mins_count;
+  };
+  std::vector<SitePage> read;
+  std::vector<uint32_t> mins;
   TokenizeOptions to;
   to.collect_links = false;
   Tokenizer tokenizer(to);
   Document doc;
   TokenizedDocument tokens;
-  std::unordered_set<uint64_t> identities;
   while (source->Next(&doc)) {
-    const std::string site = RobustSiteOf(doc.url);
     const bool is_a = !f.found_a && doc.url == url_a, is_b = !f.found_b && doc.url == url_b;
-    if (!is_a && !is_b && site != site_a && site != site_b) continue;
+    const bool hosted = !UrlHost(doc.url).empty();
+    if (!is_a && !is_b && hosted && both_hosted) {
+      const std::string site = RobustSiteOf(doc.url);
+      if (site != site_of_url_a && site != site_of_url_b) continue;
+    }
     tokenizer.Tokenize(doc, &tokens);
-    if (site == site_a || site == site_b) {
-      ++f.host_pages;
-      RobustPage p = RobustOf(tokens, doc.url, o, sketcher);
-      if (p.sig.has_sketch) {
-        f.mins.insert(f.mins.end(), p.mins.begin(), p.mins.end());
-        f.sites.push_back(XXH3_64bits(site.data(), site.size()));
-        f.candidate.push_back(identities.insert(p.sig.identity).second ? 1 : 0);
-      }
+    const std::string site = RobustSiteOf(doc.url, tokens.canonical_url);
+    RobustPage p = RobustOf(tokens, doc.url, o, sketcher);
+    if (p.sig.has_sketch) {
+      read.push_back(SitePage{site, p.sig.identity, mins.size(), p.mins.size()});
+      mins.insert(mins.end(), p.mins.begin(), p.mins.end());
     }
     if (is_a) {
       f.a.doc = doc;
       f.a.tokens = tokens;
       f.found_a = true;
+      site_a = site;
     }
     if (is_b) {
       f.b.doc = doc;
       f.b.tokens = tokens;
       f.found_b = true;
+      site_b = site;
     }
+  }
+  std::unordered_set<uint64_t> identities;
+  for (const SitePage& page : read) {
+    if (page.site != site_a && page.site != site_b) continue;
+    ++f.host_pages;
+    const auto first = mins.begin() + static_cast<std::ptrdiff_t>(page.mins_at);
+    f.mins.insert(f.mins.end(), first, first + static_cast<std::ptrdiff_t>(page.mins_count));
+    f.sites.push_back(XXH3_64bits(page.site.data(), page.site.size()));
+    f.candidate.push_back(identities.insert(page.identity).second ? 1 : 0);
   }
   if (!f.found_a) return Status::NotFound("no document with url " + url_a + " in the inputs");
   if (!f.found_b) return Status::NotFound("no document with url " + url_b + " in the inputs");
@@ -287,7 +312,8 @@ Result<Comparison> CompareLoaded(const Loaded& a, const Loaded& b, const std::st
   r.volatile_terms_b = pb.sig.volatile_terms;
   r.own_url_terms_a = pa.sig.own_url_terms;
   r.own_url_terms_b = pb.sig.own_url_terms;
-  const std::string site_a = RobustSiteOf(a.doc.url), site_b = RobustSiteOf(b.doc.url);
+  const std::string site_a = RobustSiteOf(a.doc.url, a.tokens.canonical_url),
+                    site_b = RobustSiteOf(b.doc.url, b.tokens.canonical_url);
   r.same_host = site_a == site_b;
   r.equal_after_normalization = pa.sig.has_sketch && pa.sig.identity == pb.sig.identity;
   std::vector<uint32_t> only;

@@ -7,7 +7,9 @@
 
 #include <filesystem>
 #include <functional>
+#include <iterator>
 #include <map>
+#include <random>
 #include <set>
 
 #include "neardup/compare.h"
@@ -471,6 +473,75 @@ TEST(CompareVerdictsTest, TwoPagesAloneOnASiteAreOneTextAsDedupSays) {
   ASSERT_TRUE(other.ok()) << other.status().ToString();
   EXPECT_GT(other->robust.host_pages, 2u);
   EXPECT_FALSE(other->robust.one_text_site);
+}
+
+// Saved pages of one blog, read as files (no host of their own): each
+// names its URL in a canonical link, so they are one site and its template
+// is learned; different posts are not merged even where the template's
+// long blocks read as main text, and a second capture of one post is.
+std::string SavedBlogPost(int post, const std::string& words, bool canonical, const std::string& date) {
+  std::string html = "<html><head><title>Post " + std::to_string(post) + " - The Garden Log</title>";
+  if (canonical) html += "<link rel='canonical' href='https://www.garden-log.example/posts/" + std::to_string(post) + "'>";
+  html += "</head><body><nav><a href='/'>Home</a> <a href='/about'>About</a></nav>";
+  html += "<p>The Garden Log is written by a small group of allotment holders who share what grows, what fails and "
+          "what the slugs ate this week, with notes on soil, seed varieties, compost heaps and the weather that "
+          "ruled each season in our corner of the valley since the first plots were dug.</p>";
+  html += "<p>" + date + "</p><article><p>" + words + "</p></article>";
+  html += "<p>Comments are moderated by the editors before they appear; please keep them on the subject of the post, "
+          "be kind to beginners, and do not post advertising, links to shops or personal details of other readers, "
+          "which will be removed without notice by the volunteers who keep this site running.</p>";
+  html += "<footer><p>All photographs and text on this site are the work of the contributors and may be shared for "
+          "non commercial use with credit to the author and a link back to the original post on the Garden Log, "
+          "as described on our licence page, together with the date of the post you quote.</p></footer>";
+  return html + "</body></html>";
+}
+
+TEST(DeduperTest, SavedPagesTakeTheirSiteFromTheirCanonicalLink) {
+  std::mt19937_64 rng(5);
+  const char* vocabulary[] = {"tomato", "blight", "bean", "trellis", "leek", "frost", "mulch", "onion", "carrot",
+                              "fly", "netting", "squash", "pumpkin", "rhubarb", "forcing", "jar", "potato",
+                              "earthing", "up", "pea", "stick", "sowing", "indoors", "kale", "caterpillar", "water",
+                              "butt", "rain", "drought", "hose", "spade", "fork", "barrow", "hedge", "pruning"};
+  auto post_words = [&](int n) {
+    std::string w;
+    for (int i = 0; i < n; ++i) w += std::string(vocabulary[rng() % std::size(vocabulary)]) + " ";
+    return w;
+  };
+  for (bool canonical : {true, false}) {
+    std::vector<Document> docs;
+    std::string third;
+    for (int post = 0; post < 8; ++post) {
+      Document d;
+      d.url = d.source = "saved/post-" + std::to_string(post) + ".html";
+      const std::string words = post_words(30);
+      if (post == 3) third = words;
+      d.body = SavedBlogPost(post, words, canonical, "Posted on 3 May 2021");
+      docs.push_back(d);
+    }
+    Document again;  // the third post captured again, its date line changed
+    again.url = again.source = "saved/post-3-again.html";
+    again.body = SavedBlogPost(3, third, canonical, "Posted on 4 May 2021");
+    docs.push_back(again);
+    auto deduper = MakeDeduper("robust");
+    ASSERT_TRUE(deduper->Add(std::span<const Document>(docs)).ok());
+    auto clustering = deduper->Cluster();
+    ASSERT_TRUE(clustering.ok()) << clustering.status().ToString();
+    if (canonical) {
+      EXPECT_EQ(clustering->cluster_of(3), clustering->cluster_of(8)) << "a post captured twice";
+      std::set<uint64_t> clusters;
+      for (DocId id = 0; id < 8; ++id) clusters.insert(clustering->cluster_of(id));
+      EXPECT_EQ(clusters.size(), 8u) << "different posts of one site merged";
+      auto c = CompareDocuments(docs[0], docs[1], DedupOptions());
+      ASSERT_TRUE(c.ok()) << c.status().ToString();
+      EXPECT_TRUE(c->robust.same_host);
+    } else {
+      // Without the link each file is a site of its own, and the pages are
+      // compared as pages of different sites (the case the link resolves).
+      auto c = CompareDocuments(docs[0], docs[1], DedupOptions());
+      ASSERT_TRUE(c.ok()) << c.status().ToString();
+      EXPECT_FALSE(c->robust.same_host);
+    }
+  }
 }
 
 TEST(CompareVerdictsTest, EveryMethodsRuleIsReported) {

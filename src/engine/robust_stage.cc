@@ -528,8 +528,9 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
   if (own_url_terms) *own_url_terms = n_own;
 }
 
-std::string RobustSiteOf(std::string_view url) {
+std::string RobustSiteOf(std::string_view url, std::string_view canonical_url) {
   std::string host = UrlHost(url);
+  if (host.empty() && !canonical_url.empty()) host = UrlHost(canonical_url);
   if (!host.empty()) return RegistrableDomainOfHost(host);
   std::string own(1, '\x01');
   own.append(url);

@@ -213,10 +213,14 @@ inline uint32_t RobustWholeBandCount(const RobustMethodOptions& options) {
 // A page's site as the method sees it: its host's registrable domain
 // (RegistrableDomainOfHost: the hosts of one organisation, such as a
 // newspaper group's local editions, share a template; owners under one
-// public suffix do not), or the page itself when it has no host (a file, a
-// JSON Lines record without a URL): files do not share a template. Sites
-// that hold pages equal after normalization are joined later, by the stage.
-std::string RobustSiteOf(std::string_view url);
+// public suffix do not). A page without a host (a file, a JSON Lines record
+// without a URL) takes the host of the URL it names for itself
+// (`canonical_url`, TokenizedDocument::canonical_url: a saved page keeps
+// its canonical link), so that saved pages of one site learn its template;
+// a page that names none is a site of its own: such files share no
+// template. Sites that hold pages equal after normalization are joined
+// later, by the stage.
+std::string RobustSiteOf(std::string_view url, std::string_view canonical_url = {});
 
 // The min-hash sketcher of the method (k, wrap, m; supershingles unused).
 BroderOptions RobustSketchOptions(const RobustMethodOptions& options);

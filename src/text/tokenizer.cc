@@ -190,7 +190,7 @@ enum TagFlag : uint16_t {
   kPlaintext = 64,  // the rest of the document is raw text
 };
 enum TagId : uint8_t { kTagOther = 0, kTagA, kTagArea, kTagImg, kTagBase, kTagFrame, kTagIframe,
-                       kTagSvg, kTagCell };
+                       kTagSvg, kTagCell, kTagLink, kTagMeta };
 
 struct TagInfo {
   const char* name;
@@ -242,6 +242,7 @@ constexpr TagInfo kTags[] = {
     {"noframes", kSkip, kTagOther}, {"iframe", kSkip, kTagIframe}, {"svg", kSkip, kTagSvg},
     // Tags whose attributes matter.
     {"area", 0, kTagArea}, {"img", 0, kTagImg}, {"base", 0, kTagBase}, {"frame", 0, kTagFrame},
+    {"link", 0, kTagLink}, {"meta", 0, kTagMeta},
 };
 
 constexpr size_t kMaxTagName = 16;
@@ -334,6 +335,19 @@ bool SchemeIs(std::string_view scheme, std::string_view lower) {
   return EqualsIgnoreCase(scheme, lower);
 }
 
+// Whether `list` (white-space-separated tokens, as a rel attribute holds)
+// holds `token`, in any case.
+bool HasSpaceSeparatedToken(std::string_view list, std::string_view token) {
+  size_t i = 0;
+  while (i < list.size()) {
+    while (i < list.size() && static_cast<unsigned char>(list[i]) <= 0x20) ++i;
+    const size_t begin = i;
+    while (i < list.size() && static_cast<unsigned char>(list[i]) > 0x20) ++i;
+    if (i > begin && EqualsIgnoreCase(list.substr(begin, i - begin), token)) return true;
+  }
+  return false;
+}
+
 bool IsLinkScheme(std::string_view scheme) {
   return SchemeIs(scheme, "http") || SchemeIs(scheme, "https") || SchemeIs(scheme, "ftp") ||
          SchemeIs(scheme, "file");
@@ -399,6 +413,7 @@ void TokenizedDocument::Clear() {
   line_link_terms.clear();
   line_is_cell.clear();
   links.clear();
+  canonical_url.clear();
   text_chars = 0;
   charset.clear();
   charset_fallback = false;
@@ -422,6 +437,8 @@ struct Tokenizer::Impl {
   UrlParts base_parts;   // SplitUrl(base_url), views into base_url
   std::string page_host;
   bool base_seen = false;
+  bool canonical_seen = false;  // out->canonical_url came from <link rel="canonical">
+  bool url_has_host = false;    // the page URL given has a host: canonical_url is not looked for
 
   // Per-document state.
   TokenizedDocument* out = nullptr;
@@ -822,8 +839,21 @@ struct Tokenizer::Impl {
     bool self_closing = false;
     std::string_view url;  // href or src, as written
     const char* after;
-    if (id == kTagOther || id == kTagSvg || id == kTagCell) {
+    if (id == kTagOther || id == kTagSvg || id == kTagCell || ((id == kTagLink || id == kTagMeta) && url_has_host)) {
       after = ParseAttributes(q, end, &self_closing, [](std::string_view, std::string_view) {});
+    } else if (id == kTagLink || id == kTagMeta) {
+      // <link rel="canonical" href>, <meta property="og:url" content>
+      // (or name="og:url"): the URL a page without a host names for itself.
+      std::string_view kind, target;
+      after = ParseAttributes(q, end, &self_closing, [&](std::string_view attr, std::string_view value) {
+        if (id == kTagLink ? EqualsIgnoreCase(attr, "rel")
+                           : EqualsIgnoreCase(attr, "property") || EqualsIgnoreCase(attr, "name")) {
+          kind = value;
+        } else if (EqualsIgnoreCase(attr, id == kTagLink ? "href" : "content")) {
+          target = value;
+        }
+      });
+      if (after != nullptr) CanonicalUrl(id == kTagLink, kind, target);
     } else {
       const bool want_src = id == kTagImg || id == kTagFrame || id == kTagIframe;
       bool found = false;
@@ -1002,6 +1032,22 @@ struct Tokenizer::Impl {
     out->links.push_back(NormalizeUrl(url_buf));
   }
 
+  // Records the URL a page names for itself (TokenizedDocument::
+  // canonical_url): a canonical link's, else the first og:url's.
+  void CanonicalUrl(bool link, std::string_view kind, std::string_view raw) {
+    if (canonical_seen || (!link && !out->canonical_url.empty())) return;
+    if (link ? !HasSpaceSeparatedToken(kind, "canonical") : !HasSpaceSeparatedToken(kind, "og:url")) {
+      return;
+    }
+    if (!LoadUrl(raw)) return;
+    std::string_view scheme;
+    bool has_authority = false;
+    if (!ResolveWebUrl(base_parts, attr_buf, &url_buf, &scratch_url, &scheme, &has_authority)) return;
+    if (!has_authority || !(SchemeIs(scheme, "http") || SchemeIs(scheme, "https"))) return;
+    out->canonical_url = url_buf;
+    canonical_seen = link;
+  }
+
   void SetBase(std::string_view raw) {
     if (base_seen || !LoadUrl(raw)) return;
     base_seen = true;
@@ -1031,6 +1077,7 @@ struct Tokenizer::Impl {
     line_link_terms = 0;
     line_cell = false;
     base_seen = false;
+    canonical_seen = false;
     base_url.assign(page_url);
     CleanUrl(&base_url);
     base_parts = SplitUrl(base_url);
@@ -1039,6 +1086,7 @@ struct Tokenizer::Impl {
       base_parts = UrlParts();
     }
     page_host = UrlHost(base_url);
+    url_has_host = !page_host.empty();
 
     CharsetDecision decision;
     bool had_invalid = false;

@@ -73,6 +73,13 @@ struct TokenizedDocument {
   std::vector<uint8_t> line_is_cell;
   // Links found in the page, absolute, in document order (duplicates kept).
   std::vector<std::string> links;
+  // For a page whose URL has no host (a file, a record without a URL):
+  // the URL it names for itself, its <link rel="canonical"> href, or else
+  // its first <meta property="og:url"> (or name="og:url") content;
+  // absolute http(s) only, resolved against <base>. Empty when it names
+  // none, and for a page whose URL has a host (not looked for). It names
+  // the site of a saved page (RobustSiteOf).
+  std::string canonical_url;
   // Characters of visible text after markup removal, white space collapsed
   // (Pereira et al. leave out documents of 450 characters or fewer).
   uint64_t text_chars = 0;

@@ -343,6 +343,30 @@ TEST(TokenizerTest, LinksResolvedAgainstPageAndBase) {
                   .links.empty());
 }
 
+TEST(TokenizerTest, CanonicalUrlIsTheUrlThePageNamesForItself) {
+  // A canonical link, resolved against <base>; it wins over og:url wherever
+  // it stands.
+  TokenizedDocument d = Tok("<base href='http://www.example.com/news/'><meta property='og:url' "
+                            "content='https://og.example/a'><p>x</p><LINK REL='Canonical' HREF='1?x=2'>",
+                            "saved/page.html");
+  EXPECT_EQ(d.canonical_url, "http://www.example.com/news/1?x=2");
+  // A page whose URL has a host names its site by it: not looked for.
+  EXPECT_EQ(Tok("<link rel=canonical href='https://a.example/p'>", "http://b.example/q").canonical_url, "");
+  // og:url (property or name) when no canonical link; the first one.
+  d = Tok("<meta name=og:url content='https://og.example/a'><meta property='og:url' content='https://b.example/'>");
+  EXPECT_EQ(d.canonical_url, "https://og.example/a");
+  // A rel list holding the token; other links are not the page's own.
+  d = Tok("<link rel='stylesheet' href='https://cdn.example/s.css'><link rel='alternate canonical' "
+          "href='https://www.blog.example/p'>");
+  EXPECT_EQ(d.canonical_url, "https://www.blog.example/p");
+  // Without a page URL a relative link names no host: none; not http(s): none.
+  EXPECT_EQ(Tok("<link rel=canonical href='/p/1'>").canonical_url, "");
+  EXPECT_EQ(Tok("<link rel=canonical href='ftp://files.example/p'>").canonical_url, "");
+  EXPECT_EQ(Tok("<link rel=canonical href='https://a.example/p'>", "", ContentKind::kText).canonical_url, "");
+  // Read as markup, the link makes no term.
+  EXPECT_EQ(Tok("a<link rel=canonical href='https://a.example/p'>b").num_terms(), 2u);
+}
+
 TEST(TokenizerTest, HashesAndTermText) {
   TokenizedDocument d = Tok("Alpha beta Γάμμα 中");
   ASSERT_EQ(d.num_terms(), 4u);

@@ -184,8 +184,8 @@ bool SetJoinsItsSites(std::vector<uint64_t>* sites) {
   return sites->size() <= kMirrorSetSites;
 }
 
-uint64_t RobustSiteKey(std::string_view url) {
-  const std::string site = RobustSiteOf(url);
+uint64_t RobustSiteKey(std::string_view url, std::string_view canonical_url) {
+  const std::string site = RobustSiteOf(url, canonical_url);
   return XXH3_64bits(site.data(), site.size());
 }
 
@@ -1077,7 +1077,7 @@ class RobustMethod final : public MethodImpl {
                                &s->sketch, &s->normalized, s->mins.data(),
                                l_.digests ? words + l_.digest_at() : nullptr);
     *eligible = sig.has_sketch;
-    words[0] = RobustSiteKey(doc.url);
+    words[0] = RobustSiteKey(doc.url, tokens.canonical_url);
     words[1] = sig.identity;
     if (sig.has_sketch) {
       std::memcpy(words + 2, s->mins.data(), l_.m * sizeof(uint32_t));
