@@ -156,7 +156,7 @@ Result<FromInputs> LoadFromInputs(const std::vector<std::string>& inputs, const 
   struct SitePage {
     std::string site;
     uint64_t identity;
-    size_t mins_at, mins_count;
+    size_t mins_at, mins_count;  // none when the page has no sketch
   };
   std::vector<SitePage> read;
   std::vector<uint32_t> mins;
@@ -175,10 +175,8 @@ Result<FromInputs> LoadFromInputs(const std::vector<std::string>& inputs, const 
     tokenizer.Tokenize(doc, &tokens);
     const std::string site = RobustSiteOf(doc.url, tokens.canonical_url);
     RobustPage p = RobustOf(tokens, doc.url, o, sketcher);
-    if (p.sig.has_sketch) {
-      read.push_back(SitePage{site, p.sig.identity, mins.size(), p.mins.size()});
-      mins.insert(mins.end(), p.mins.begin(), p.mins.end());
-    }
+    read.push_back(SitePage{site, p.sig.identity, mins.size(), p.sig.has_sketch ? p.mins.size() : 0});
+    if (p.sig.has_sketch) mins.insert(mins.end(), p.mins.begin(), p.mins.end());
     if (is_a) {
       f.a.doc = doc;
       f.a.tokens = tokens;
@@ -196,6 +194,7 @@ Result<FromInputs> LoadFromInputs(const std::vector<std::string>& inputs, const 
   for (const SitePage& page : read) {
     if (page.site != site_a && page.site != site_b) continue;
     ++f.host_pages;
+    if (page.mins_count == 0) continue;
     const auto first = mins.begin() + static_cast<std::ptrdiff_t>(page.mins_at);
     f.mins.insert(f.mins.end(), first, first + static_cast<std::ptrdiff_t>(page.mins_count));
     f.sites.push_back(XXH3_64bits(page.site.data(), page.site.size()));

@@ -534,6 +534,21 @@ TEST(DeduperTest, SavedPagesTakeTheirSiteFromTheirCanonicalLink) {
       auto c = CompareDocuments(docs[0], docs[1], DedupOptions());
       ASSERT_TRUE(c.ok()) << c.status().ToString();
       EXPECT_TRUE(c->robust.same_host);
+      // compare over the saved folder finds the site's pages by their links
+      // and explains what dedup made of them.
+      const std::string dir = testing::MakeTempDir("saved-blog");
+      for (Document& d : docs) {
+        d.url = d.source = dir + "/" + std::filesystem::path(d.url).filename().string();
+        testing::WriteFileOrDie(d.url, d.body);
+      }
+      auto apart = ComparePages(docs[0].url, docs[1].url, DedupOptions(), nullptr, {dir});
+      ASSERT_TRUE(apart.ok()) << apart.status().ToString();
+      EXPECT_TRUE(apart->robust.same_host);
+      EXPECT_EQ(apart->robust.host_pages, docs.size());
+      EXPECT_FALSE(apart->robust.same_cluster);
+      auto together = ComparePages(docs[3].url, docs[8].url, DedupOptions(), nullptr, {dir});
+      ASSERT_TRUE(together.ok()) << together.status().ToString();
+      EXPECT_TRUE(together->robust.same_cluster);
     } else {
       // Without the link each file is a site of its own, and the pages are
       // compared as pages of different sites (the case the link resolves).
