@@ -1487,9 +1487,13 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   // editions of a newspaper group; its boilerplate is then left out of
   // the main texts too). Only when enough of the main-text positions are
   // not boilerplate (a short item in a long site text is left to the rules
-  // below). On different sites, main texts that differ show two items.
+  // below). Main texts that differ show two items: on different sites, and
+  // on one site whose template is known, where the whole pages' positions
+  // outside the learned boilerplate still hold what the template's values
+  // did not win (its long blocks on a short page) and agree at the low
+  // `content` bar.
   const bool main_known = options.main_minhashes > 0 && r.main_positions * kMainTextMinShare >= options.main_minhashes;
-  const bool main_rule = !same_site && main_known;
+  const bool main_rule = main_known && (!same_site || site_template_known);
   const bool main_differs = main_rule && r.main_similarity() < options.min_main_similarity;
   // With digests, pages whose shingle sets differ in an edit's worth are
   // similar whatever else.
@@ -1606,11 +1610,10 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   }
   // No boilerplate known on either page: the whole pages are compared, and
   // two pages of one template with different items must not pass.
-  // Pages on different sites that agree while their main texts do not are
-  // one template around different items (Henzinger's false positives: two
-  // papers of one group, a scraper's copies of two items): the main text
-  // decides. (On one site, the boilerplate learned there leaves the items
-  // to compare already.)
+  // Pages that agree while their main texts do not are one template around
+  // different items (Henzinger's false positives: two papers of one group,
+  // a scraper's copies of two items, two pages of one site): the main text
+  // decides.
   const double need = r.template_shared > 0 ? options.min_content_similarity : options.min_similarity_without_template;
   const bool whole_pages = r.template_shared == 0;
   d.duplicate = r.similarity() >= need && !main_differs;

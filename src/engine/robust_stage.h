@@ -51,8 +51,9 @@
 //    the template that cannot be told. Main text (RobustDecideMatched):
 //    pages on different sites, or on one site whose template is known,
 //    whose main texts agree on min_main_similarity of their positions
-//    outside the boilerplate are similar; pages on different sites whose
-//    main texts agree on less are not, whatever the rest. Containment
+//    outside the boilerplate are similar; pages on different sites, or on
+//    one site whose template is known, whose main texts agree on less are
+//    not, whatever the rest. Containment
 //    (RobustMethodOptions::min_main_containment): the same pages are
 //    similar when the smaller main text is largely contained in the larger
 //    (EstimateMainContainment), where the estimate is sure enough and the

@@ -1681,6 +1681,38 @@ TEST(RobustEditTest, AnEditGrowsWithTheLengthOfThePage) {
   EXPECT_FALSE(RobustDecideMatched(two_items, a.View(), b.View(), true, o, true).duplicate);
 }
 
+// On one site whose template is known, as across sites, main texts that
+// differ show two items even where the whole pages' positions outside the
+// learned boilerplate agree at the `content` bar (the template's long
+// blocks on a short page, which its values did not win there): two bug
+// pages of two libraries of one manual, one a shortened other's, were one
+// such pair.
+TEST(RobustMainTextTest, OnOneSiteMainTextsThatDifferShowTwoItems) {
+  std::mt19937_64 rng(29);
+  const RobustMethodOptions o;
+  const SignedPage a = Sign("<html><body>" + Paragraphs(Words(rng, 400)) + "</body></html>", "http://docs.example/a", o);
+  const SignedPage b = Sign("<html><body>" + Paragraphs(Words(rng, 400)) + "</body></html>", "http://docs.example/b", o);
+  ASSERT_EQ(a.site, b.site);
+  SiteTemplates::Match m;
+  m.template_shared = 40;
+  m.positions = o.num_minhashes - m.template_shared;
+  m.agreeing = m.positions / 2;  // at the content bar and over
+  m.main_positions = o.main_minhashes;
+  m.main_agreeing = o.main_minhashes / 6;  // under the main bar
+  ASSERT_GE(m.similarity(), o.min_content_similarity);
+  ASSERT_LT(m.main_similarity(), o.min_main_similarity);
+  const PairDecision two_items = RobustDecideMatched(m, a.View(), b.View(), true, o, true);
+  EXPECT_FALSE(two_items.duplicate) << two_items.reason;
+  EXPECT_NE(two_items.reason.find("main texts differ"), std::string::npos) << two_items.reason;
+  // Main texts alike: one item; no main text to tell: the whole pages decide.
+  SiteTemplates::Match alike = m;
+  alike.main_agreeing = o.main_minhashes * 3 / 4;
+  EXPECT_TRUE(RobustDecideMatched(alike, a.View(), b.View(), true, o, true).duplicate);
+  SiteTemplates::Match no_main = m;
+  no_main.main_positions = no_main.main_agreeing = 0;
+  EXPECT_TRUE(RobustDecideMatched(no_main, a.View(), b.View(), true, o, true).duplicate);
+}
+
 TEST(RobustMainTextTest, SpecsRoundTripAndSpecsWrittenBeforeMainTextKeepTheirMeaning) {
   const RobustMethodOptions o;
   const std::string spec = o.Spec();
