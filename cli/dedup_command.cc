@@ -98,8 +98,8 @@ void DedupFlags::Register(CLI::App* dedup) {
   dedup->add_option("--min-main", min_main,
                     "robust: pages on different sites (or on one site whose template is known) whose "
                     "main texts agree on at least this fraction of their main-text positions are near "
-                    "duplicates (one article in two templates); pages on different sites whose main "
-                    "texts agree on less are not, however alike their templates")
+                    "duplicates (one article in two templates); such pages whose main texts agree on "
+                    "less are not, however alike their templates")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   dedup->add_option("--min-containment", min_containment,

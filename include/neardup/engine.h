@@ -152,8 +152,8 @@ struct RobustMethodOptions {
   // min_main_similarity of the main-text positions not shared as
   // boilerplate: one article in two templates (a syndicated story, a press
   // release on a reseller's site, a page whose navigation was replaced);
-  // and two pages on different sites whose main texts agree on less are
-  // not, however alike the rest. 0.5 is Broder's "roughly the same"
+  // and two such pages whose main texts agree on less are not, however
+  // alike the rest. 0.5 is Broder's "roughly the same"
   // resemblance ("On the resemblance and containment of documents"), fixed
   // beforehand, not tuned. All of a plain-text page is its main text.
   uint32_t main_minhashes = 42;
