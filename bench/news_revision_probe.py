@@ -34,32 +34,17 @@ change (Henzinger would not call it a correct near duplicate: the headline
 and the correction are visible) on real pages and real templates, and no
 parameter was chosen on it.
 """
-import argparse
 import collections
-import gzip
 import os
-import random
 import re
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from labeled_crawl import read_clusters, write_record  # noqa: E402
-from real_pairs import pages, text_words  # noqa: E402
-
-SOURCES = ("l3s-gn1", "article-extraction-benchmark")
+from news_probe import draw_articles, packed_run, probe_args  # noqa: E402
 SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 PARAGRAPH = re.compile(r"<p[^>]*>(.*?)</p>", re.S | re.I)
 TITLE = re.compile(r"(<title[^>]*>)(.*?)(</title>)", re.S | re.I)
-
-
-def load(path):
-    data = gzip.open(path).read()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
 
 
 def sentences(html):
@@ -87,13 +72,7 @@ def revise(html, other_sentences, rng):
 
 
 def pack(html_dir, out_warc, out_pairs, seed, articles):
-    rng = random.Random(seed)
-    all_pages = pages(html_dir)
-    texts = {key: load(path) for key, _, path in all_pages}
-    candidates = [(key, url) for key, url, _ in all_pages
-                  if key.split("/")[0] in SOURCES and url.startswith("http")
-                  and len(sentences(texts[key])) >= 4 and len(text_words(texts[key])) >= 250]
-    rng.shuffle(candidates)
+    all_pages, texts, candidates, rng = draw_articles(html_dir, seed, lambda html: len(sentences(html)) >= 4)
     chosen = candidates[:articles]
     pool = [s for key, _ in candidates for s in sentences(texts[key])]
     with open(out_warc, "wb") as w, open(out_pairs, "w", encoding="utf-8") as pairs:
@@ -123,25 +102,8 @@ def score(pairs_tsv, run):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("html_dir")
-    ap.add_argument("--neardup", default=os.path.join(os.path.dirname(__file__), "..", "build", "neardup"))
-    ap.add_argument("--method", default="robust")
-    ap.add_argument("--work", default=None, help="folder for the crawl and the run (default: a temporary one)")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--articles", type=int, default=120)
-    args = ap.parse_args()
-    if not os.path.isdir(os.path.join(args.html_dir, "l3s-gn1")):
-        sys.exit(f"news_revision_probe: {args.html_dir} has no l3s-gn1 folder (shared/data/html is needed)")
-    work = args.work or tempfile.mkdtemp(prefix="news-revisions-")
-    os.makedirs(work, exist_ok=True)
-    warc = os.path.join(work, f"news-revisions-{args.seed}.warc")
-    pairs = os.path.join(work, f"news-revisions-{args.seed}.tsv")
-    if not (os.path.exists(warc) and os.path.exists(pairs)):
-        pack(args.html_dir, warc, pairs, args.seed, args.articles)
-    run = os.path.join(work, "run-" + re.sub(r"[^A-Za-z0-9]+", "-", args.method))
-    subprocess.run([args.neardup, "dedup", warc, "--out", run, "--method", args.method, "--threads", "1", "-q"],
-                   check=True)
+    args = probe_args(__doc__)
+    pairs, run = packed_run(args, "news-revisions", pack)
     found, total, real_merged = score(pairs, run)
     print(f"{args.method}: {found} of {total} revisions found; "
           f"{real_merged} pairs of the real pages in one cluster")

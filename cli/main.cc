@@ -74,7 +74,7 @@ int RunCompareCommand(const std::string& a, const std::string& b, const neardup:
   if (!inputs.empty()) {
     std::printf("; %s pages of the sites read, template %s", WithCommas(rb.host_pages).c_str(),
                 rb.one_text_site ? "none (the two pages alone on their site are one text: whole pages and main texts "
-                                   "alike, so it learns no template from them)"
+                                   "alike, or one holding the other, so it learns no template from them)"
                 : rb.template_known ? "known"
                                     : "unknown");
   }

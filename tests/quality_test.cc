@@ -14,7 +14,8 @@
 // synth-sample: pairwise precision >= 0.995, recall >= 0.9, and no wrongly
 // merged pair of pages of one site, leaving out the pairs of the two items
 // alone on a site of two pages (and its mirror), which the default takes
-// for one text when their whole pages and main texts are alike.
+// for one text when their whole pages and main texts are alike, or one
+// holds the other.
 //
 // With the shared real data present (skipped otherwise), the labelled pairs
 // of stia-near-duplicates under their real URLs (bench/labeled_crawl.py):
@@ -271,8 +272,8 @@ std::map<std::string, EvaluationResult> ScoreMethods(const std::string& corpus, 
 // by whether the pair's two groups are the only two of some site (a
 // registrable domain, SiteOfUrl): two pages alone on their site, which the
 // default method takes for one text when their whole pages and main texts
-// are alike (TwoPagesOneText: nothing on such a site tells a template from
-// an item), on that site or through its mirror.
+// are alike, or one holds the other (TwoPagesOneText: nothing on such a
+// site tells a template from an item), on that site or through its mirror.
 struct WrongPairs {
   uint64_t two_page_sites = 0;      // wrong pairs of the two groups of a two-group site
   uint64_t same_site_others = 0;    // other wrong pairs of one site

@@ -176,10 +176,15 @@ struct RobustMethodOptions {
   // sites, or on one site whose template is known, are near duplicates
   // when the smaller main text is at least this much contained in the
   // larger: an excerpt, a wire story shortened, a press release split in
-  // parts. Estimated from the main texts' resemblance and their numbers
-  // of distinct shingles (kept beside the signature); a pair whose
-  // estimate is too uncertain (kMaxContainmentError: the smaller main
-  // text a small part of the larger) is left to the other rules. 0.8 is
+  // parts. Estimated from the main texts' agreement outside the
+  // boilerplate both hold and their numbers of distinct shingles (kept
+  // beside the signature): the smaller text's own part, not the template
+  // the two share, is what must be contained; a pair whose estimate is
+  // too uncertain (kMaxContainmentError: the smaller main text a small
+  // part of the larger) is left to the other rules. Two pages alone on a
+  // site of which one holds the other this way (the smaller main text at
+  // most this share of the larger's size, its whole page contained too)
+  // are one text, and their site learns no template from them. 0.8 is
   // "largely contains", fixed beforehand. 0 turns it off (and the counts
   // are not kept). Needs main text (main_minhashes > 0).
   double min_main_containment = 0.8;

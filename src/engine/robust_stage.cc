@@ -851,7 +851,13 @@ struct SiteWork {
 // (an article and its revision, a page captured with and without its
 // comments): their whole pages agree at min_similarity_without_template of
 // the positions, as two pages with no template known must, and their main
-// texts (both have one) at min_main_similarity of theirs. Their site then
+// texts (both have one) at min_main_similarity of theirs. Or one holds
+// the other (a story and its first or second page, a release and its
+// part): the smaller main text at most min_main_containment of the
+// larger's size (pages of about one size are told by the resemblance
+// above), and both the smaller main text and the smaller whole page
+// contained in the other's at min_main_containment, each estimate judged
+// at kMaxContainmentError (EstimateMainContainment). Their site then
 // learns no template from them. A template is learned from what
 // distinct items share, never from a near-duplicate pair: what the two
 // share would otherwise be boilerplate for every page holding it, and the
@@ -864,14 +870,31 @@ bool TwoPagesOneText(const RobustPages& pages, uint32_t a, uint32_t b, const Rob
   if (options.main_minhashes == 0) return false;
   w->record_a.resize(pages.record_words);
   w->record_b.resize(pages.record_words);
-  const uint32_t* ma = pages.FetchMins(a, w->record_a.data());
-  const uint32_t* mb = pages.FetchMins(b, w->record_b.data());
+  const RobustPageView va = pages.Fetch(a, w->record_a.data());
+  const RobustPageView vb = pages.Fetch(b, w->record_b.data());
+  const uint32_t* ma = va.mins;
+  const uint32_t* mb = vb.mins;
   if (!HasMainText(ma, options) || !HasMainText(mb, options)) return false;
   uint32_t agreeing = 0, main_agreeing = 0;
   for (uint32_t j = 0; j < options.num_minhashes; ++j) agreeing += ma[j] == mb[j];
   for (uint32_t j = options.num_minhashes; j < options.positions(); ++j) main_agreeing += ma[j] == mb[j];
-  return agreeing >= options.min_similarity_without_template * options.num_minhashes &&
-         main_agreeing >= options.min_main_similarity * options.main_minhashes;
+  if (agreeing >= options.min_similarity_without_template * options.num_minhashes &&
+      main_agreeing >= options.min_main_similarity * options.main_minhashes) {
+    return true;
+  }
+  const double bar = options.min_main_containment;
+  if (bar <= 0 || std::min(va.main_shingles, vb.main_shingles) > bar * std::max(va.main_shingles, vb.main_shingles)) {
+    return false;
+  }
+  auto contained = [&](uint32_t agree, uint32_t positions, uint32_t a_shingles, uint32_t b_shingles) {
+    SiteTemplates::Match r;
+    r.main_agreeing = agree;
+    r.main_positions = positions;
+    const MainContainment c = EstimateMainContainment(r, a_shingles, b_shingles);
+    return c.known() && c.value >= bar && c.error <= kMaxContainmentError;
+  };
+  return contained(main_agreeing, options.main_minhashes, va.main_shingles, vb.main_shingles) &&
+         contained(agreeing, options.num_minhashes, va.shingles, vb.shingles);
 }
 
 }  // namespace
@@ -1433,7 +1456,10 @@ SiteTemplates::Match CompareWith(const uint32_t* a, const uint32_t* b, const Rob
   if (!HasMainText(a, options) || !HasMainText(b, options)) return r;
   for (uint32_t j = m; j < options.positions(); ++j) {
     if (a[j] == b[j]) {
-      if (is_template(j, a[j])) continue;
+      if (is_template(j, a[j])) {
+        ++r.main_template_shared;
+        continue;
+      }
       ++r.main_agreeing;
     }
     ++r.main_positions;
@@ -1457,15 +1483,23 @@ SiteTemplates::Match SiteTemplates::CompareMasked(const uint32_t* a, const uint3
 MainContainment EstimateMainContainment(const SiteTemplates::Match& r, uint32_t a_shingles, uint32_t b_shingles) {
   MainContainment c;
   if (r.main_positions == 0 || a_shingles == 0 || b_shingles == 0) return c;
-  const double n = r.main_positions;
-  const double j = r.main_agreeing / n;
+  const double n = static_cast<double>(r.main_positions) + r.main_template_shared;
+  const double k = r.main_agreeing / n, t = r.main_template_shared / n;
   const double s = std::min(a_shingles, b_shingles), l = std::max(a_shingles, b_shingles);
-  // |A n B| = J (|A| + |B|) / (1 + J); its share of the smaller set, and
-  // the error through dC/dJ = (s + l) / (s (1 + J)^2) and J's binomial
-  // error over the n positions.
-  c.value = std::min(1.0, j * (s + l) / ((1 + j) * s));
-  const double slope = (s + l) / (s * (1 + j) * (1 + j));
-  c.error = slope * std::sqrt(j * (1 - j) / n);
+  // The smaller text's own part (s less the boilerplate both hold,
+  // t |A u B|), times (1 + k + t) = (s + l) / |A u B|.
+  const double own = s + k * s - t * l;
+  if (own <= 0) return c;
+  // c = k (s + l) / own. Its error through dc/dk = (s + l)(s - t l) / own^2
+  // and dc/dt = k (s + l) l / own^2 from the multinomial errors of k and t
+  // over the n positions (variances k (1 - k) / n and t (1 - t) / n,
+  // covariance -k t / n); at t = 0 this is Broder's estimate's error through
+  // dC/dJ = (s + l) / (s (1 + J)^2).
+  c.value = std::min(1.0, k * (s + l) / own);
+  const double dk = (s + l) * (s - t * l) / (own * own);
+  const double dt = k * (s + l) * l / (own * own);
+  const double variance = dk * dk * k * (1 - k) + dt * dt * t * (1 - t) - 2 * dk * dt * k * t;
+  c.error = std::sqrt(std::max(0.0, variance) / n);
   return c;
 }
 

@@ -368,7 +368,10 @@ class SiteTemplates {
   // that more pages hold. Two pages alone on a site hold their template
   // and nothing else in common, unless they are one text: whole pages
   // alike at min_similarity_without_template and main texts (both have
-  // one) at min_main_similarity; such a site learns no boilerplate (a
+  // one) at min_main_similarity, or one holding the other (the smaller
+  // main text at most min_main_containment of the larger's size, it and
+  // the smaller whole page contained in the other's at
+  // min_main_containment); such a site learns no boilerplate (a
   // template is learned from distinct items, never from a near-duplicate
   // pair). digests: n * kRobustDigestCells cells, or
   // empty (the rule where no template is seen then stays out).
@@ -420,8 +423,10 @@ class SiteTemplates {
     uint32_t agreeing = 0;   // content positions where the pages agree
     uint32_t positions = 0;  // positions not shared as boilerplate
     uint32_t template_shared = 0;
-    // Main-text positions (0 when either page has no main text).
-    uint32_t main_agreeing = 0, main_positions = 0;
+    // Main-text positions (0 when either page has no main text);
+    // main_template_shared: those left out because both pages hold one
+    // boilerplate value there.
+    uint32_t main_agreeing = 0, main_positions = 0, main_template_shared = 0;
     double similarity() const {
       return positions == 0 ? 1.0 : static_cast<double>(agreeing) / positions;
     }
@@ -448,12 +453,22 @@ class SiteTemplates {
 };
 
 // The containment of the smaller of two main texts in the larger (Broder,
-// "On the resemblance and containment of documents"), estimated from the
-// main-text comparison `r` (resemblance J = main_agreeing / main_positions)
-// and the main texts' distinct shingles s <= l: |A n B| = J (s + l) / (1 + J),
-// c = |A n B| / s (at most 1). `error` is the estimate's standard error
-// (J's binomial error over the positions, through dc/dJ). Unknown (value
-// -1) without main-text positions or counts.
+// "On the resemblance and containment of documents"), outside the
+// boilerplate both hold, estimated from the main-text comparison `r` and
+// the main texts' distinct shingles s <= l. Over all M = main_positions +
+// main_template_shared positions, k = main_agreeing / M estimates the share
+// of the union A u B that both hold outside the boilerplate and t =
+// main_template_shared / M the share that is boilerplate both hold; with
+// |A u B| = (s + l) / (1 + k + t), the smaller text's own part (s less the
+// shared boilerplate) is contained at c = k (s + l) / (s + k s - t l), at
+// most 1. Without shared boilerplate (t = 0) this is Broder's estimate
+// from the resemblance J = k: c = J (s + l) / ((1 + J) s). A page whose
+// text is its template's long blocks and a short item of its own is then
+// judged by its item, not by the template the other page holds too.
+// `error` is the estimate's standard error (k's binomial error over the M
+// positions, through dc/dk). Unknown (value -1) without main-text
+// positions or counts, or when the smaller text has nothing outside the
+// shared boilerplate.
 struct MainContainment {
   double value = -1;
   double error = 0;

@@ -7,12 +7,14 @@
 #include <atomic>
 #include <cmath>
 #include <condition_variable>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "engine/parallel.h"
@@ -1228,6 +1230,73 @@ TEST(RobustTemplateTest, APageAndItsRevisionOnASmallSiteAreNotItsTemplate) {
   EXPECT_FALSE(items.duplicate) << items.reason;
 }
 
+// The site templates learned from `pages` read as a run reads them: one
+// record a page with its min-hash values, its two shingle counts and its
+// difference digest (the counts are what the containment tests need).
+SiteTemplates TemplatesWithCounts(const std::vector<SignedPage>& pages, const RobustMethodOptions& o) {
+  const size_t mins_words = (o.positions() + 1) / 2, counts_word = mins_words, digest_word = mins_words + 1;
+  const size_t record_words = digest_word + kRobustDigestCells;
+  std::vector<uint64_t> records(pages.size() * record_words, 0), sites;
+  for (size_t p = 0; p < pages.size(); ++p) {
+    uint64_t* record = records.data() + p * record_words;
+    std::memcpy(record, pages[p].mins.data(), pages[p].mins.size() * sizeof(uint32_t));
+    record[counts_word] = PackShingleCounts(pages[p].sig);
+    std::copy(pages[p].digest.begin(), pages[p].digest.end(), record + digest_word);
+    sites.push_back(pages[p].site);
+  }
+  RobustPages view;
+  view.n = static_cast<uint32_t>(pages.size());
+  view.m = o.positions();
+  view.mins = reinterpret_cast<const uint32_t*>(records.data());
+  view.mins_stride = record_words * 2;
+  view.digests = records.data() + digest_word;
+  view.digest_stride = record_words;
+  view.site = sites;
+  view.record_words = record_words;
+  view.digest_word = digest_word;
+  view.main_shingles = records.data() + counts_word;
+  view.main_shingles_word = counts_word;
+  return SiteTemplates(view, std::vector<uint8_t>(pages.size(), 1), o);
+}
+
+// A story and its first page alone on their site (the first 300 of its
+// 600 words under the same template): one holds the other, so the two are
+// one text (TwoPagesOneText) and their site learns no template from them;
+// the story's syndicated copy on another site stays its near duplicate.
+// Without the rule (no containment) the story's text would be the site's
+// template, boilerplate wherever it is held. A story alone on its site
+// with another of half its length is no such pair: what the two share is
+// their template.
+TEST(RobustTemplateTest, AStoryAndItsFirstPageAloneOnASiteAreOneText) {
+  std::mt19937_64 rng(97);
+  const SiteTemplateHtml paper = MakeTemplate(rng, 30), wire = MakeTemplate(rng, 30);
+  const std::string story = Words(rng, 600);
+  const std::string first_page = story.substr(0, story.find(' ', story.size() / 2));
+  auto run = [&](const RobustMethodOptions& o, const std::string& other) {
+    std::vector<SignedPage> pages;
+    pages.push_back(Sign(paper.head + Paragraphs(story) + paper.tail, "http://www.one-paper.example/2024/story", o));
+    pages.push_back(Sign(paper.head + Paragraphs(other) + paper.tail, "http://www.one-paper.example/2024/story?p=1", o));
+    pages.push_back(Sign(wire.head + Paragraphs(story) + wire.tail, "http://www.wire-service.example/story", o));
+    const SiteTemplates templates = TemplatesWithCounts(pages, o);
+    const PairDecision copy = RobustDecide(templates, pages[0].View(), pages[2].View(), o);
+    return std::make_tuple(templates.OneTextSite(pages[0].site), templates.size(), copy);
+  };
+  const RobustMethodOptions o;
+  const auto [one_text, learned, copy] = run(o, first_page);
+  EXPECT_TRUE(one_text);
+  EXPECT_EQ(learned, 0u);
+  EXPECT_TRUE(copy.duplicate) << copy.reason;
+  RobustMethodOptions off = o;
+  off.min_main_containment = 0;
+  const auto [one_text_off, learned_off, copy_off] = run(off, first_page);
+  EXPECT_FALSE(one_text_off);
+  EXPECT_GT(learned_off, 0u);
+  const auto [two_stories, learned_two, copy_two] = run(o, Words(rng, 300));
+  EXPECT_FALSE(two_stories);
+  EXPECT_GT(learned_two, 0u);
+  EXPECT_TRUE(copy_two.duplicate) << copy_two.reason;
+}
+
 // A page with several versions on its small site (print, mobile, a
 // revision: each its own sentence rewritten): the values the versions
 // alone hold are held by three to five of the site's pages, its template's
@@ -1551,6 +1620,73 @@ TEST(RobustContainmentTest, TheEstimateFollowsBroderOnRandomSets) {
   r.main_positions = 42;
   r.main_agreeing = 20;
   EXPECT_FALSE(EstimateMainContainment(r, 0, 500).known());
+}
+
+// Containment outside the boilerplate both pages hold: random sets of a
+// template T (boilerplate of the site: a position where both pages hold
+// one of its values is left out, as SiteTemplates::Compare leaves it) and
+// each page's own text. A page whose own text lies wholly inside the
+// other's is contained, however much template the two share; two pages
+// whose own texts differ are not, though most of each is the template.
+// Without shared boilerplate the estimate is Broder's from the resemblance.
+TEST(RobustContainmentTest, TheSmallerOwnTextIsJudgedOutsideSharedBoilerplate) {
+  const RobustMethodOptions o;
+  const BroderSketcher sketcher(RobustMainSketchOptions(o));
+  std::mt19937_64 rng(91);
+  const uint32_t template_size = 300;
+  auto trials = [&](uint32_t own_a, uint32_t own_b, bool a_inside_b) {
+    ContainmentTrials t;
+    const int n = 200;
+    std::vector<uint64_t> tpl(template_size), a, b;
+    std::vector<uint64_t> mt(o.main_minhashes), ma(o.main_minhashes), mb(o.main_minhashes);
+    for (int trial = 0; trial < n; ++trial) {
+      for (uint64_t& v : tpl) v = rng();
+      a = tpl;
+      b = tpl;
+      for (uint32_t i = 0; i < own_b; ++i) b.push_back(rng());
+      for (uint32_t i = 0; i < own_a; ++i) a.push_back(a_inside_b ? b[template_size + i] : rng());
+      EXPECT_TRUE(sketcher.MinHashes(tpl, mt.data()));
+      EXPECT_TRUE(sketcher.MinHashes(a, ma.data()));
+      EXPECT_TRUE(sketcher.MinHashes(b, mb.data()));
+      SiteTemplates::Match r;
+      for (uint32_t j = 0; j < o.main_minhashes; ++j) {
+        if (ma[j] == mb[j] && ma[j] == mt[j]) {
+          ++r.main_template_shared;  // both hold the template's value
+          continue;
+        }
+        r.main_agreeing += ma[j] == mb[j];
+        ++r.main_positions;
+      }
+      const MainContainment c = EstimateMainContainment(r, static_cast<uint32_t>(a.size()),
+                                                        static_cast<uint32_t>(b.size()));
+      if (!c.known()) continue;
+      t.mean += c.value / n;
+      if (c.value >= o.min_main_containment && c.error <= kMaxContainmentError) t.pass_rate += 1.0 / n;
+    }
+    return t;
+  };
+  // An excerpt of 300 of the other's 600 own shingles, in a template of
+  // 300: the whole sets are 600 and 900, the own texts' resemblance 0.5.
+  const ContainmentTrials excerpt = trials(300, 600, true);
+  EXPECT_GT(excerpt.mean, 0.9);
+  EXPECT_GE(excerpt.pass_rate, 0.6);
+  // Two items of 300 and 600 own shingles in the same template.
+  const ContainmentTrials items = trials(300, 600, false);
+  EXPECT_LT(items.mean, 0.2);
+  EXPECT_EQ(items.pass_rate, 0.0);
+  // No shared boilerplate: Broder's c = J (s + l) / ((1 + J) s).
+  SiteTemplates::Match r;
+  r.main_positions = 42;
+  r.main_agreeing = 18;
+  const double j = 18.0 / 42, s = 300, l = 700;
+  const MainContainment broder = EstimateMainContainment(r, 300, 700);
+  EXPECT_NEAR(broder.value, j * (s + l) / ((1 + j) * s), 1e-12);
+  EXPECT_NEAR(broder.error, (s + l) / (s * (1 + j) * (1 + j)) * std::sqrt(j * (1 - j) / 42), 1e-12);
+  // A smaller text that is all shared boilerplate has no own text to judge.
+  r.main_positions = 2;
+  r.main_agreeing = 0;
+  r.main_template_shared = 40;
+  EXPECT_FALSE(EstimateMainContainment(r, 300, 700).known());
 }
 
 // An excerpt on another site (the first part of a wire story, a press
