@@ -4,8 +4,10 @@
 For every method that runs on several processes (exact, broder, simhash,
 combined, robust) and N = 1, 2, 3, 4 ranks, on the sample crawl, on a
 `neardup synth` crawl built from it (one per-record-gzip WARC file, so the
-ranks split it at record boundaries) and on a mix of files, folders and
-damaged inputs (so that warnings come from several ranks): clusters.tsv,
+ranks split it at record boundaries), on pages copied to many hosts, on
+stories alone on their sites with their first pages, and on a mix of
+files, folders and damaged inputs (so that warnings come from several
+ranks): clusters.tsv,
 pairs.tsv and warnings.tsv must be byte for byte those of one process, and
 every figure of summary.json but the timings, memory and output paths the
 same. With --partition length:1..3 (broder, simhash, combined at 3 ranks)
@@ -125,6 +127,45 @@ def write_copies_corpus(paths):
         f.close()
 
 
+def write_excerpt_corpus(paths):
+    """Stories each alone on its site with its first page (the first half of
+    its words, under the same template) and copied to a wire site: the two
+    pages alone on their site are one text when one holds the other
+    (TwoPagesOneText, which reads the pages' shingle counts), so their site
+    learns no template and the story stays its copy's near duplicate. The
+    pages go round-robin into `paths`."""
+    state = [54321]
+
+    def words(n):
+        out = []
+        for _ in range(n):
+            state[0] = (state[0] * 1103515245 + 12345) % (1 << 31)
+            k, letters = state[0], []
+            for _ in range(3 + k % 6):
+                letters.append("abcdefghijklmnopqrstuvwxyz"[k % 26])
+                k //= 26
+            out.append("".join(letters))
+        return out
+
+    def page(menu, text):
+        paragraphs = "".join("<p>" + " ".join(text[i:i + 24]) + "</p>" for i in range(0, len(text), 24))
+        links = "".join(f"<li><a href='/s{i}'>{w}</a></li>" for i, w in enumerate(menu))
+        return f"<html><body><ul>{links}</ul>{paragraphs}<div>{' '.join(menu[:6])}</div></body></html>"
+
+    files = [open(p, "w", encoding="utf-8") for p in paths]
+    written = 0
+    for group in range(3):
+        story, paper, wire = words(600), words(40), words(40)
+        pages = [(f"http://www.paper-{group}.example/news/story.html", page(paper, story)),
+                 (f"http://www.paper-{group}.example/news/story.html?page=1", page(paper, story[:300])),
+                 (f"http://www.wire-{group}.example/story", page(wire, story))]
+        for url, html in pages:
+            files[written % len(files)].write(json.dumps({"url": url, "html": html}) + "\n")
+            written += 1
+    for f in files:
+        f.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cli", required=True)
@@ -154,8 +195,11 @@ def main():
             f.write(raw[: len(raw) * 5 // 6])  # and truncated
         copies = [os.path.join(work, f"copies-{part}.jsonl") for part in range(4)]
         write_copies_corpus(copies)
+        excerpts = [os.path.join(work, f"excerpts-{part}.jsonl") for part in range(3)]
+        write_excerpt_corpus(excerpts)
         corpora = {
             "copies": copies,
+            "excerpts": excerpts,
             "sample": [sample],
             "synth": [synth],
             "mixed": [os.path.join(args.data, "warc"), os.path.join(args.data, "html"), damaged,

@@ -726,7 +726,9 @@ class RobustDividedRun final : public DividedRun {
     // most groups, as sites show up early in a crawl), which finds each
     // group's boilerplate as one process does (SiteTemplates): (label, m
     // values) per page. Digests go too: the rule
-    // of one item where no template is seen reads the two pages' digests.
+    // of one item where no template is seen reads the two pages' digests;
+    // and the two shingle counts, which tell two pages alone on a site of
+    // which one holds the other (TwoPagesOneText).
     // They travel sender by sender, kPagesPerRound pages a round, so that
     // each owner receives its pages in page-id order and holds a round at a
     // time in flight; it appends them to a file of its own (with a folder
@@ -734,7 +736,8 @@ class RobustDividedRun final : public DividedRun {
     // `neardup dedup` learns from its spill.
     const uint32_t m = l_.m;
     const size_t digest_words = l_.digests ? kRobustDigestCells : 0;
-    const size_t page_record = 1 + (m + 1) / 2 + digest_words;
+    const size_t counts_word = 1 + (m + 1) / 2 + digest_words;  // when l_.main_shingles
+    const size_t page_record = counts_word + (l_.main_shingles ? 1 : 0);
     std::vector<uint64_t> owned_values;  // the boilerplate (position << 32 | value) this process owns
     {
       std::vector<std::vector<uint64_t>> to_owner(processes);  // local pages, by the owner of their group's key
@@ -781,6 +784,7 @@ class RobustDividedRun final : public DividedRun {
               out[r].push_back(site_label_[p]);
               out[r].insert(out[r].end(), page + 2, page + 2 + (m + 1) / 2);
               out[r].insert(out[r].end(), page + l_.digest_at(), page + l_.digest_at() + digest_words);
+              if (l_.main_shingles) out[r].push_back(page[l_.main_shingles_at()]);
             }
           }
           NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> in, x->ExchangeFlat(std::move(out)));
@@ -830,6 +834,10 @@ class RobustDividedRun final : public DividedRun {
       arrived.record_words = page_record;
       arrived.mins_word = 1;
       arrived.digest_word = 1 + (m + 1) / 2;
+      if (l_.main_shingles) {
+        arrived.main_shingles = records + counts_word;
+        arrived.main_shingles_word = counts_word;
+      }
       RobustStageFiles files;  // a large site's columns, in files of this process's own
       if (c_.env != nullptr) files = RobustStageFiles{c_.env, c_.temp_dir, ".rank" + std::to_string(x->rank())};
       const SiteTemplates here(arrived, std::vector<uint8_t>(pages_here, 1), o_, files, c_.executor);
