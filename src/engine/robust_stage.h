@@ -465,8 +465,9 @@ class SiteTemplates {
 // from the resemblance J = k: c = J (s + l) / ((1 + J) s). A page whose
 // text is its template's long blocks and a short item of its own is then
 // judged by its item, not by the template the other page holds too.
-// `error` is the estimate's standard error (k's binomial error over the M
-// positions, through dc/dk). Unknown (value -1) without main-text
+// `error` is the estimate's standard error: k's and t's multinomial
+// errors over the M positions through dc/dk and dc/dt (at t = 0, J's
+// binomial error through dc/dJ). Unknown (value -1) without main-text
 // positions or counts, or when the smaller text has nothing outside the
 // shared boilerplate.
 struct MainContainment {
