@@ -684,6 +684,19 @@ const uint32_t* RobustPages::FetchMins(uint32_t p, uint64_t* scratch) const {
   return reinterpret_cast<const uint32_t*>(scratch);
 }
 
+void RobustPages::FetchShingleCounts(uint32_t p, RobustPageView* v) const {
+  v->main_shingles = v->shingles = 0;
+  if (main_shingles == nullptr) return;
+  uint64_t word = 0;
+  if (file == nullptr ||
+      !file->ReadAt((uint64_t{p} * record_words + main_shingles_word) * sizeof(uint64_t), sizeof word,
+                    reinterpret_cast<char*>(&word))
+           .ok()) {
+    word = main_shingles[size_t{p} * record_words];  // the mapping holds the same bytes
+  }
+  UnpackShingleCounts(word, v);
+}
+
 RobustPageView RobustPages::Fetch(uint32_t p, uint64_t* scratch) const {
   if (file == nullptr ||
       !file->ReadAt(uint64_t{p} * record_words * sizeof(uint64_t), record_words * sizeof(uint64_t),
@@ -857,7 +870,7 @@ struct SiteWork {
 // larger's size (pages of about one size are told by the resemblance
 // above), and both the smaller main text and the smaller whole page
 // contained in the other's at min_main_containment, each estimate judged
-// at kMaxContainmentError (EstimateMainContainment). Their site then
+// at kMaxContainmentError (EstimateContainment). Their site then
 // learns no template from them. A template is learned from what
 // distinct items share, never from a near-duplicate pair: what the two
 // share would otherwise be boilerplate for every page holding it, and the
@@ -870,10 +883,8 @@ bool TwoPagesOneText(const RobustPages& pages, uint32_t a, uint32_t b, const Rob
   if (options.main_minhashes == 0) return false;
   w->record_a.resize(pages.record_words);
   w->record_b.resize(pages.record_words);
-  const RobustPageView va = pages.Fetch(a, w->record_a.data());
-  const RobustPageView vb = pages.Fetch(b, w->record_b.data());
-  const uint32_t* ma = va.mins;
-  const uint32_t* mb = vb.mins;
+  const uint32_t* ma = pages.FetchMins(a, w->record_a.data());
+  const uint32_t* mb = pages.FetchMins(b, w->record_b.data());
   if (!HasMainText(ma, options) || !HasMainText(mb, options)) return false;
   uint32_t agreeing = 0, main_agreeing = 0;
   for (uint32_t j = 0; j < options.num_minhashes; ++j) agreeing += ma[j] == mb[j];
@@ -883,18 +894,17 @@ bool TwoPagesOneText(const RobustPages& pages, uint32_t a, uint32_t b, const Rob
     return true;
   }
   const double bar = options.min_main_containment;
-  if (bar <= 0 || std::min(va.main_shingles, vb.main_shingles) > bar * std::max(va.main_shingles, vb.main_shingles)) {
+  if (bar <= 0) return false;
+  RobustPageView va, vb;  // the counts only: the resemblance above read the values alone
+  pages.FetchShingleCounts(a, &va);
+  pages.FetchShingleCounts(b, &vb);
+  if (std::min(va.main_shingles, vb.main_shingles) > bar * std::max(va.main_shingles, vb.main_shingles)) {
     return false;
   }
-  auto contained = [&](uint32_t agree, uint32_t positions, uint32_t a_shingles, uint32_t b_shingles) {
-    SiteTemplates::Match r;
-    r.main_agreeing = agree;
-    r.main_positions = positions;
-    const MainContainment c = EstimateMainContainment(r, a_shingles, b_shingles);
-    return c.known() && c.value >= bar && c.error <= kMaxContainmentError;
-  };
-  return contained(main_agreeing, options.main_minhashes, va.main_shingles, vb.main_shingles) &&
-         contained(agreeing, options.num_minhashes, va.shingles, vb.shingles);
+  return ContainmentPasses(EstimateContainment(main_agreeing, options.main_minhashes, 0, va.main_shingles,
+                                               vb.main_shingles),
+                           bar) &&
+         ContainmentPasses(EstimateContainment(agreeing, options.num_minhashes, 0, va.shingles, vb.shingles), bar);
 }
 
 }  // namespace
@@ -1481,10 +1491,15 @@ SiteTemplates::Match SiteTemplates::CompareMasked(const uint32_t* a, const uint3
 }
 
 MainContainment EstimateMainContainment(const SiteTemplates::Match& r, uint32_t a_shingles, uint32_t b_shingles) {
+  return EstimateContainment(r.main_agreeing, r.main_positions, r.main_template_shared, a_shingles, b_shingles);
+}
+
+MainContainment EstimateContainment(uint32_t agreeing, uint32_t positions, uint32_t template_shared,
+                                    uint32_t a_shingles, uint32_t b_shingles) {
   MainContainment c;
-  if (r.main_positions == 0 || a_shingles == 0 || b_shingles == 0) return c;
-  const double n = static_cast<double>(r.main_positions) + r.main_template_shared;
-  const double k = r.main_agreeing / n, t = r.main_template_shared / n;
+  if (positions == 0 || a_shingles == 0 || b_shingles == 0) return c;
+  const double n = static_cast<double>(positions) + template_shared;
+  const double k = agreeing / n, t = template_shared / n;
   const double s = std::min(a_shingles, b_shingles), l = std::max(a_shingles, b_shingles);
   // The smaller text's own part (s less the boilerplate both hold,
   // t |A u B|), times (1 + k + t) = (s + l) / |A u B|.
@@ -1562,9 +1577,8 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   // whose whole pages agree more than their main texts share what is
   // around their items (a template whose long blocks read as main text),
   // and containment is not judged.
-  const bool containment_passes = contained.known() && contained.value >= options.min_main_containment &&
-                                  contained.error <= kMaxContainmentError &&
-                                  r.similarity() <= r.main_similarity();
+  const bool containment_passes =
+      ContainmentPasses(contained, options.min_main_containment) && r.similarity() <= r.main_similarity();
   auto main_text_note = [&](bool decided) {
     if (!main_known) return std::string();
     char note[320];

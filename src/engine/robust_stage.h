@@ -327,6 +327,10 @@ struct RobustPages {
   // Fetch(p, scratch).mins, reading only the record's min-hash words (half
   // the record's bytes: a template's copy checks read nothing else).
   const uint32_t* FetchMins(uint32_t p, uint64_t* scratch) const;
+  // Page p's two shingle counts (RobustPageView::main_shingles and
+  // shingles) into *v, reading only the record's word that keeps them;
+  // both 0 when they are not kept.
+  void FetchShingleCounts(uint32_t p, RobustPageView* v) const;
   void ReleaseResident() const {
     if (file) file->ReleaseResident();
   }
@@ -476,6 +480,13 @@ struct MainContainment {
   bool known() const { return value >= 0; }
 };
 MainContainment EstimateMainContainment(const SiteTemplates::Match& r, uint32_t a_shingles, uint32_t b_shingles);
+// The same estimate from counts over any positions: `agreeing` of
+// `positions` outside the boilerplate agree, `template_shared` more hold
+// boilerplate both pages hold, and the two sets have a_shingles and
+// b_shingles distinct shingles (EstimateMainContainment passes the main
+// texts'; two whole pages pass theirs).
+MainContainment EstimateContainment(uint32_t agreeing, uint32_t positions, uint32_t template_shared,
+                                    uint32_t a_shingles, uint32_t b_shingles);
 
 // The containment rule decides only where its estimate's standard error is
 // at most this: at 42 main-text positions a pair whose smaller main text is
@@ -483,6 +494,12 @@ MainContainment EstimateMainContainment(const SiteTemplates::Match& r, uint32_t 
 // three standard errors below a bar of 0.8, and a smaller text under about
 // two fifths of the larger's size is not judged (its estimate is too loose).
 inline constexpr double kMaxContainmentError = 0.15;
+
+// Whether an estimate shows the smaller set contained in the larger at
+// `bar`: known, at the bar, and within kMaxContainmentError.
+inline bool ContainmentPasses(const MainContainment& c, double bar) {
+  return c.known() && c.value >= bar && c.error <= kMaxContainmentError;
+}
 
 // Whether band `band` of a page's values `mins` is made only of its site's
 // boilerplate (step 4: such a band is no key).
