@@ -1141,7 +1141,9 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
     // one, on min_main_similarity (a sidebar or a section's template that
     // two items share leaves their main texts apart). Such holders are
     // one item (kOneItem), as are two where no template is seen
-    // (an_edit_apart below); where a value's holders are too few to be the
+    // (an_edit_apart below) and two of which one holds the other under
+    // the same conditions of the site's template (one_holds_other below:
+    // a story and its first page); where a value's holders are too few to be the
     // site's template only by its share (a value only two pages of a
     // small site hold) no others count as copies. Most pairs asked about
     // are not copies.
@@ -1196,6 +1198,36 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
                DifferenceDigest::DifferenceSize(a.digest, b.digest, kRobustDigestCells,
                                                 static_cast<int>(kRobustDigestCells)) >= 0;
       };
+      // One holds the other: an excerpt, a story's first or second page
+      // beside the whole story on its site. The smaller main text at most
+      // min_main_containment of the larger's size, and both the smaller
+      // main text and the smaller whole page contained in the other's at
+      // min_main_containment outside the site's common boilerplate (its
+      // share of the positions counted as boilerplate both hold:
+      // EstimateContainment), each judged at kMaxContainmentError, and the
+      // whole pages agreeing no more than the main texts, as the pair rule
+      // asks (RobustDecideMatched). Only pairs whose main texts agree on a
+      // fifth of their positions read their two shingle counts.
+      auto one_holds_other = [&](uint64_t pair, uint32_t whole_agreeing, uint32_t whole_positions,
+                                 uint32_t main_agreeing, uint32_t main_positions) {
+        const double bar = options.min_main_containment;
+        if (bar <= 0 || main_positions * kMainTextMinShare < options.main_minhashes ||
+            main_agreeing * 5 < main_positions ||
+            uint64_t{whole_agreeing} * main_positions > uint64_t{main_agreeing} * whole_positions) {
+          return false;
+        }
+        RobustPageView a, b;
+        pages.FetchShingleCounts(by_site[s + (pair >> 32)], &a);
+        pages.FetchShingleCounts(by_site[s + static_cast<uint32_t>(pair)], &b);
+        if (std::min(a.main_shingles, b.main_shingles) > bar * std::max(a.main_shingles, b.main_shingles)) return false;
+        return ContainmentPasses(EstimateContainment(main_agreeing, main_positions,
+                                                     options.main_minhashes - main_positions, a.main_shingles,
+                                                     b.main_shingles),
+                                 bar) &&
+               ContainmentPasses(EstimateContainment(whole_agreeing, whole_positions,
+                                                     options.num_minhashes - whole_positions, a.shingles, b.shingles),
+                                 bar);
+      };
       std::vector<std::pair<uint64_t, uint8_t>> copies;
       for (size_t i = 0; i < pairs.size(); ++i) {
         const Word c = agreement[i];
@@ -1217,7 +1249,9 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
         const bool one_item =
             two_templates || one_template ||
             (template_shared == 0 && whole_agreeing >= kLargePageAgreement * options.num_minhashes &&
-             (main_positions == 0 || main_alike) && an_edit_apart(pairs[i]));
+             (main_positions == 0 || main_alike) && an_edit_apart(pairs[i])) ||
+            (template_shared > 0 && whole_positions * 2 >= options.num_minhashes && main_positions > 0 &&
+             one_holds_other(pairs[i], whole_agreeing, whole_positions, main_agreeing, main_positions));
         if (one_item || positions == 0 || static_cast<double>(agreeing) / positions >= kCopyContentSimilarity) {
           copies.emplace_back(pairs[i], kCopy | (one_item ? kOneItem : 0));
         }

@@ -1297,6 +1297,60 @@ TEST(RobustTemplateTest, AStoryAndItsFirstPageAloneOnASiteAreOneText) {
   EXPECT_TRUE(copy_two.duplicate) << copy_two.reason;
 }
 
+// A story and its first page on a site with other stories: the values
+// the two alone hold are too few holders to be the site's template by its
+// share and are held by one text twice (the first page holds half the
+// story: contained), so they stay the story's own and its syndicated copy
+// on another site stays its near duplicate, as does its first page beside
+// it. Without containment what the story and its first page share is the
+// site's template. A story beside another of half its length is no such
+// pair: they share only their template.
+TEST(RobustTemplateTest, AStoryAndItsFirstPageOnALargerSiteStayItsText) {
+  std::mt19937_64 rng(101);
+  const SiteTemplateHtml paper = MakeTemplate(rng, 30), wire = MakeTemplate(rng, 30);
+  const std::string story = Words(rng, 600);
+  const std::string first_page = story.substr(0, story.find(' ', story.size() / 2));
+  auto run = [&](const RobustMethodOptions& o, const std::string& beside) {
+    std::vector<SignedPage> pages;
+    pages.push_back(Sign(paper.head + Paragraphs(story) + paper.tail, "http://www.one-paper.example/2024/story", o));
+    pages.push_back(Sign(paper.head + Paragraphs(beside) + paper.tail, "http://www.one-paper.example/2024/story?p=1", o));
+    for (int i = 0; i < 3; ++i) {
+      pages.push_back(Sign(paper.head + Paragraphs(Words(rng, 500)) + paper.tail,
+                           "http://www.one-paper.example/2024/other-" + std::to_string(i), o));
+    }
+    pages.push_back(Sign(wire.head + Paragraphs(story) + wire.tail, "http://www.wire-service.example/story", o));
+    const SiteTemplates templates = TemplatesWithCounts(pages, o);
+    // Positions where the story and the page beside it alone of their
+    // site hold one value: learned as boilerplate, or left their own.
+    uint32_t shared_own = 0, shared_learned = 0;
+    for (uint32_t j = 0; j < o.positions(); ++j) {
+      const uint32_t v = pages[0].mins[j];
+      if (pages[1].mins[j] != v) continue;
+      bool others = false;
+      for (size_t p = 2; p + 1 < pages.size(); ++p) others = others || pages[p].mins[j] == v;
+      if (!others) (templates.IsTemplate(j, v) ? shared_learned : shared_own) += 1;
+    }
+    const PairDecision copy = RobustDecide(templates, pages[0].View(), pages.back().View(), o);
+    const PairDecision beside_story = RobustDecide(templates, pages[0].View(), pages[1].View(), o);
+    return std::make_tuple(shared_own, shared_learned, copy, beside_story);
+  };
+  const RobustMethodOptions o;
+  const auto [own, learned, copy, first] = run(o, first_page);
+  EXPECT_GT(own, 10u);
+  EXPECT_EQ(learned, 0u);
+  EXPECT_TRUE(copy.duplicate) << copy.reason;
+  EXPECT_TRUE(first.duplicate) << first.reason;
+  RobustMethodOptions off = o;
+  off.min_main_containment = 0;
+  const auto [own_off, learned_off, copy_off, first_off] = run(off, first_page);
+  EXPECT_GT(learned_off, 10u) << "without containment the two teach their site the story's text";
+  EXPECT_EQ(own_off, 0u);
+  EXPECT_FALSE(first_off.duplicate) << first_off.reason;
+  const auto [own_two, learned_two, copy_two, two_stories] = run(o, Words(rng, 300));
+  EXPECT_FALSE(two_stories.duplicate) << two_stories.reason;
+  EXPECT_TRUE(copy_two.duplicate) << copy_two.reason;
+}
+
 // A page with several versions on its small site (print, mobile, a
 // revision: each its own sentence rewritten): the values the versions
 // alone hold are held by three to five of the site's pages, its template's
