@@ -860,17 +860,40 @@ struct SiteWork {
   std::vector<uint64_t> record_a, record_b;  // TwoPagesOneText's two records
 };
 
+// Agreement of two pages over some of their min-hash positions:
+// `agreeing` of `positions` outside the boilerplate agree, and
+// `template_shared` more hold boilerplate both pages hold
+// (EstimateContainment's arguments).
+struct PositionAgreement {
+  uint32_t agreeing = 0;
+  uint32_t positions = 0;
+  uint32_t template_shared = 0;
+};
+
+// Whether one of two pages holds the other at `bar`
+// (RobustMethodOptions::min_main_containment): the smaller main text at
+// most `bar` of the larger's size (pages of about one size are told by
+// their resemblance), and both the smaller main text and the smaller whole
+// page contained in the other's at `bar`, each estimate judged at
+// kMaxContainmentError (ContainmentPasses). `a` and `b` need their
+// shingle counts only (RobustPages::FetchShingleCounts).
+bool OneHoldsOther(const PositionAgreement& whole, const PositionAgreement& main, const RobustPageView& a,
+                   const RobustPageView& b, double bar) {
+  if (std::min(a.main_shingles, b.main_shingles) > bar * std::max(a.main_shingles, b.main_shingles)) return false;
+  return ContainmentPasses(
+             EstimateContainment(main.agreeing, main.positions, main.template_shared, a.main_shingles, b.main_shingles),
+             bar) &&
+         ContainmentPasses(
+             EstimateContainment(whole.agreeing, whole.positions, whole.template_shared, a.shingles, b.shingles), bar);
+}
+
 // Whether pages a and b, the only two of their site, are one text twice
 // (an article and its revision, a page captured with and without its
 // comments): their whole pages agree at min_similarity_without_template of
 // the positions, as two pages with no template known must, and their main
 // texts (both have one) at min_main_similarity of theirs. Or one holds
 // the other (a story and its first or second page, a release and its
-// part): the smaller main text at most min_main_containment of the
-// larger's size (pages of about one size are told by the resemblance
-// above), and both the smaller main text and the smaller whole page
-// contained in the other's at min_main_containment, each estimate judged
-// at kMaxContainmentError (EstimateContainment). Their site then
+// part: OneHoldsOther over all their positions). Their site then
 // learns no template from them. A template is learned from what
 // distinct items share, never from a near-duplicate pair: what the two
 // share would otherwise be boilerplate for every page holding it, and the
@@ -893,18 +916,13 @@ bool TwoPagesOneText(const RobustPages& pages, uint32_t a, uint32_t b, const Rob
       main_agreeing >= options.min_main_similarity * options.main_minhashes) {
     return true;
   }
-  const double bar = options.min_main_containment;
-  if (bar <= 0) return false;
+  if (options.min_main_containment <= 0) return false;
   RobustPageView va, vb;  // the counts only: the resemblance above read the values alone
   pages.FetchShingleCounts(a, &va);
   pages.FetchShingleCounts(b, &vb);
-  if (std::min(va.main_shingles, vb.main_shingles) > bar * std::max(va.main_shingles, vb.main_shingles)) {
-    return false;
-  }
-  return ContainmentPasses(EstimateContainment(main_agreeing, options.main_minhashes, 0, va.main_shingles,
-                                               vb.main_shingles),
-                           bar) &&
-         ContainmentPasses(EstimateContainment(agreeing, options.num_minhashes, 0, va.shingles, vb.shingles), bar);
+  return OneHoldsOther(PositionAgreement{agreeing, options.num_minhashes, 0},
+                       PositionAgreement{main_agreeing, options.main_minhashes, 0}, va, vb,
+                       options.min_main_containment);
 }
 
 }  // namespace
@@ -1199,15 +1217,12 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
                                                 static_cast<int>(kRobustDigestCells)) >= 0;
       };
       // One holds the other: an excerpt, a story's first or second page
-      // beside the whole story on its site. The smaller main text at most
-      // min_main_containment of the larger's size, and both the smaller
-      // main text and the smaller whole page contained in the other's at
-      // min_main_containment outside the site's common boilerplate (its
-      // share of the positions counted as boilerplate both hold:
-      // EstimateContainment), each judged at kMaxContainmentError, and the
-      // whole pages agreeing no more than the main texts, as the pair rule
-      // asks (RobustDecideMatched). Only pairs whose main texts agree on a
-      // fifth of their positions read their two shingle counts.
+      // beside the whole story on its site (OneHoldsOther outside the
+      // site's common boilerplate, its share of the positions counted as
+      // boilerplate both hold), the whole pages agreeing no more than the
+      // main texts, as the pair rule asks (RobustDecideMatched). Only
+      // pairs whose main texts agree on a fifth of their positions read
+      // their two shingle counts.
       auto one_holds_other = [&](uint64_t pair, uint32_t whole_agreeing, uint32_t whole_positions,
                                  uint32_t main_agreeing, uint32_t main_positions) {
         const double bar = options.min_main_containment;
@@ -1219,14 +1234,9 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
         RobustPageView a, b;
         pages.FetchShingleCounts(by_site[s + (pair >> 32)], &a);
         pages.FetchShingleCounts(by_site[s + static_cast<uint32_t>(pair)], &b);
-        if (std::min(a.main_shingles, b.main_shingles) > bar * std::max(a.main_shingles, b.main_shingles)) return false;
-        return ContainmentPasses(EstimateContainment(main_agreeing, main_positions,
-                                                     options.main_minhashes - main_positions, a.main_shingles,
-                                                     b.main_shingles),
-                                 bar) &&
-               ContainmentPasses(EstimateContainment(whole_agreeing, whole_positions,
-                                                     options.num_minhashes - whole_positions, a.shingles, b.shingles),
-                                 bar);
+        return OneHoldsOther(
+            PositionAgreement{whole_agreeing, whole_positions, options.num_minhashes - whole_positions},
+            PositionAgreement{main_agreeing, main_positions, options.main_minhashes - main_positions}, a, b, bar);
       };
       std::vector<std::pair<uint64_t, uint8_t>> copies;
       for (size_t i = 0; i < pairs.size(); ++i) {
