@@ -105,7 +105,9 @@ void DedupFlags::Register(CLI::App* dedup) {
   dedup->add_option("--min-containment", min_containment,
                     "robust: pages on different sites (or on one site whose template is known) are near "
                     "duplicates when the smaller main text is at least this much contained in the larger "
-                    "(an excerpt, a shortened wire story), where the estimate is sure enough; 0 turns it off")
+                    "(an excerpt, a shortened wire story), where the estimate is sure enough and the whole pages "
+                    "agree no more than the main texts (or, on one site, its template shows around the main texts "
+                    "and not in them); 0 turns it off")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   dedup->add_option("--min-content", min_content,

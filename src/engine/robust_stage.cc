@@ -860,6 +860,20 @@ struct SiteWork {
   std::vector<uint64_t> record_a, record_b;  // TwoPagesOneText's two records
 };
 
+// Whether two pages of one site show its template on their whole pages
+// (`template_shared` positions hold boilerplate both hold) and none of it
+// in their main texts (`main_template_shared` is 0). The containment
+// rules judge a pair only where the whole pages agree no more than the
+// main texts, a sign that their main texts are not a template's long
+// blocks, unless this holds: their main texts are then their own text,
+// and what their whole pages share beyond them is the item's own (a
+// story's headline, byline and links beside its first page on its site).
+// Across sites, and on a site too small to have learned its template,
+// nothing shows which blocks are template, and the sign is still asked.
+bool TemplateOnlyAroundMainTexts(uint32_t template_shared, uint32_t main_template_shared) {
+  return template_shared > 0 && main_template_shared == 0;
+}
+
 // Agreement of two pages over some of their min-hash positions:
 // `agreeing` of `positions` outside the boilerplate agree, and
 // `template_shared` more hold boilerplate both pages hold
@@ -1220,15 +1234,18 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       // beside the whole story on its site (OneHoldsOther outside the
       // site's common boilerplate, its share of the positions counted as
       // boilerplate both hold), the whole pages agreeing no more than the
-      // main texts, as the pair rule asks (RobustDecideMatched). Only
-      // pairs whose main texts agree on a fifth of their positions read
-      // their two shingle counts.
+      // main texts unless the site's template shows only around them
+      // (TemplateOnlyAroundMainTexts), as the pair rule asks
+      // (RobustDecideMatched). Only pairs whose main texts agree on a fifth
+      // of their positions read their two shingle counts.
       auto one_holds_other = [&](uint64_t pair, uint32_t whole_agreeing, uint32_t whole_positions,
                                  uint32_t main_agreeing, uint32_t main_positions) {
         const double bar = options.min_main_containment;
         if (bar <= 0 || main_positions * kMainTextMinShare < options.main_minhashes ||
             main_agreeing * 5 < main_positions ||
-            uint64_t{whole_agreeing} * main_positions > uint64_t{main_agreeing} * whole_positions) {
+            (uint64_t{whole_agreeing} * main_positions > uint64_t{main_agreeing} * whole_positions &&
+             !TemplateOnlyAroundMainTexts(options.num_minhashes - whole_positions,
+                                          options.main_minhashes - main_positions))) {
           return false;
         }
         RobustPageView a, b;
@@ -1620,21 +1637,40 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   // A page that excerpts another shares its text, not its template: pages
   // whose whole pages agree more than their main texts share what is
   // around their items (a template whose long blocks read as main text),
-  // and containment is not judged.
+  // and containment is not judged, unless they are of one site whose
+  // template shows only around their main texts
+  // (TemplateOnlyAroundMainTexts).
   const bool containment_passes =
-      ContainmentPasses(contained, options.min_main_containment) && r.similarity() <= r.main_similarity();
+      ContainmentPasses(contained, options.min_main_containment) &&
+      (r.similarity() <= r.main_similarity() ||
+       (same_site && TemplateOnlyAroundMainTexts(r.template_shared, r.main_template_shared)));
   auto main_text_note = [&](bool decided) {
     if (!main_known) return std::string();
-    char note[320];
-    int used = std::snprintf(note, sizeof note, "%s%u of %u main-text positions outside the boilerplate agree (%.2f %s %.2f)",
+    char note[160];
+    std::snprintf(note, sizeof note, "%s%u of %u main-text positions outside the boilerplate agree (%.2f %s %.2f)",
                   decided ? "" : "; main text: ", r.main_agreeing, r.main_positions, r.main_similarity(),
                   r.main_similarity() >= options.min_main_similarity ? ">=" : "<", options.min_main_similarity);
-    if (!decided && contained.known() && used > 0 && static_cast<size_t>(used) < sizeof note) {
-      std::snprintf(note + used, sizeof note - used,
-                    "; the smaller main text contained in the larger: %.2f (+/- %.2f; %.2f needed at +/- %.2f or less)",
-                    contained.value, contained.error, options.min_main_containment, kMaxContainmentError);
-    }
     return std::string(note);
+  };
+  // Why containment did not decide a pair it was asked about.
+  auto containment_note = [&]() {
+    if (!contained.known()) return std::string();
+    char note[400];
+    std::snprintf(note, sizeof note,
+                  "; the smaller main text contained in the larger: %.2f (+/- %.2f; %.2f needed at +/- %.2f or less)",
+                  contained.value, contained.error, options.min_main_containment, kMaxContainmentError);
+    std::string out(note);
+    if (ContainmentPasses(contained, options.min_main_containment) && !containment_passes) {
+      const std::string why =
+          same_site ? "their site's template does not show only around the main texts (positions of its "
+                      "boilerplate both hold: whole pages " + std::to_string(r.template_shared) + ", main texts " +
+                          std::to_string(r.main_template_shared) + ")"
+                    : std::string("the pages are of different sites");
+      std::snprintf(note, sizeof note, ", not judged: the whole pages agree more than the main texts (%.2f > %.2f) and %s",
+                    r.similarity(), r.main_similarity(), why.c_str());
+      out += note;
+    }
+    return out;
   };
   auto decide_by_containment = [&]() {
     d.duplicate = true;
@@ -1696,7 +1732,7 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
       d.reason = with_digests
                      ? "they agree only on boilerplate and differ in more than an edit: different main items"
                      : "both pages are their site's boilerplate only";
-      d.reason += main_text_note(false);
+      d.reason += main_text_note(false) + containment_note();
     }
     return d;
   }
@@ -1721,6 +1757,7 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   } else {
     d.reason += main_text_note(false);
   }
+  d.reason += containment_note();
   return d;
 }
 

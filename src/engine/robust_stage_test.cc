@@ -1351,6 +1351,49 @@ TEST(RobustTemplateTest, AStoryAndItsFirstPageOnALargerSiteStayItsText) {
   EXPECT_TRUE(copy_two.duplicate) << copy_two.reason;
 }
 
+// A story and its first page on a site with other pages, both carrying
+// the story's headline, byline and its own links (lines too short or too
+// linked to be main text): their whole pages then agree more than their
+// main texts, which the containment rules take as a sign of a template
+// whose long blocks read as main text, unless the site's template shows
+// around the main texts and none of it in them. So it is here: the pair
+// stays the story's text (not learned as its site's template) and is
+// judged contained. Two stories under one such headline block are still
+// two items: their main texts share nothing.
+TEST(RobustTemplateTest, AStoryAndItsFirstPageWithItsHeadlineAreContainedOnTheirSite) {
+  std::mt19937_64 rng(103);
+  const SiteTemplateHtml paper = MakeTemplate(rng, 30);
+  const std::string story = Words(rng, 600);
+  const std::string first_page = story.substr(0, story.find(' ', story.size() / 2));
+  std::string around = "<h2>" + Words(rng, 9) + "</h2><div>By " + Words(rng, 3) + "</div><ul>";
+  for (int i = 0; i < 40; ++i) around += "<li><a href='/r" + std::to_string(i) + "'>" + Words(rng, 6) + "</a></li>";
+  around += "</ul>";
+  auto run = [&](const std::string& beside) {
+    const RobustMethodOptions o;
+    std::vector<SignedPage> pages;
+    pages.push_back(Sign(paper.head + around + Paragraphs(story) + paper.tail, "http://www.one-paper.example/a/story", o));
+    pages.push_back(
+        Sign(paper.head + around + Paragraphs(beside) + paper.tail, "http://www.one-paper.example/a/story?p=1", o));
+    for (int i = 0; i < 4; ++i) {
+      pages.push_back(Sign(paper.head + Paragraphs(Words(rng, 500)) + paper.tail,
+                           "http://www.one-paper.example/a/other-" + std::to_string(i), o));
+    }
+    const SiteTemplates templates = TemplatesWithCounts(pages, o);
+    SiteTemplates::Match match;
+    const PairDecision d = RobustDecide(templates, pages[0].View(), pages[1].View(), o, &match);
+    return std::make_pair(match, d);
+  };
+  const auto [match, first] = run(first_page);
+  ASSERT_GT(match.main_positions, 0u);
+  EXPECT_GT(match.similarity(), match.main_similarity()) << "the whole pages agree more than the main texts";
+  EXPECT_GT(match.template_shared, 0u) << "the site's template shows on the whole pages";
+  EXPECT_EQ(match.main_template_shared, 0u) << "and none of it in the main texts";
+  EXPECT_TRUE(first.duplicate) << first.reason;
+  EXPECT_NE(first.reason.find("contained"), std::string::npos) << first.reason;
+  const auto [match_two, two_stories] = run(Words(rng, 300));
+  EXPECT_FALSE(two_stories.duplicate) << two_stories.reason;
+}
+
 // A page with several versions on its small site (print, mobile, a
 // revision: each its own sentence rewritten): the values the versions
 // alone hold are held by three to five of the site's pages, its template's
