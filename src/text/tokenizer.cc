@@ -439,6 +439,7 @@ struct Tokenizer::Impl {
   bool base_seen = false;
   bool canonical_seen = false;  // out->canonical_url came from <link rel="canonical">
   bool url_has_host = false;    // the page URL given has a host: canonical_url is not looked for
+  bool base_on_page_host = false;  // base_parts has a scheme and the host page_host names (ImgTerm)
 
   // Per-document state.
   TokenizedDocument* out = nullptr;
@@ -998,6 +999,23 @@ struct Tokenizer::Impl {
   // it points to another host, only the file name on the page's own host.
   void ImgTerm(std::string_view raw) {
     if (!LoadUrl(raw)) return;
+    if (base_on_page_host) {
+      // A reference with neither scheme nor authority resolves onto the
+      // base's host, the page's own: its term is the resolved path's last
+      // segment, which resolution (RFC 3986 §5.2) leaves as the reference
+      // wrote it, or empty where that is "." or ".." (remove_dot_segments
+      // ends the path with '/'), or the base path's when the reference has
+      // no path. The same term as resolving, without building the URL.
+      const UrlParts ref = SplitUrl(attr_buf);
+      if (!ref.has_scheme && !ref.has_authority) {
+        const std::string_view path = ref.path.empty() ? base_parts.path : ref.path;
+        const size_t slash = path.rfind('/');
+        const std::string_view file = slash == std::string_view::npos ? path : path.substr(slash + 1);
+        const bool dots = !ref.path.empty() && (file == "." || file == "..");
+        if (!file.empty() && !dots) EmitTerm(file);
+        return;
+      }
+    }
     std::string_view target = attr_buf;
     std::string_view scheme;
     bool has_authority = false;
@@ -1059,6 +1077,12 @@ struct Tokenizer::Impl {
     base_url = url_buf;
     base_parts = SplitUrl(base_url);
     if (page_host.empty()) page_host = UrlHost(base_url);
+    NoteBaseHost();
+  }
+
+  void NoteBaseHost() {
+    base_on_page_host = base_parts.has_scheme && base_parts.has_authority && !page_host.empty() &&
+                        UrlHostIs(base_parts, page_host);
   }
 
   // --- Driver -------------------------------------------------------------
@@ -1087,6 +1111,7 @@ struct Tokenizer::Impl {
     }
     page_host = UrlHost(base_url);
     url_has_host = !page_host.empty();
+    NoteBaseHost();
 
     CharsetDecision decision;
     bool had_invalid = false;

@@ -7,8 +7,11 @@
 #include <gtest/gtest.h>
 #include <xxhash.h>
 
+#include <cctype>
 #include <string>
 #include <vector>
+
+#include "text/url.h"
 
 namespace neardup {
 namespace {
@@ -161,6 +164,28 @@ TEST(TokenizerTest, ImgSrcIsOneTerm) {
   EXPECT_EQ(T("<img src='../img/x.png'>"), Terms{"x.png"});
   // An IMG separates words.
   EXPECT_EQ(T("foo<img src=x.gif>bar", page), (Terms{"foo", "x.gif", "bar"}));
+}
+
+// An image on the page's own host is named by the last segment of its
+// resolved path (ImgTerm finds it without resolving): the term must be the
+// one resolution gives, for every kind of relative reference.
+TEST(TokenizerTest, OwnHostImgTermIsTheResolvedPathsFileName) {
+  const std::vector<std::string> refs = {
+      "a.gif", "x/y/../Z.png", "x/..", "x/.", ".", "..", "?q=1", "#f", "./a.png", "../../../b.png",
+      "/c/d.gif?x#y", "a/b/", "%41.gif", "..gif", "...", "./", "/", "a/./b.gif", "../x/../y.gif"};
+  for (const std::string page : {"http://www.example.com/dir/page.html", "http://www.example.com/dir/",
+                                 "http://www.example.com", "https://WWW.Example.com:8443/a/b/c.php?id=3"}) {
+    for (const std::string& ref : refs) {
+      Result<std::string> resolved = ResolveUrl(page, ref);
+      ASSERT_TRUE(resolved.ok()) << page << " " << ref;
+      const std::string_view path = SplitUrl(*resolved).path;
+      const size_t slash = path.rfind('/');
+      std::string file(slash == std::string_view::npos ? path : path.substr(slash + 1));
+      for (char& c : file) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const Terms want = file.empty() ? Terms{} : Terms{file};
+      EXPECT_EQ(T("<img src='" + ref + "'>", page), want) << page << " + " << ref << " = " << *resolved;
+    }
+  }
 }
 
 TEST(TokenizerTest, MirroredPageGivesSameTerms) {
