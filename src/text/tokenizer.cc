@@ -318,6 +318,26 @@ const char* FindEndTag(const char* p, const char* end, const char* lower, size_t
 // Trims an attribute URL the way browsers do (leading/trailing C0 and
 // spaces; TAB, CR, LF removed anywhere; '\' read as '/').
 void CleanUrl(std::string* s) {
+  // Most URLs have nothing to clean: one pass says so, 16 bytes a step
+  // with SSE2 (every x86-64).
+  if (!s->empty() && static_cast<unsigned char>(s->front()) > 0x20 &&
+      static_cast<unsigned char>(s->back()) > 0x20) {
+    const char* p = s->data();
+    const char* const end = p + s->size();
+    bool dirty = false;
+#if defined(__SSE2__)
+    const __m128i tab = _mm_set1_epi8('\t'), lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    for (; end - p >= 16 && !dirty; p += 16) {
+      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      const __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, tab), _mm_cmpeq_epi8(x, lf)),
+                                       _mm_or_si128(_mm_cmpeq_epi8(x, cr), _mm_cmpeq_epi8(x, backslash)));
+      dirty = _mm_movemask_epi8(hit) != 0;
+    }
+#endif
+    for (; p < end; ++p) dirty |= (*p == '\t') | (*p == '\n') | (*p == '\r') | (*p == '\\');
+    if (!dirty) return;
+  }
   size_t w = 0;
   for (char c : *s) {
     if (c == '\t' || c == '\n' || c == '\r') continue;

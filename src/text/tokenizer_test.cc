@@ -160,6 +160,11 @@ TEST(TokenizerTest, ImgSrcIsOneTerm) {
   // data: URIs, empty src, and a directory URL give no term.
   EXPECT_EQ(T("<img src='data:image/png;base64,AAAA'><img src=''><img src='/dir/'>", page),
             Terms{});
+  // TAB, CR and LF are dropped and '\' read as '/' anywhere in the URL
+  // (browsers' reading), past its first 16 bytes too.
+  EXPECT_EQ(T("<img src='/a/very/long/directory/name\\Logo.PNG'>", page), Terms{"logo.png"});
+  EXPECT_EQ(T("<img src='/images/abcdefghijklmnop/lo\tgo.gif'>", page), Terms{"logo.gif"});
+  EXPECT_EQ(T("<img src='/i/x\r\n.gif'>", page), Terms{"x.gif"});
   // No page URL: relative src counts as own host.
   EXPECT_EQ(T("<img src='../img/x.png'>"), Terms{"x.png"});
   // An IMG separates words.

@@ -139,8 +139,16 @@ void AppendFoldedUtf8(std::string_view s, std::string* out) {
   const char* p = s.data();
   const char* end = p + s.size();
   while (p < end) {
-    if (static_cast<unsigned char>(*p) < 0x80) {  // ASCII: folding is lower-casing
-      out->push_back(static_cast<char>(kAsciiLower[static_cast<unsigned char>(*p++)]));
+    const char* run = p;  // a run of ASCII: folding is lower-casing, stored at once
+    while (p < end && static_cast<unsigned char>(*p) < 0x80) ++p;
+    if (p > run) {
+      const size_t at = out->size();
+      out->resize(at + static_cast<size_t>(p - run));
+      char* d = out->data() + at;
+      for (const char* q = run; q < p; ++q) {
+        const unsigned char c = static_cast<unsigned char>(*q);
+        *d++ = static_cast<char>(c | (static_cast<unsigned>(c - 'A') < 26u ? 0x20 : 0));
+      }
       continue;
     }
     uint32_t c = DecodeValidUtf8(&p);

@@ -1,10 +1,33 @@
 // Copyright neardup authors. Licensed under Apache-2.0.
 #include "text/url.h"
 
+#include <bit>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace neardup {
 namespace {
+
+// The first i in [from, n) with url[i] one of a, b, c, or n; SSE2 (in every
+// x86-64) tests 16 bytes a step, elsewhere a byte a step.
+size_t FindAnyOf3(std::string_view url, size_t from, char a, char b, char c) {
+  size_t i = from;
+  const size_t n = url.size();
+#if defined(__SSE2__)
+  const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b), vc = _mm_set1_epi8(c);
+  for (; n - i >= 16; i += 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(url.data() + i));
+    const __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, va), _mm_cmpeq_epi8(x, vb)), _mm_cmpeq_epi8(x, vc));
+    const unsigned bits = static_cast<unsigned>(_mm_movemask_epi8(hit));
+    if (bits != 0) return i + static_cast<size_t>(std::countr_zero(bits));
+  }
+#endif
+  while (i < n && url[i] != a && url[i] != b && url[i] != c) ++i;
+  return i;
+}
 
 bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -76,8 +99,13 @@ void AppendPath(std::string_view path, bool has_authority, std::string* out) {
 void AppendPercentNormalized(std::string_view s, std::string* out) {
   static const char kHex[] = "0123456789ABCDEF";
   for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (c == '%' && i + 2 < s.size()) {
+    // The bytes up to the next '%' are copied as they are, in one append.
+    const void* pct = std::memchr(s.data() + i, '%', s.size() - i);
+    const size_t next = pct == nullptr ? s.size() : static_cast<size_t>(static_cast<const char*>(pct) - s.data());
+    out->append(s.data() + i, next - i);
+    i = next;
+    if (i == s.size()) break;
+    if (i + 2 < s.size()) {  // s[i] is '%'
       int hi = HexValue(s[i + 1]);
       int lo = HexValue(s[i + 2]);
       if (hi >= 0 && lo >= 0) {
@@ -93,11 +121,7 @@ void AppendPercentNormalized(std::string_view s, std::string* out) {
         continue;
       }
     }
-    if (c == '%') {  // a stray '%' would otherwise pair with decoded bytes next time
-      out->append("%25");
-      continue;
-    }
-    out->push_back(c);
+    out->append("%25");  // a stray '%' would otherwise pair with decoded bytes next time
   }
 }
 
@@ -159,14 +183,12 @@ UrlParts SplitUrl(std::string_view url) {
   // Hand-written scans (string_view::find_first_of is a memchr per byte).
   if (n - i >= 2 && url[i] == '/' && url[i + 1] == '/') {
     size_t start = i + 2;
-    size_t end = start;
-    while (end < n && url[end] != '/' && url[end] != '?' && url[end] != '#') ++end;
+    size_t end = FindAnyOf3(url, start, '/', '?', '#');
     parts.authority = url.substr(start, end - start);
     parts.has_authority = true;
     i = end;
   }
-  size_t path_end = i;
-  while (path_end < n && url[path_end] != '?' && url[path_end] != '#') ++path_end;
+  size_t path_end = FindAnyOf3(url, i, '?', '#', '#');
   parts.path = url.substr(i, path_end - i);
   i = path_end;
   if (i < n && url[i] == '?') {
