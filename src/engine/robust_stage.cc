@@ -860,20 +860,6 @@ struct SiteWork {
   std::vector<uint64_t> record_a, record_b;  // TwoPagesOneText's two records
 };
 
-// Whether two pages of one site show its template on their whole pages
-// (`template_shared` positions hold boilerplate both hold) and none of it
-// in their main texts (`main_template_shared` is 0). The containment
-// rules judge a pair only where the whole pages agree no more than the
-// main texts, a sign that their main texts are not a template's long
-// blocks, unless this holds: their main texts are then their own text,
-// and what their whole pages share beyond them is the item's own (a
-// story's headline, byline and links beside its first page on its site).
-// Across sites, and on a site too small to have learned its template,
-// nothing shows which blocks are template, and the sign is still asked.
-bool TemplateOnlyAroundMainTexts(uint32_t template_shared, uint32_t main_template_shared) {
-  return template_shared > 0 && main_template_shared == 0;
-}
-
 // Agreement of two pages over some of their min-hash positions:
 // `agreeing` of `positions` outside the boilerplate agree, and
 // `template_shared` more hold boilerplate both pages hold
@@ -883,6 +869,23 @@ struct PositionAgreement {
   uint32_t positions = 0;
   uint32_t template_shared = 0;
 };
+
+// Whether the containment rules judge two pages whose whole pages and
+// main texts agree as `whole` and `main` do: where the whole pages agree
+// no more than the main texts (a sign that the main texts are not a
+// template's long blocks), or where the two are of one site whose template
+// shows on their whole pages (some positions hold boilerplate both hold)
+// and none of it in their main texts: their main texts are then their own
+// text, and what their whole pages share beyond them is the item's own (a
+// story's headline, byline and links beside its first page on its site).
+// Across sites, and on a site too small to have learned its template,
+// nothing shows which blocks are template, and the sign is still asked.
+// The pair rule (RobustDecideMatched) and the rule of one item on a site
+// (SiteTemplates) both ask this.
+bool ContainmentJudged(const PositionAgreement& whole, const PositionAgreement& main, bool same_site) {
+  return uint64_t{whole.agreeing} * main.positions <= uint64_t{main.agreeing} * whole.positions ||
+         (same_site && whole.template_shared > 0 && main.template_shared == 0);
+}
 
 // Whether one of two pages holds the other at `bar`
 // (RobustMethodOptions::min_main_containment): the smaller main text at
@@ -1233,27 +1236,22 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       // One holds the other: an excerpt, a story's first or second page
       // beside the whole story on its site (OneHoldsOther outside the
       // site's common boilerplate, its share of the positions counted as
-      // boilerplate both hold), the whole pages agreeing no more than the
-      // main texts unless the site's template shows only around them
-      // (TemplateOnlyAroundMainTexts), as the pair rule asks
-      // (RobustDecideMatched). Only pairs whose main texts agree on a fifth
-      // of their positions read their two shingle counts.
+      // boilerplate both hold), where the pair rule would judge
+      // containment (ContainmentJudged). Only pairs whose main texts agree
+      // on a fifth of their positions read their two shingle counts.
       auto one_holds_other = [&](uint64_t pair, uint32_t whole_agreeing, uint32_t whole_positions,
                                  uint32_t main_agreeing, uint32_t main_positions) {
         const double bar = options.min_main_containment;
+        const PositionAgreement whole{whole_agreeing, whole_positions, options.num_minhashes - whole_positions};
+        const PositionAgreement main{main_agreeing, main_positions, options.main_minhashes - main_positions};
         if (bar <= 0 || main_positions * kMainTextMinShare < options.main_minhashes ||
-            main_agreeing * 5 < main_positions ||
-            (uint64_t{whole_agreeing} * main_positions > uint64_t{main_agreeing} * whole_positions &&
-             !TemplateOnlyAroundMainTexts(options.num_minhashes - whole_positions,
-                                          options.main_minhashes - main_positions))) {
+            main_agreeing * 5 < main_positions || !ContainmentJudged(whole, main, /*same_site=*/true)) {
           return false;
         }
         RobustPageView a, b;
         pages.FetchShingleCounts(by_site[s + (pair >> 32)], &a);
         pages.FetchShingleCounts(by_site[s + static_cast<uint32_t>(pair)], &b);
-        return OneHoldsOther(
-            PositionAgreement{whole_agreeing, whole_positions, options.num_minhashes - whole_positions},
-            PositionAgreement{main_agreeing, main_positions, options.main_minhashes - main_positions}, a, b, bar);
+        return OneHoldsOther(whole, main, a, b, bar);
       };
       std::vector<std::pair<uint64_t, uint8_t>> copies;
       for (size_t i = 0; i < pairs.size(); ++i) {
@@ -1638,12 +1636,11 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   // whose whole pages agree more than their main texts share what is
   // around their items (a template whose long blocks read as main text),
   // and containment is not judged, unless they are of one site whose
-  // template shows only around their main texts
-  // (TemplateOnlyAroundMainTexts).
+  // template shows only around their main texts (ContainmentJudged).
   const bool containment_passes =
       ContainmentPasses(contained, options.min_main_containment) &&
-      (r.similarity() <= r.main_similarity() ||
-       (same_site && TemplateOnlyAroundMainTexts(r.template_shared, r.main_template_shared)));
+      ContainmentJudged(PositionAgreement{r.agreeing, r.positions, r.template_shared},
+                        PositionAgreement{r.main_agreeing, r.main_positions, r.main_template_shared}, same_site);
   auto main_text_note = [&](bool decided) {
     if (!main_known) return std::string();
     char note[160];
@@ -1732,7 +1729,8 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
       d.reason = with_digests
                      ? "they agree only on boilerplate and differ in more than an edit: different main items"
                      : "both pages are their site's boilerplate only";
-      d.reason += main_text_note(false) + containment_note();
+      d.reason += main_text_note(false);
+      if (contained.known()) d.reason += "; containment is not judged where the pages agree only on boilerplate";
     }
     return d;
   }

@@ -59,7 +59,7 @@
 //    (EstimateMainContainment), where the estimate is sure enough and the
 //    whole pages agree no more than their main texts, or the two are of
 //    one site whose template shows around their main texts and not in
-//    them (TemplateOnlyAroundMainTexts in robust_stage.cc). Edits: pages whose
+//    them (ContainmentJudged in robust_stage.cc). Edits: pages whose
 //    difference digests differ in max_edit_shingles or fewer (across sites,
 //    up to a share of a long page: kEditShareOfPage) are similar whatever
 //    else; and two large pages alike at nearly every position, boilerplate
