@@ -1911,7 +1911,15 @@ TEST(RobustEditTest, AnEditGrowsWithTheLengthOfThePage) {
   SiteTemplates::Match two_items = all_boilerplate;
   two_items.main_positions = o.main_minhashes;
   two_items.main_agreeing = o.main_minhashes / 10;
-  EXPECT_FALSE(RobustDecideMatched(two_items, a.View(), b.View(), true, o, true).duplicate);
+  const PairDecision two = RobustDecideMatched(two_items, a.View(), b.View(), true, o, true);
+  EXPECT_FALSE(two.duplicate) << two.reason;
+  // Pages agreeing only on boilerplate are not judged by containment, and
+  // the reason says so rather than giving an estimate it did not use.
+  ASSERT_GT(a.View().main_shingles, 0u);
+  ASSERT_GT(b.View().main_shingles, 0u);
+  EXPECT_NE(two.reason.find("containment is not judged where the pages agree only on boilerplate"), std::string::npos)
+      << two.reason;
+  EXPECT_EQ(two.reason.find("needed at"), std::string::npos) << two.reason;
 }
 
 // On one site whose template is known, as across sites, main texts that
