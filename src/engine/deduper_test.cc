@@ -185,6 +185,63 @@ TEST(DeduperTest, OutputDoesNotDependOnTheThreadCount) {
   }
 }
 
+// An aggregator that copies one page of each of many sites is not their
+// mirror: the sites keep their own templates, and the only change its
+// copies make is to join their originals' clusters. Joined into one site
+// group through it, no site would hold the share of the group's pages its
+// template needs to be learned, and the items of a template whose long
+// paragraphs read as main text would all read as one text.
+TEST(DeduperTest, AnAggregatorOfOnePageASiteJoinsNoSites) {
+  std::mt19937_64 rng(11);
+  auto words = [&](int n) {  // of letters only: numbers are volatile terms
+    std::string w;
+    for (int i = 0; i < n; ++i) {
+      for (int k = 0, len = 3 + static_cast<int>(rng() % 6); k < len; ++k) w += static_cast<char>('a' + rng() % 26);
+      w += ' ';
+    }
+    return w;
+  };
+  constexpr int kSites = 30, kPages = 8;
+  std::vector<Document> docs;
+  for (int site = 0; site < kSites; ++site) {
+    const std::string about = "<p>" + words(200) + "</p><p>" + words(200) + "</p>";
+    const std::string nav = "<ul><li>" + words(4) + "</li><li>" + words(4) + "</li></ul>";
+    for (int page = 0; page < kPages; ++page) {
+      Document d;
+      d.url = d.source = "http://www.site" + std::to_string(site) + ".com/story/" + std::to_string(page) + ".html";
+      d.body = "<html><body>" + nav + "<h1>" + words(6) + "</h1><p>" + words(10) + "</p>" + about + "</body></html>";
+      docs.push_back(d);
+    }
+  }
+  std::vector<Document> with_copies = docs;
+  std::vector<size_t> copied;
+  for (int site = 0; site < kSites; ++site) {
+    Document copy = docs[size_t{site} * kPages + site % kPages];
+    copy.url = copy.source = "http://www.daily-digest-aggregator.com/item/" + std::to_string(site);
+    with_copies.push_back(copy);
+    copied.push_back(size_t{site} * kPages + site % kPages);
+  }
+  auto alone = MakeDeduper("robust");
+  auto joined = MakeDeduper("robust");
+  ASSERT_TRUE(alone->Add(std::span<const Document>(docs)).ok());
+  ASSERT_TRUE(joined->Add(std::span<const Document>(with_copies)).ok());
+  auto a = alone->Cluster();
+  auto b = joined->Cluster();
+  ASSERT_TRUE(a.ok() && b.ok());
+  size_t merged_alone = 0, merged_joined = 0;
+  for (DocId i = 0; i < docs.size(); ++i) {
+    for (DocId j = i + 1; j < docs.size(); ++j) {
+      merged_alone += a->cluster_of(i) == a->cluster_of(j);
+      merged_joined += b->cluster_of(i) == b->cluster_of(j);
+    }
+  }
+  EXPECT_EQ(merged_alone, 0u) << "two stories of one site merged, without the aggregator";
+  EXPECT_EQ(merged_joined, 0u) << "two stories of one site merged beside the aggregator's copies";
+  for (size_t k = 0; k < copied.size(); ++k) {
+    EXPECT_EQ(b->cluster_of(docs.size() + k), b->cluster_of(copied[k])) << with_copies[docs.size() + k].url;
+  }
+}
+
 // An executor whose worker is always busy: it runs the tasks it was given
 // only when Release() is called.
 class HeldExecutor final : public Executor {

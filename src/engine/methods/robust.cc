@@ -174,14 +174,40 @@ struct RobustLayout {
 // that no host's own template is boilerplate any more.
 constexpr size_t kMirrorSetSites = 4;
 
-// The distinct sites of a set's pages, the first page's site first, in
-// `sites`; whether the set joins them (at most kMirrorSetSites of them).
-bool SetJoinsItsSites(std::vector<uint64_t>* sites) {
-  const uint64_t first = sites->front();
+// Two sites are mirrors, one site group, when at least this share of the
+// smaller one's pages are equal after normalization to pages of the other
+// (Bharat and Broder's mirrors hold copies of most of what they mirror).
+// One page equal to one of another site's is a copy, not a mirror: an
+// aggregator or a scraper that copies one story from each of many sites
+// would otherwise join them all into one site group through itself, whose
+// template is learned at 5% of all their pages, so that no source's own
+// template is boilerplate any more and two stories of one source read as
+// one text. Fixed beforehand ("most of the smaller site"), not tuned.
+constexpr double kMirrorShareOfSmallerSite = 0.5;
+
+// The distinct sites of a set's pages, sorted, in `sites`; whether the set
+// links them (at most kMirrorSetSites of them).
+bool SetLinksItsSites(std::vector<uint64_t>* sites) {
   std::sort(sites->begin(), sites->end());
   sites->erase(std::unique(sites->begin(), sites->end()), sites->end());
-  std::iter_swap(sites->begin(), std::find(sites->begin(), sites->end(), first));
   return sites->size() <= kMirrorSetSites;
+}
+
+// Calls link(a, b) for each pair a < b of a set's distinct sites
+// (SetLinksItsSites): one link a set, the sets two sites share counted
+// where the links are judged (AreMirrors).
+template <typename LinkFn>
+void LinkSites(const std::vector<uint64_t>& sites, const LinkFn& link) {
+  for (size_t i = 0; i < sites.size(); ++i) {
+    for (size_t k = i + 1; k < sites.size(); ++k) link(sites[i], sites[k]);
+  }
+}
+
+// Whether two sites of `pages_a` and `pages_b` pages that share `shared`
+// sets of pages equal after normalization are mirrors
+// (kMirrorShareOfSmallerSite).
+bool AreMirrors(uint64_t shared, uint64_t pages_a, uint64_t pages_b) {
+  return static_cast<double>(shared) >= kMirrorShareOfSmallerSite * static_cast<double>(std::min(pages_a, pages_b));
 }
 
 uint64_t RobustSiteKey(std::string_view url, std::string_view canonical_url) {
@@ -226,11 +252,14 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
     // Henzinger's definition: joined directly; one page per such set goes
     // on. Each set is walked in input order (its pages sorted by identity,
     // then page), which is what a walk over all pages does to it.
-    // Sites holding pages equal after normalization become one site
-    // (SetJoinsItsSites).
+    // Sites holding pages equal after normalization are linked
+    // (SetLinksItsSites), and mirrors among them become one site group.
     std::unordered_map<uint64_t, uint32_t> site_index;
     for (uint32_t i = 0; i < n; ++i) site_index.try_emplace(sites_[i], static_cast<uint32_t>(site_index.size()));
     UnionFind site_groups(static_cast<uint32_t>(site_index.size()));
+    std::vector<uint64_t> site_pages(site_index.size(), 0);  // eligible pages a site
+    for (uint32_t i = 0; i < n; ++i) site_pages[site_index[sites_[i]]] += c_.eligible[i];
+    std::vector<uint64_t> site_links;  // (a << 32) | b, a < b site indexes: one a set and pair of its sites
     normalized_root_ = c_.exact_root;
     // (identity, page) of the eligible pages: each block of records fills
     // its own stretch, the eligible pages before it counted first.
@@ -252,10 +281,8 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
       if (e - s > 1) {  // every page equal to another (exact copies too) links the sites
         set_sites.clear();
         for (size_t k = s; k < e; ++k) set_sites.push_back(site_index[sites_[by_identity[k].second]]);
-        if (SetJoinsItsSites(&set_sites)) {
-          for (size_t k = 1; k < set_sites.size(); ++k) {
-            site_groups.Union(static_cast<uint32_t>(set_sites[0]), static_cast<uint32_t>(set_sites[k]));
-          }
+        if (SetLinksItsSites(&set_sites)) {
+          LinkSites(set_sites, [&](uint64_t a, uint64_t b) { site_links.push_back((a << 32) | b); });
         }
       }
       uint32_t first = by_identity[s].second;  // the set's page that goes on
@@ -275,6 +302,17 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
       s = e;
     }
     std::vector<std::pair<uint64_t, uint32_t>>().swap(by_identity);
+    // Sites are one group where they are mirrors (AreMirrors), and through
+    // such links only.
+    std::sort(site_links.begin(), site_links.end());
+    for (size_t s = 0; s < site_links.size();) {
+      size_t e = s;
+      while (e < site_links.size() && site_links[e] == site_links[s]) ++e;
+      const uint32_t a = static_cast<uint32_t>(site_links[s] >> 32), b = static_cast<uint32_t>(site_links[s]);
+      if (AreMirrors(e - s, site_pages[a], site_pages[b])) site_groups.Union(a, b);
+      s = e;
+    }
+    std::vector<uint64_t>().swap(site_links);
     for (uint32_t i = 0; i < n; ++i) sites_[i] = site_groups.Find(site_index[sites_[i]]);
     RobustStageFiles files;
     if (c_.temp_files) files = RobustStageFiles{c_.env, c_.temp_dir, ""};
@@ -541,9 +579,12 @@ Result<uint64_t> RoundsFor(Exchanger* x, uint64_t items, uint64_t per_round) {
 //   b. pages equal after normalization: identity keys meet at their owner,
 //      which walks each set in input order exactly as RobustRun::FindPairs
 //      does (the joins, the candidates that go on, each page's split root)
-//      and links the sites of the set's pages (SetJoinsItsSites);
-//   c. site groups: the connected components of those links over the
-//      sites' representatives (Exchanger::Components);
+//      and links the sites of the set's pages (SetLinksItsSites);
+//   c. site groups: each link's sets are counted at the link's owner, which
+//      asks the two sites' eligible pages (counted at their
+//      representatives' owners) and keeps the links of mirrors
+//      (AreMirrors); the groups are the connected components of those
+//      over the sites' representatives (Exchanger::Components);
 //   d. templates: the candidates of each site group with a known template
 //      (template_min_pages candidates or more, counted at the owner of the
 //      group's label as an id) meet with their min-hash values at the owner
@@ -654,10 +695,8 @@ class RobustDividedRun final : public DividedRun {
         if (e - s > 1) {
           set_sites.clear();
           for (size_t j = s; j < e; ++j) set_sites.push_back(in[j].site_rep);
-          if (SetJoinsItsSites(&set_sites)) {
-            for (size_t k = 1; k < set_sites.size(); ++k) {
-              site_links.push_back({std::min(set_sites[0], set_sites[k]), std::max(set_sites[0], set_sites[k])});
-            }
+          if (SetLinksItsSites(&set_sites)) {
+            LinkSites(set_sites, [&](uint64_t a, uint64_t b) { site_links.push_back({a, b}); });
           }
         }
         for (size_t j = s + 1; j < e; ++j) {
@@ -685,9 +724,46 @@ class RobustDividedRun final : public DividedRun {
     }
     NEARDUP_ASSIGN_OR_RETURN(summary->normalized_identity_members, x->Sum(members));
 
-    // ---- c. site groups, labelled by their smallest representative ----
+    // ---- c. site groups: mirrors (AreMirrors) joined, labelled by their smallest representative ----
     site_label_.resize(n);
     {
+      // Each site's eligible pages, at the owner of its representative.
+      std::vector<uint64_t> site_pages(n, 0);  // by local id: pages of the site it represents
+      {
+        std::unordered_map<uint64_t, uint64_t> here;
+        for (uint64_t p = 0; p < n; ++p) {
+          if (eligible(p)) ++here[site_rep[p]];
+        }
+        Outbox out(processes);
+        for (const auto& [rep, k] : here) out[x->OwnerOfId(rep)].push_back({rep, k});
+        NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> in, x->ExchangeFlat(out));
+        for (const KeyAndId& r : in) site_pages[r.key - base] += r.id;
+      }
+      // Each link's sets counted at the link's owner, where the two sites'
+      // pages are asked of their representatives' owners.
+      Outbox out(processes);
+      for (const KeyAndId& l : site_links) out[x->OwnerOfKey(MixKey(l.key) ^ l.id)].push_back(l);
+      std::vector<KeyAndId>().swap(site_links);
+      NEARDUP_ASSIGN_OR_RETURN(std::vector<KeyAndId> links, x->ExchangeFlat(std::move(out)));
+      std::sort(links.begin(), links.end(),
+                [](const KeyAndId& a, const KeyAndId& b) { return a.key != b.key ? a.key < b.key : a.id < b.id; });
+      std::vector<KeyAndId> distinct;
+      std::vector<uint64_t> shared, ends;
+      for (size_t s = 0; s < links.size();) {
+        size_t e = s;
+        while (e < links.size() && links[e].key == links[s].key && links[e].id == links[s].id) ++e;
+        distinct.push_back(links[s]);
+        shared.push_back(e - s);
+        ends.push_back(links[s].key);
+        ends.push_back(links[s].id);
+        s = e;
+      }
+      std::vector<KeyAndId>().swap(links);
+      NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> pages_of_end,
+                               x->Ask(ends, 1, false, [&](uint64_t id, uint64_t* o) { *o = site_pages[id - base]; }));
+      for (size_t k = 0; k < distinct.size(); ++k) {
+        if (AreMirrors(shared[k], pages_of_end[2 * k], pages_of_end[2 * k + 1])) site_links.push_back(distinct[k]);
+      }
       NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> label, x->Components(std::move(site_links)));
       NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> of_rep,
                                x->Ask(site_rep, 1, false, [&](uint64_t id, uint64_t* o) { *o = label[id - base]; }));
