@@ -173,11 +173,24 @@ TEST(CrawlsCliTest, SyntheticWebThroughEvolveAndConnected) {
     EXPECT_EQ(cluster_of.at(url), cluster_of.at(www)) << url;
   }
   EXPECT_GT(aliases, 0);
-  // Pereira et al.'s finding holds here by construction: duplicates are
-  // denser in the disconnected part (aliases, mirrors and scrapers are
-  // mostly unlinked).
-  EXPECT_GT(c["disconnected"]["duplicate_percentage"].get<double>(),
-            c["connected"]["duplicate_percentage"].get<double>());
+  // Each part's duplicates (Pereira et al.'s Table 5: pages less distinct
+  // pages, of the part's pages) as the truth's groups count them, within a
+  // pair missed or joined. (Whether the disconnected part is the denser
+  // depends on the draw: with this seed the truth has 36.1% connected and
+  // 31.4% disconnected, so the construction does not decide it.)
+  for (const char* part : {"complete", "connected", "disconnected"}) {
+    std::set<std::string> groups;
+    uint64_t pages = 0;
+    for (const auto& [url, row] : crawl2) {
+      if (std::string(part) == "connected" && row[3] != "1") continue;
+      if (std::string(part) == "disconnected" && row[3] != "0") continue;
+      ++pages;
+      groups.insert(row[2]);
+    }
+    ASSERT_GT(pages, 0u) << part;
+    const double truth_percentage = 100.0 * static_cast<double>(pages - groups.size()) / static_cast<double>(pages);
+    EXPECT_NEAR(c[part]["duplicate_percentage"].get<double>(), truth_percentage, 2.5) << part;
+  }
   EXPECT_NE(ReadFileOrEmpty(dir + "/connected/report.html").find("Table 5"), std::string::npos);
   fs::remove_all(dir);
 }

@@ -299,6 +299,45 @@ uint64_t FileTermOf(std::string_view t, uint64_t hash) {
 
 }  // namespace
 
+// A counting sort by a hash of the value into about as many buckets as
+// pairs, then a stable insertion sort by value within
+// each bucket (most hold one value or none): a few passes over the pairs
+// where sorting them by value (SortByValue) takes four over them and over
+// four 256-entry counts, which cost most for the columns of small sites.
+void GroupByValue(std::vector<std::pair<uint32_t, uint32_t>>* v, std::vector<std::pair<uint32_t, uint32_t>>* scratch,
+                  std::vector<uint32_t>* counts) {
+  const size_t n = v->size();
+  if (n > (size_t{1} << 16)) {  // a large site's column: its runs sorted by value (fewer cache misses)
+    SortByValue(v, scratch);
+    return;
+  }
+  auto insertion_sort = [](std::pair<uint32_t, uint32_t>* first, std::pair<uint32_t, uint32_t>* last) {
+    for (auto* i = first + 1; i < last; ++i) {
+      const auto x = *i;
+      auto* j = i;
+      for (; j > first && j[-1].first > x.first; --j) *j = j[-1];
+      *j = x;
+    }
+  };
+  if (n < 16) {
+    if (n > 1) insertion_sort(v->data(), v->data() + n);
+    return;
+  }
+  const int bits = std::bit_width(n - 1);  // 2^bits buckets, n at most
+  const int shift = 32 - bits;
+  auto bucket = [&](uint32_t value) { return (value * 0x9E3779B1u) >> shift; };
+  counts->assign((size_t{1} << bits) + 1, 0);
+  uint32_t* count = counts->data();
+  for (const auto& p : *v) ++count[bucket(p.first) + 1];
+  for (size_t b = 1; b < counts->size(); ++b) count[b] += count[b - 1];
+  scratch->resize(n);
+  for (const auto& p : *v) (*scratch)[count[bucket(p.first)]++] = p;  // count[b]: bucket b's end
+  for (size_t b = 0, start = 0; b + 1 < counts->size(); start = count[b++]) {
+    if (count[b] - start > 1) insertion_sort(scratch->data() + start, scratch->data() + count[b]);
+  }
+  v->swap(*scratch);
+}
+
 bool MainTextLine(uint32_t terms, uint32_t link_terms, const RobustMethodOptions& options) {
   return terms >= options.main_line_terms && uint64_t{link_terms} * 3 <= terms;
 }
@@ -727,6 +766,7 @@ struct SitePositionScratch {
   explicit SitePositionScratch(size_t record_words) : scratch_a(record_words) {}
   std::vector<uint32_t> values;  // one position's values, the site's pages in order
   std::vector<std::pair<uint32_t, uint32_t>> column, sort_scratch;  // (value, holder's index in the site)
+  std::vector<uint32_t> bucket_counts;  // GroupByValue
   std::vector<uint32_t> block;  // positions [block_first, block_end), position-major
   uint32_t block_first = 0, block_end = 0;
   std::vector<uint64_t> scratch_a;  // RobustPages::FetchMins
@@ -750,6 +790,7 @@ struct SitePositionScratch {
     values = {};
     column = {};
     sort_scratch = {};
+    bucket_counts = {};
     block = {};
     block_first = block_end = 0;
   }
@@ -776,13 +817,21 @@ struct CopyAgreement {
 // Requests remembered to drop repeats before they are stored: a pair of
 // copies asks again at most positions, a position's worth of requests
 // later. A direct-mapped table (the last pair seen in each slot, all ones
-// when none), 512 KiB a thread.
+// when none), at most 512 KiB a thread: 64 slots a page of the site, so
+// that a small site (most of a crawl's) does not fill 512 KiB. Its size
+// changes only which repeats are dropped before they are stored, not the
+// requests (CopyRequests makes them unique).
 constexpr size_t kRecentRequestSlots = size_t{1} << 16;
+size_t RecentRequestSlots(uint32_t site_pages) {
+  return std::clamp<size_t>(std::bit_ceil(size_t{site_pages}) * 64, 1024, kRecentRequestSlots);
+}
 
-// Whether `pair` was just asked for (its slot holds it); remembers it.
-inline bool AskedRecently(std::vector<uint64_t>* recent, uint64_t pair) {
-  if (recent->empty()) recent->assign(kRecentRequestSlots, ~uint64_t{0});
-  uint64_t& slot = (*recent)[(pair * 0x9E3779B97F4A7C15ull) >> 48];
+// Whether `pair` was just asked for (its slot holds it); remembers it. An
+// empty table gets `slots` slots (a power of two).
+inline bool AskedRecently(std::vector<uint64_t>* recent, size_t slots, uint64_t pair) {
+  if (recent->empty()) recent->assign(slots, ~uint64_t{0});
+  const int shift = 64 - std::countr_zero(recent->size());
+  uint64_t& slot = (*recent)[(pair * 0x9E3779B97F4A7C15ull) >> shift];
   if (slot == pair) return true;
   slot = pair;
   return false;
@@ -1075,9 +1124,11 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       load(j, x);
       return x->block.data() + size_t{j - x->block_first} * pages_of_site;
     };
-    // The site's pages' values at position j, sorted, in x->column as
-    // (value, index of the page in the site); fn(value, first, end) for
-    // each run of equal values [first, end).
+    // The site's pages' values at position j, each value's together
+    // (GroupByValue), in x->column as (value, index of the page in the
+    // site); fn(value, first, end) for each run of equal values [first,
+    // end), its pages ascending, the runs in no particular order (what fn
+    // finds goes into sets, or is sorted before it is used).
     auto runs_at = [&](uint32_t j, SitePositionScratch* x, const auto& fn) {
       x->column.clear();
       x->column.reserve(pages_of_site);  // no more: doubling would leave up to twice the room
@@ -1095,7 +1146,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
         const uint32_t* values = x->block.data() + size_t{j - x->block_first} * pages_of_site;
         for (uint32_t q = 0; q < pages_of_site; ++q) x->column.emplace_back(values[q], q);
       }
-      SortByValue(&x->column, &x->sort_scratch);  // pages ascending already: (value, page) order
+      GroupByValue(&x->column, &x->sort_scratch, &x->bucket_counts);  // pages ascending already
       for (size_t a = 0; a < x->column.size();) {
         size_t b = a;
         while (b < x->column.size() && x->column[b].first == x->column[a].first) ++b;
@@ -1319,7 +1370,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
               }
             } else if (copy_checks && checked(j, value, a, b)) {
               uint64_t samples[kCopySamples];
-              if (samples_of(*x, a, b, samples) > 0 && !AskedRecently(&x->recent_requests, samples[0])) {
+              if (samples_of(*x, a, b, samples) > 0 && !AskedRecently(&x->recent_requests, RecentRequestSlots(pages_of_site), samples[0])) {
                 x->requests.push_back(samples[0]);
                 if (x->requests.size() >= CopyRequests::kBatch) requests.Add(&x->requests);
               }

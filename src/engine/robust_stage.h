@@ -490,6 +490,13 @@ MainContainment EstimateMainContainment(const SiteTemplates::Match& r, uint32_t 
 MainContainment EstimateContainment(uint32_t agreeing, uint32_t positions, uint32_t template_shared,
                                     uint32_t a_shingles, uint32_t b_shingles);
 
+// Makes each value's (value, page) pairs in *v contiguous, keeping their
+// order (a site's column holds its pages ascending: each run of one value
+// then holds its pages ascending); the runs come in no particular order.
+// `scratch` and `counts` are buffers the caller keeps between calls.
+void GroupByValue(std::vector<std::pair<uint32_t, uint32_t>>* v, std::vector<std::pair<uint32_t, uint32_t>>* scratch,
+                  std::vector<uint32_t>* counts);
+
 // The containment rule decides only where its estimate's standard error is
 // at most this: at 42 main-text positions a pair whose smaller main text is
 // 40% contained in a larger one of 2.5 times its size is then more than

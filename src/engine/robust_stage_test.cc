@@ -2026,4 +2026,41 @@ TEST(RobustMainTextTest, SpecsRoundTripAndSpecsWrittenBeforeMainTextKeepTheirMea
 }
 
 }  // namespace
+// GroupByValue, the templates step's grouping of a site's column: every
+// pair kept, each value's pairs together in their first order, for columns
+// of a few pages (insertion sort), of a small site (hash buckets) and of a
+// large one (radix sort), with values repeated as a template's are.
+TEST(GroupByValueTest, EachValuesPairsTogetherInTheirOrder) {
+  std::mt19937_64 rng(17);
+  std::vector<std::pair<uint32_t, uint32_t>> scratch;
+  std::vector<uint32_t> counts;
+  for (size_t n : {size_t{0}, size_t{1}, size_t{5}, size_t{15}, size_t{16}, size_t{17}, size_t{100}, size_t{1000},
+                   size_t{70000}}) {
+    for (uint32_t distinct : {1u, 3u, 50u, 1u << 30}) {
+      std::vector<std::pair<uint32_t, uint32_t>> column(n);
+      for (uint32_t q = 0; q < n; ++q) {
+        // Min-hash-like values: small ones far more often, and a few held by many pages.
+        const uint32_t value = rng() % 4 == 0 ? static_cast<uint32_t>(rng() % 3) * 0x9E3779B1u
+                                              : static_cast<uint32_t>(rng() % distinct) >> (rng() % 8);
+        column[q] = {value, q};
+      }
+      std::vector<std::pair<uint32_t, uint32_t>> grouped = column;
+      GroupByValue(&grouped, &scratch, &counts);
+      ASSERT_EQ(grouped.size(), n);
+      std::vector<std::pair<uint32_t, uint32_t>> a = column, b = grouped;
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      EXPECT_EQ(a, b) << n << " " << distinct;
+      std::set<uint32_t> done;  // values whose run has ended
+      for (size_t k = 0; k < n; ++k) {
+        if (k > 0 && grouped[k].first == grouped[k - 1].first) {
+          EXPECT_LT(grouped[k - 1].second, grouped[k].second) << "pages ascending within a value, n " << n;
+        } else {
+          EXPECT_TRUE(done.insert(grouped[k].first).second) << "a value in two runs, n " << n;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace neardup
