@@ -300,10 +300,10 @@ uint64_t FileTermOf(std::string_view t, uint64_t hash) {
 }  // namespace
 
 // A counting sort by a hash of the value into about as many buckets as
-// pairs, then a stable insertion sort by value within
-// each bucket (most hold one value or none): a few passes over the pairs
-// where sorting them by value (SortByValue) takes four over them and over
-// four 256-entry counts, which cost most for the columns of small sites.
+// pairs, then a stable insertion sort by value within each bucket (most
+// hold one value or none): a few passes over the pairs where sorting them
+// by value (SortByValue) takes four over them and over four 256-entry
+// counts, which cost most for the columns of small sites.
 void GroupByValue(std::vector<std::pair<uint32_t, uint32_t>>* v, std::vector<std::pair<uint32_t, uint32_t>>* scratch,
                   std::vector<uint32_t>* counts) {
   const size_t n = v->size();
@@ -1036,6 +1036,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
     // story, must not teach their site that their text is its template.
     const uint32_t site_need = TemplateHolders(pages_of_site, options);
     const uint32_t need = pages_of_site >= kCopyHolders ? std::max(site_need, kCopyHolders) : site_need;
+    const size_t recent_slots = RecentRequestSlots(pages_of_site);  // AskedRecently's table for this site
     common = FlatU64Set();
     // Positions per block: as many as kSiteColumnBytes holds, one at least.
     const uint32_t per_block = static_cast<uint32_t>(
@@ -1370,7 +1371,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
               }
             } else if (copy_checks && checked(j, value, a, b)) {
               uint64_t samples[kCopySamples];
-              if (samples_of(*x, a, b, samples) > 0 && !AskedRecently(&x->recent_requests, RecentRequestSlots(pages_of_site), samples[0])) {
+              if (samples_of(*x, a, b, samples) > 0 && !AskedRecently(&x->recent_requests, recent_slots, samples[0])) {
                 x->requests.push_back(samples[0]);
                 if (x->requests.size() >= CopyRequests::kBatch) requests.Add(&x->requests);
               }

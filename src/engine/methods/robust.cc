@@ -255,10 +255,13 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
     // Sites holding pages equal after normalization are linked
     // (SetLinksItsSites), and mirrors among them become one site group.
     std::unordered_map<uint64_t, uint32_t> site_index;
-    for (uint32_t i = 0; i < n; ++i) site_index.try_emplace(sites_[i], static_cast<uint32_t>(site_index.size()));
+    std::vector<uint64_t> site_pages;  // eligible pages a site, by index
+    for (uint32_t i = 0; i < n; ++i) {
+      const auto [it, added] = site_index.try_emplace(sites_[i], static_cast<uint32_t>(site_index.size()));
+      if (added) site_pages.push_back(0);
+      site_pages[it->second] += c_.eligible[i];
+    }
     UnionFind site_groups(static_cast<uint32_t>(site_index.size()));
-    std::vector<uint64_t> site_pages(site_index.size(), 0);  // eligible pages a site
-    for (uint32_t i = 0; i < n; ++i) site_pages[site_index[sites_[i]]] += c_.eligible[i];
     std::vector<uint64_t> site_links;  // (a << 32) | b, a < b site indexes: one a set and pair of its sites
     normalized_root_ = c_.exact_root;
     // (identity, page) of the eligible pages: each block of records fills
