@@ -1098,6 +1098,9 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
     // thread learning the site; its position tasks on other threads read
     // pages with Fetch.
     const bool map_blocks = dense && site_executor == nullptr;
+    // A block read serves every pass over the site's positions (a site of
+    // one block reads each page once); ReleaseColumns lets it go at the
+    // site's end, so the next site's blocks are its own.
     auto load = [&](uint32_t j, SitePositionScratch* x) {
       if (j >= x->block_first && j < x->block_end) return;
       x->block_first = j / per_block * per_block;
@@ -1169,7 +1172,6 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       for (auto& x : scratch_pool.all()) {
         for (uint64_t v : x->found) take(v);
         x->found = {};
-        x->block_first = x->block_end = 0;  // the next site's blocks are its own
       }
     };
     auto for_each_position = [&](const auto& fn, const auto& take) {
@@ -1261,7 +1263,6 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
           }
         }
         x->values = {};  // only this pass reads whole columns
-        x->block_first = x->block_end = 0;
         scratch_pool.Release(std::move(x));
       });
       // One item where no template is seen: pages that share none of the

@@ -252,15 +252,17 @@ void BroderSketcher::ShinglesWith(const sketch_internal::ShingleKernel& kernel,
   const uint64_t* h = term_hashes.data();
   const size_t n = term_hashes.size();
   const size_t k = options_.shingle_size;
-  out->clear();
-  if (n == 0) return;
+  if (n == 0) {
+    out->clear();
+    return;
+  }
   if (!options_.wrap && n < k) {
     uint64_t f = shingle_fp_.polynomial();
     for (size_t t = 0; t < n; ++t) f = MulBy(*in_, f ^ h[t]);
-    out->push_back(f);
+    out->assign(1, f);
     return;
   }
-  out->resize(options_.wrap ? n : n - k + 1);
+  out->resize(options_.wrap ? n : n - k + 1);  // written over: only growth is filled
   kernel.roll(h, n, rolling_, out->data());
 }
 

@@ -136,11 +136,13 @@ class TermWriter {
   // always fits.
   static constexpr size_t kSlack = 16;
 
+  // Writes from the start of *s, which keeps its bytes until they are
+  // written over: a string that already has room for `expect` bytes is
+  // not filled again.
   void Start(std::string* s, size_t expect) {
     s_ = s;
-    s_->clear();
     len_ = 0;
-    Grow(expect);
+    if (s_->size() < expect + kSlack) Grow(expect);
   }
   size_t size() const { return len_; }
   const char* data() const { return s_->data(); }
@@ -1142,8 +1144,10 @@ struct Tokenizer::Impl {
     o->charset = decision.charset;
     o->charset_fallback = decision.fallback;
     o->had_invalid_bytes = had_invalid;
-    // Most pages hold fewer term bytes than half their text.
-    terms.Start(keep ? &o->term_bytes : &scratch_terms, text.size() / 2);
+    // Most pages hold fewer term bytes than half their text. Terms not
+    // kept are written over one another (EndTerm truncates): their scratch
+    // keeps its room from page to page.
+    terms.Start(keep ? &o->term_bytes : &scratch_terms, keep ? text.size() / 2 : 0);
 
     text_begin = text.data();
     text_end = text.data() + text.size();
@@ -1152,7 +1156,7 @@ struct Tokenizer::Impl {
     Scan(text.data(), text.data() + text.size(), html ? kHtml : kPlainMode);
 
     EndTerm();
-    terms.Finish();
+    if (keep) terms.Finish();
     const uint32_t n = static_cast<uint32_t>(o->term_hashes.size());
     if (n > (o->sentence_ends.empty() ? 0u : o->sentence_ends.back())) o->sentence_ends.push_back(n);
     CloseLine();
