@@ -1,5 +1,6 @@
 #include "engine/robust_stage.h"
 
+#define XXH_INLINE_ALL  // XXH3 inlined: band keys hash 8 to 56 bytes, a page 55 times
 #include <xxhash.h>
 
 #if defined(__SSE2__)
