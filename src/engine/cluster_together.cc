@@ -422,12 +422,17 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
           const size_t i = who[j];
           run->Record(i, page.data());
           const uint64_t* kept_page = kept.Of(asked[j]);
-          if (options_.verify && !run->Decide(page.data(), kept_page).duplicate) {
-            passes_kept[i] = 0;
-            continue;
+          if (options_.verify) {  // the decision's similarity is the column's (DividedRun::Similarity)
+            const PairDecision decision = run->Decide(page.data(), kept_page);
+            if (!decision.duplicate) {
+              passes_kept[i] = 0;
+              continue;
+            }
+            similarity[i] = decision.similarity;
+          } else {
+            similarity[i] = run->Similarity(page.data(), kept_page);
           }
           repaired_members += round > 0;
-          similarity[i] = run->Similarity(page.data(), kept_page);
         }
       }
       if (options_.verify) {

@@ -1001,8 +1001,17 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   const std::vector<uint32_t>* in_links_ptr = count_in_links_ ? &in_links : nullptr;
   NEARDUP_RETURN_IF_ERROR(ChooseKeepers(group, feature_blocks, keeper_options_, &keeper, &reason, in_links_ptr));
   s.stages.push_back({"keepers", SecondsSince(t_keep), uint64_t{n} * sizeof(KeeperFeatures)});
+  // The similarity of each member's decision against its kept page, and
+  // that page (kNoPage: none decided): the clustering's similarity column
+  // takes it where the kept page is still the member's, instead of reading
+  // the two pages again (MethodRun::Similarity is the decision's).
+  constexpr uint32_t kNoPage = ~uint32_t{0};
+  std::vector<double> decided_similarity;
+  std::vector<uint32_t> decided_with;
   if (near_method && run_->verifies() && options_.verify) {
     const auto t_verify = Clock::now();
+    decided_similarity.assign(n, 0.0);
+    decided_with.assign(n, kNoPage);
     // Every member against the kept page; in a cluster where some fail, a
     // member that passes the cluster's center stays too
     // (VerificationCandidates). The members that fail both are a cluster
@@ -1020,7 +1029,10 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
           if (!in_play[i]) continue;
           const uint32_t k = keeper[i];
           if (k == i || grouper.Root(i) == grouper.Root(k)) continue;
-          passes_kept[i] = run_->Decide(i, k).duplicate;
+          const PairDecision decision = run_->Decide(i, k);
+          passes_kept[i] = decision.duplicate;
+          decided_similarity[i] = decision.similarity;
+          decided_with[i] = k;
         }
       });
       bool any_failing = false;
@@ -1189,9 +1201,13 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
              const size_t end = std::min(similar_members.size(), (task + 1) * kVerifyPagesPerTask);
              for (size_t t = task * kVerifyPagesPerTask; t < end; ++t) {
                const uint32_t i = similar_members[t];
-               c.d_->similarity_[run_ids_[i]] = run_->Similarity(i, keeper[i]);
+               c.d_->similarity_[run_ids_[i]] = !decided_with.empty() && decided_with[i] == keeper[i]
+                                                    ? decided_similarity[i]
+                                                    : run_->Similarity(i, keeper[i]);
              }
            });
+  std::vector<double>().swap(decided_similarity);
+  std::vector<uint32_t>().swap(decided_with);
   s.stages.push_back({"clusters", SecondsSince(t_clusters), uint64_t{total} * 16});
   if (method_->batch_only()) last_clustering_ = std::make_unique<Clustering>(c);
   return c;

@@ -717,6 +717,47 @@ namespace {
 // Explain gives the decision the clustering took on a pair: every pair the
 // near stage listed is a near duplicate by it, exact copies are exact, and
 // `compare` with the crawl reports that decision and the clusters.
+// The similarity column of a near-duplicate member is the method's
+// decision on it against its kept page, as Explain gives it: the Deduper
+// takes it from verification's decision of the pair where the kept page is
+// still the one verified against (after repair rounds too).
+TEST(DeduperExplainTest, SimilarityIsTheDecisionAgainstTheKeptPage) {
+  // The golden synth crawl (golden_test.cc): clusters recentered there.
+  const std::string dir = testing::MakeTempDir("deduper-similarity-crawl");
+  std::string log;
+  ASSERT_EQ(testing::RunCommand(testing::Q(testing::CliPath()) + " synth " +
+                                    testing::Q(testing::RepoTestDataDir() + "/sample/sample-crawl.warc.gz") +
+                                    " --out " + testing::Q(dir + "/crawl.warc.gz") + " --truth " +
+                                    testing::Q(dir + "/truth.tsv") + " --sites 40 --seed 3",
+                                &log),
+            0)
+      << log;
+  const std::vector<Document> docs = ReadAll(dir + "/crawl.warc.gz");
+  for (const char* method : {"robust", "broder", "combined"}) {
+    DedupOptions options;
+    options.method = method;
+    options.temp_dir = testing::MakeTempDir("deduper-similarity");
+    auto deduper = Deduper::Create(options);
+    ASSERT_TRUE(deduper.ok());
+    ASSERT_TRUE((*deduper)->Add(docs).ok());
+    auto clustering = (*deduper)->Cluster();
+    ASSERT_TRUE(clustering.ok());
+    size_t near_members = 0, below_one = 0;
+    for (DocId id = 0; id < docs.size(); ++id) {
+      const DocId k = clustering->keeper_of(id);
+      if (k == id || std::string(clustering->method_of(id)) != method) continue;
+      auto d = (*deduper)->Explain(id, k);
+      ASSERT_TRUE(d.ok());
+      // (A member may stay through its cluster's center, failing the kept page.)
+      EXPECT_EQ(clustering->similarity_of(id), d->similarity) << method << " " << docs[id].url;
+      ++near_members;
+      below_one += d->similarity < 1.0;
+    }
+    EXPECT_GT(near_members, 10u) << method;
+    EXPECT_GT(below_one, 0u) << method;  // not only pages equal after normalization
+  }
+}
+
 TEST(DeduperExplainTest, ExplainGivesTheDecisionsOfTheClustering) {
   DedupOptions options;
   options.write_pairs = true;

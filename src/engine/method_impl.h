@@ -147,7 +147,10 @@ class MethodRun {
     return {};
   }
   // The similarity column of clusters.tsv for `page`, a near-duplicate
-  // member, against its cluster's kept page.
+  // member, against its cluster's kept page. Where verifies(), it is
+  // Decide(page, kept).similarity (the Deduper takes it from verification's
+  // decision of the pair when there was one); a method may say it without
+  // the decision's reason.
   virtual double Similarity(uint32_t page, uint32_t kept) const { return Decide(page, kept).similarity; }
   // Whether Decide and Similarity may be called from several threads at
   // once (the Deduper then verifies on its executor's threads too).
@@ -292,7 +295,8 @@ class DividedRun {
   // The method's one pair rule between a member and its cluster's kept
   // page, with what the run learned: MethodRun::Decide's decision.
   virtual PairDecision Decide(const uint64_t* page, const uint64_t* kept) const = 0;
-  // The similarity column of clusters.tsv (MethodRun::Similarity).
+  // The similarity column of clusters.tsv (MethodRun::Similarity):
+  // Decide(page, kept).similarity.
   virtual double Similarity(const uint64_t* page, const uint64_t* kept) const {
     return Decide(page, kept).similarity;
   }

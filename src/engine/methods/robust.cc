@@ -400,7 +400,7 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
     uint64_t* scratch = Scratch();
     const uint64_t* ra = Record(page, scratch);
     const uint64_t* rb = Record(kept, scratch + l_.words());
-    if (ra[1] == rb[1]) return 1.0;
+    if (ra[1] != 0 && ra[1] == rb[1]) return 1.0;  // as Decide
     // The similarity of the rule's decision (the main text's when it decided).
     return RobustDecide(templates_, ViewOf(page, ra), ViewOf(kept, rb), o_, nullptr, /*with_reason=*/false).similarity;
   }
@@ -622,7 +622,7 @@ class RobustDividedRun final : public DividedRun {
     return RobustDecideMatched(r, a, b, page[l_.words() + mask_words_] != 0, o_);
   }
   double Similarity(const uint64_t* page, const uint64_t* kept) const override {
-    if (page[1] == kept[1]) return 1.0;
+    if (page[1] != 0 && page[1] == kept[1]) return 1.0;  // as Decide
     RobustPageView a, b;
     const SiteTemplates::Match r = Match(page, kept, &a, &b);
     return RobustDecideMatched(r, a, b, page[l_.words() + mask_words_] != 0, o_, /*with_reason=*/false).similarity;
