@@ -216,10 +216,10 @@ TEST(DeduperTest, AnAggregatorOfOnePageASiteJoinsNoSites) {
   std::vector<Document> with_copies = docs;
   std::vector<size_t> copied;
   for (int site = 0; site < kSites; ++site) {
-    Document copy = docs[size_t{site} * kPages + site % kPages];
+    Document copy = docs[static_cast<size_t>(site) * kPages + site % kPages];
     copy.url = copy.source = "http://www.daily-digest-aggregator.com/item/" + std::to_string(site);
     with_copies.push_back(copy);
-    copied.push_back(size_t{site} * kPages + site % kPages);
+    copied.push_back(static_cast<size_t>(site) * kPages + site % kPages);
   }
   auto alone = MakeDeduper("robust");
   auto joined = MakeDeduper("robust");
