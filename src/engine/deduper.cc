@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <mutex>
 #include <unordered_map>
 
@@ -1001,17 +1003,18 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   const std::vector<uint32_t>* in_links_ptr = count_in_links_ ? &in_links : nullptr;
   NEARDUP_RETURN_IF_ERROR(ChooseKeepers(group, feature_blocks, keeper_options_, &keeper, &reason, in_links_ptr));
   s.stages.push_back({"keepers", SecondsSince(t_keep), uint64_t{n} * sizeof(KeeperFeatures)});
-  // The similarity of each member's decision against its kept page, and
-  // that page (kNoPage: none decided): the clustering's similarity column
-  // takes it where the kept page is still the member's, instead of reading
-  // the two pages again (MethodRun::Similarity is the decision's).
-  constexpr uint32_t kNoPage = ~uint32_t{0};
-  std::vector<double> decided_similarity;
-  std::vector<uint32_t> decided_with;
+  // The clustering's similarity column, by id, filled here with each
+  // verified member's decision against its kept page (MethodRun::Similarity
+  // is the decision's): the clustering takes it instead of reading the two
+  // pages again. A member split off from its kept page is marked
+  // kDecideAgain (a later round decides it against its new one, or the
+  // clustering does); the column is this vector, moved, so it costs no
+  // memory the clustering does not hold anyway.
+  const double kDecideAgain = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> similarity_by_id;
   if (near_method && run_->verifies() && options_.verify) {
     const auto t_verify = Clock::now();
-    decided_similarity.assign(n, 0.0);
-    decided_with.assign(n, kNoPage);
+    similarity_by_id.assign(count_, 1.0);
     // Every member against the kept page; in a cluster where some fail, a
     // member that passes the cluster's center stays too
     // (VerificationCandidates). The members that fail both are a cluster
@@ -1031,8 +1034,7 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
           if (k == i || grouper.Root(i) == grouper.Root(k)) continue;
           const PairDecision decision = run_->Decide(i, k);
           passes_kept[i] = decision.duplicate;
-          decided_similarity[i] = decision.similarity;
-          decided_with[i] = k;
+          similarity_by_id[run_ids_[i]] = decision.similarity;
         }
       });
       bool any_failing = false;
@@ -1088,6 +1090,7 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
           }
           keeper[i] = i;
           reason[i] = kReasonSingle;
+          similarity_by_id[run_ids_[i]] = kDecideAgain;
           s.verification_split_off += round == 0;
           if (last_round) {
             // Leaves with its exact copies (robust: with the pages equal
@@ -1127,7 +1130,14 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   c.d_->cluster_.assign(total, Clustering::kNone);
   c.d_->keeper_.resize(total);
   c.d_->size_.assign(total, 0);
-  c.d_->similarity_.assign(total, 1.0);
+  // Verification's decisions: near members take theirs below, every other
+  // page 1.0.
+  const bool verified = similarity_by_id.size() == total;
+  if (verified) {
+    c.d_->similarity_ = std::move(similarity_by_id);
+  } else {
+    c.d_->similarity_.assign(total, 1.0);
+  }
   c.d_->role_.assign(total, DocRole::kRemoved);
   c.d_->method_.assign(total, 0);
   c.d_->reason_.assign(total, 0);
@@ -1178,6 +1188,7 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     const uint32_t kept_id = run_ids_[k];
     const bool clustered = size[kept_id] >= 2;
     c.d_->keeper_[id] = kept_id;
+    if (verified && (!clustered || k == i || grouper.Root(i) == grouper.Root(k))) c.d_->similarity_[id] = 1.0;
     if (k != i) cluster[id] = cluster[kept_id];
     c.d_->reason_[id] = reason_slot[reason[i]];
     if (!clustered) {
@@ -1201,13 +1212,10 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
              const size_t end = std::min(similar_members.size(), (task + 1) * kVerifyPagesPerTask);
              for (size_t t = task * kVerifyPagesPerTask; t < end; ++t) {
                const uint32_t i = similar_members[t];
-               c.d_->similarity_[run_ids_[i]] = !decided_with.empty() && decided_with[i] == keeper[i]
-                                                    ? decided_similarity[i]
-                                                    : run_->Similarity(i, keeper[i]);
+               double& similarity = c.d_->similarity_[run_ids_[i]];
+               if (verified ? std::isnan(similarity) : true) similarity = run_->Similarity(i, keeper[i]);
              }
            });
-  std::vector<double>().swap(decided_similarity);
-  std::vector<uint32_t>().swap(decided_with);
   s.stages.push_back({"clusters", SecondsSince(t_clusters), uint64_t{total} * 16});
   if (method_->batch_only()) last_clustering_ = std::make_unique<Clustering>(c);
   return c;
