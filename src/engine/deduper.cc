@@ -1213,7 +1213,7 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
              for (size_t t = task * kVerifyPagesPerTask; t < end; ++t) {
                const uint32_t i = similar_members[t];
                double& similarity = c.d_->similarity_[run_ids_[i]];
-               if (verified ? std::isnan(similarity) : true) similarity = run_->Similarity(i, keeper[i]);
+               if (!verified || std::isnan(similarity)) similarity = run_->Similarity(i, keeper[i]);
              }
            });
   s.stages.push_back({"clusters", SecondsSince(t_clusters), uint64_t{total} * 16});

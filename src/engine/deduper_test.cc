@@ -714,9 +714,6 @@ TEST(CompareVerdictsTest, DocumentsInMemoryCompareAsTheirFiles) {
 namespace neardup {
 namespace {
 
-// Explain gives the decision the clustering took on a pair: every pair the
-// near stage listed is a near duplicate by it, exact copies are exact, and
-// `compare` with the crawl reports that decision and the clusters.
 // The similarity column of a near-duplicate member is the method's
 // decision on it against its kept page, as Explain gives it: the Deduper
 // takes it from verification's decision of the pair where the kept page is
@@ -758,6 +755,9 @@ TEST(DeduperExplainTest, SimilarityIsTheDecisionAgainstTheKeptPage) {
   }
 }
 
+// Explain gives the decision the clustering took on a pair: every pair the
+// near stage listed is a near duplicate by it, exact copies are exact, and
+// `compare` with the crawl reports that decision and the clusters.
 TEST(DeduperExplainTest, ExplainGivesTheDecisionsOfTheClustering) {
   DedupOptions options;
   options.write_pairs = true;
