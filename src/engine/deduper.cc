@@ -1130,8 +1130,7 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   c.d_->cluster_.assign(total, Clustering::kNone);
   c.d_->keeper_.resize(total);
   c.d_->size_.assign(total, 0);
-  // Verification's decisions: near members take theirs below, every other
-  // page 1.0.
+  // Verification's decisions, by id: near members keep theirs below.
   const bool verified = similarity_by_id.size() == total;
   if (verified) {
     c.d_->similarity_ = std::move(similarity_by_id);
@@ -1188,7 +1187,9 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     const uint32_t kept_id = run_ids_[k];
     const bool clustered = size[kept_id] >= 2;
     c.d_->keeper_[id] = kept_id;
-    if (verified && (!clustered || k == i || grouper.Root(i) == grouper.Root(k))) c.d_->similarity_[id] = 1.0;
+    // 1.0 but for a near-duplicate member, which keeps verification's decision.
+    const double decided = c.d_->similarity_[id];
+    c.d_->similarity_[id] = 1.0;
     if (k != i) cluster[id] = cluster[kept_id];
     c.d_->reason_[id] = reason_slot[reason[i]];
     if (!clustered) {
@@ -1203,6 +1204,7 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
       method[id] = 1;
     } else {
       method[id] = 2;
+      c.d_->similarity_[id] = decided;
       similar_members.push_back(i);
     }
   }
