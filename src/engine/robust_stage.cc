@@ -737,6 +737,28 @@ void RobustPages::FetchShingleCounts(uint32_t p, RobustPageView* v) const {
   UnpackShingleCounts(word, v);
 }
 
+InOrderMins::InOrderMins(const RobustPages& pages, uint32_t end) : pages_(pages), end_(end) {
+  if (pages.file != nullptr) per_chunk_ = std::max<size_t>(1, kChunkBytes / (pages.record_words * sizeof(uint64_t)));
+}
+
+const uint32_t* InOrderMins::Mins(uint32_t p) {
+  if (pages_.file == nullptr) return pages_.Mins(p);
+  if (p < first_ || p >= last_) {
+    first_ = p;
+    last_ = static_cast<uint32_t>(std::min<uint64_t>(end_, uint64_t{p} + per_chunk_));
+    const size_t words = size_t{last_ - first_} * pages_.record_words;
+    chunk_.resize(words);
+    if (!pages_.file->ReadAt(uint64_t{p} * pages_.record_words * sizeof(uint64_t), words * sizeof(uint64_t),
+                             reinterpret_cast<char*>(chunk_.data()))
+             .ok()) {
+      first_ = last_ = 0;
+      return pages_.Mins(p);  // the mapping holds the same bytes
+    }
+  }
+  return reinterpret_cast<const uint32_t*>(chunk_.data() + size_t{p - first_} * pages_.record_words +
+                                           pages_.mins_word);
+}
+
 RobustPageView RobustPages::Fetch(uint32_t p, uint64_t* scratch) const {
   if (file == nullptr ||
       !file->ReadAt(uint64_t{p} * record_words * sizeof(uint64_t), record_words * sizeof(uint64_t),
@@ -785,6 +807,28 @@ struct SitePositionScratch {
     uint64_t samples[kCopySamples];
   };
   std::vector<VersionCheck> version_checks;
+  // The runs pass 1 saw that pass 2 checks (their copy checks), kept while
+  // a thread's number at most kCheckedRunsKept (1.25 MB); past that,
+  // pass 2 groups the positions' values again.
+  struct CheckedRun {
+    uint64_t value;  // position << 32 | value
+    uint64_t samples[kCopySamples];
+    uint32_t count;  // samples
+    bool one_item_only;
+  };
+  static constexpr size_t kCheckedRunsKept = size_t{1} << 15;
+  std::vector<CheckedRun> checked_runs;
+  bool checked_runs_dropped = false;
+
+  void KeepCheckedRun(const CheckedRun& run) {
+    if (checked_runs_dropped) return;
+    if (checked_runs.size() >= kCheckedRunsKept) {
+      checked_runs = {};
+      checked_runs_dropped = true;
+      return;
+    }
+    checked_runs.push_back(run);
+  }
 
   // Lets the buffers of a site's positions go (the next site's are its own).
   void ReleaseColumns() {
@@ -794,6 +838,8 @@ struct SitePositionScratch {
     bucket_counts = {};
     block = {};
     block_first = block_end = 0;
+    checked_runs = {};
+    checked_runs_dropped = false;
   }
 };
 
@@ -1353,7 +1399,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       return it != copies.end() && it->first == pair && (it->second & (one_item_only ? kOneItem : kCopy)) != 0;
     };
     // Pass 1: the common boilerplate, the first copy check of each rarer
-    // value, and which pages have main text.
+    // value (its run kept for pass 2), and which pages have main text.
     const bool versions_checked = need <= kMaxItemVersions;
     if ((copy_checks || versions_checked) && options.main_minhashes > 0) has_main.assign(pages_of_site, 0);
     CopyRequests requests;
@@ -1372,10 +1418,14 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
                 }
               }
             } else if (copy_checks && checked(j, value, a, b)) {
-              uint64_t samples[kCopySamples];
-              if (samples_of(*x, a, b, samples) > 0 && !AskedRecently(&x->recent_requests, recent_slots, samples[0])) {
-                x->requests.push_back(samples[0]);
-                if (x->requests.size() >= CopyRequests::kBatch) requests.Add(&x->requests);
+              SitePositionScratch::CheckedRun run{(uint64_t{j} << 32) | value, {}, 0, b - a >= site_need};
+              run.count = static_cast<uint32_t>(samples_of(*x, a, b, run.samples));
+              if (run.count > 0) {
+                x->KeepCheckedRun(run);
+                if (!AskedRecently(&x->recent_requests, recent_slots, run.samples[0])) {
+                  x->requests.push_back(run.samples[0]);
+                  if (x->requests.size() >= CopyRequests::kBatch) requests.Add(&x->requests);
+                }
               }
             }
           });
@@ -1439,7 +1489,8 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
     }
     std::vector<std::pair<uint64_t, uint8_t>> copies = copies_among(requests.Take(), in_common);
     // Pass 2: a run whose first sample is not a copy is boilerplate; one
-    // whose first is and that has more samples waits for them.
+    // whose first is and that has more samples waits for them. The runs
+    // are pass 1's as kept, or (too many kept) found again.
     struct Undecided {
       uint64_t value;  // position << 32 | value
       uint64_t samples[kCopySamples - 1];
@@ -1448,22 +1499,29 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
     };
     std::vector<Undecided> undecided;
     std::mutex undecided_mu;
-    if (copy_checks) {
+    auto check_run = [&](const SitePositionScratch::CheckedRun& run, std::vector<uint64_t>* found,
+                         std::vector<Undecided>* waiting) {
+      if (!copy_of(copies, run.samples[0], run.one_item_only)) {
+        found->push_back(run.value);
+      } else if (run.count > 1) {
+        waiting->push_back(Undecided{run.value, {run.samples[1], run.count > 2 ? run.samples[2] : 0}, run.count - 1,
+                                     run.one_item_only});
+      }
+    };
+    bool runs_kept = true;
+    for (auto& x : scratch_pool.all()) runs_kept = runs_kept && !x->checked_runs_dropped;
+    if (copy_checks && runs_kept) {
+      for (auto& x : scratch_pool.all()) {
+        for (const auto& run : x->checked_runs) check_run(run, &x->found, &undecided);
+      }
+    } else if (copy_checks) {
       at_each_position([&](uint32_t j, SitePositionScratch* x) {
         std::vector<Undecided> waiting;
         runs_at(j, x, [&](uint32_t value, size_t a, size_t b) {
           if (!checked(j, value, a, b)) return;
-          uint64_t samples[kCopySamples];
-          const size_t n = samples_of(*x, a, b, samples);
-          const bool one_item_only = b - a >= site_need;
-          if (n == 0) return;
-          if (!copy_of(copies, samples[0], one_item_only)) {
-            x->found.push_back((uint64_t{j} << 32) | value);
-          } else if (n > 1) {
-            Undecided u{(uint64_t{j} << 32) | value, {samples[1], n > 2 ? samples[2] : 0}, static_cast<uint32_t>(n - 1),
-                        one_item_only};
-            waiting.push_back(u);
-          }
+          SitePositionScratch::CheckedRun run{(uint64_t{j} << 32) | value, {}, 0, b - a >= site_need};
+          run.count = static_cast<uint32_t>(samples_of(*x, a, b, run.samples));
+          if (run.count > 0) check_run(run, &x->found, &waiting);
         });
         std::lock_guard<std::mutex> lock(undecided_mu);
         undecided.insert(undecided.end(), waiting.begin(), waiting.end());
@@ -1846,10 +1904,10 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   const size_t n = candidate.size();
   RunTasks(executor, parts, [&](size_t c) {
     TempTables<BandEntry>& tables = *part_tables[c];
-    ResidentPages resident(pages);  // releases the mapping for every range: the others fault theirs back in
+    const size_t begin = n * c / parts, end = n * (c + 1) / parts;
+    InOrderMins in_order(pages, static_cast<uint32_t>(end));
     auto add_page = [&](uint32_t i) -> Status {
-      const uint32_t* v = pages.Mins(i);
-      resident.Read();
+      const uint32_t* v = in_order.Mins(i);
       const uint32_t usable_bands = RobustBandCount(options, HasMainText(v, options));
       for (uint32_t band = 0; band < usable_bands; ++band) {
         if (RobustBandIsBoilerplate(*templates, options, v, band)) {
@@ -1867,7 +1925,6 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
       }
       return Status::OK();
     };
-    const size_t begin = n * c / parts, end = n * (c + 1) / parts;
     for (size_t i = begin; i < end && part_status[c].ok(); ++i) {
       if (!candidate[i]) continue;
       ++part_candidates[c];

@@ -338,6 +338,28 @@ struct RobustPages {
   }
 };
 
+// The min-hash values of pages read in ascending order: with a file, a
+// chunk of records at a time (one read for many pages, which makes
+// nothing resident: threads reading ranges of their own do not fault the
+// mapping in page by page nor release each other's pages); else from
+// memory. A chunk that cannot be read is read through the mapping.
+class InOrderMins {
+ public:
+  static constexpr size_t kChunkBytes = size_t{1} << 20;
+
+  // Pages below `end` may be asked for.
+  InOrderMins(const RobustPages& pages, uint32_t end);
+  // Page p's m values, valid until the next call; p ascending.
+  const uint32_t* Mins(uint32_t p);
+
+ private:
+  const RobustPages& pages_;
+  uint32_t end_;
+  uint32_t first_ = 0, last_ = 0;  // the chunk holds pages [first_, last_)
+  size_t per_chunk_ = 1;
+  std::vector<uint64_t> chunk_;
+};
+
 // Where a stage keeps its large temporary tables (the candidate tables, a
 // large site's columns of values): in memory (no env), or in temporary
 // files in `dir`, read back one table a thread at a time, so that the stage

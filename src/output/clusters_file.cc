@@ -25,8 +25,8 @@ Result<std::unique_ptr<ClustersWriter>> ClustersWriter::Create(Env* env, const s
 }
 
 Status ClustersWriter::Add(const ClusterRecord& r) {
-  char similarity[32];
-  std::snprintf(similarity, sizeof similarity, "%.4g", r.similarity);
+  char similarity[32] = "1";  // as "%.4g" writes 1, the similarity of most rows
+  if (r.similarity != 1.0) std::snprintf(similarity, sizeof similarity, "%.4g", r.similarity);
   table_->AppendField(r.url);
   table_->AppendRaw(std::to_string(r.cluster));
   table_->AppendRaw(r.role == ClusterRole::kKeep ? "keep" : "duplicate");

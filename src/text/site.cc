@@ -2,6 +2,9 @@
 #include "text/site.h"
 
 #include <libpsl.h>
+#include <xxhash.h>
+
+#include <vector>
 
 #include "text/url.h"
 
@@ -50,8 +53,20 @@ std::string RegistrableDomainOfHost(std::string_view host) {
     return builtin ? builtin : psl_latest(nullptr);
   }();
   if (list == nullptr) return h;
+  // A crawl visits its hosts again and again, a few thousand of them in
+  // turn: the thread's latest answers, one slot a hash of the host (256 KB),
+  // spare most pages the list's lookup (a few hundred nanoseconds).
+  struct Known {
+    std::string host, domain;
+  };
+  static constexpr size_t kSlots = 4096;
+  thread_local std::vector<Known> known(kSlots);
+  Known& slot = known[XXH3_64bits(h.data(), h.size()) % kSlots];
+  if (slot.host == h && !h.empty()) return slot.domain;
   const char* domain = psl_registrable_domain(list, h.c_str());
-  return domain ? std::string(domain) : h;
+  slot.host = h;
+  slot.domain = domain ? std::string(domain) : h;
+  return slot.domain;
 }
 
 }  // namespace neardup
