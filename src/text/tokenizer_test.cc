@@ -8,6 +8,7 @@
 #include <xxhash.h>
 
 #include <cctype>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -414,6 +415,32 @@ TEST(TokenizerTest, HashesAndTermText) {
   EXPECT_TRUE(h.term_bytes.empty());
   EXPECT_TRUE(h.term_offsets.empty());
   EXPECT_EQ(h.sentence_ends, d.sentence_ends);
+}
+
+// A term's hash is XXH3 of its bytes at every length (the hashes signatures
+// and stores are made of), ASCII or not, with or without its text kept.
+TEST(TokenizerTest, TermHashesAreXxh3AtEveryLength) {
+  std::mt19937 rng(5);
+  std::string page;
+  for (size_t n = 1; n <= 40; ++n) {
+    for (int copy = 0; copy < 3; ++copy) {
+      for (size_t k = 0; k < n; ++k) page.push_back(static_cast<char>('a' + rng() % 26));
+      page += copy == 1 ? " \xc3\xa9 " : " ";  // an accented letter alone: a two-byte term
+    }
+  }
+  page += "end";
+  for (bool keep : {true, false}) {
+    TokenizeOptions o;
+    o.keep_term_text = keep;
+    const TokenizedDocument with_text = Tok(page);
+    const TokenizedDocument d = Tok(page, "", ContentKind::kHtml, "", o);
+    ASSERT_EQ(with_text.num_terms(), 40u * 4 + 1);
+    ASSERT_EQ(d.term_hashes.size(), with_text.num_terms());
+    for (size_t i = 0; i < with_text.num_terms(); ++i) {
+      const std::string_view t = with_text.term(i);
+      EXPECT_EQ(d.term_hashes[i], XXH3_64bits(t.data(), t.size())) << t;
+    }
+  }
 }
 
 // A tag name is read 16 bytes at a time where 16 bytes are left, and a
