@@ -808,7 +808,7 @@ struct SitePositionScratch {
   };
   std::vector<VersionCheck> version_checks;
   // The runs pass 1 saw that pass 2 checks (their copy checks), kept while
-  // a thread's number at most kCheckedRunsKept (1.25 MB); past that,
+  // a thread holds at most kCheckedRunsKept of them (1.25 MB); past that,
   // pass 2 groups the positions' values again.
   struct CheckedRun {
     uint64_t value;  // position << 32 | value

@@ -819,8 +819,9 @@ std::set<uint64_t> TemplateByTheRule(const std::vector<uint32_t>& mins, const st
 // count agreement over the columns instead of reading pages. Site 1 is
 // over a block (its columns go to files and to threads) and has more runs
 // to check than pass 1 keeps for pass 2 (kCheckedRunsKept: pass 2 groups
-// its positions again), site 2 one block and sparse (its runs kept). Items have 1 to 8 copies; a copy changes each position with
-// probability 0.1 to 0.7, so that some copies pass the rule and some do not.
+// its positions again), site 2 one block and sparse (its runs kept).
+// Items have 1 to 8 copies; a copy changes each position with probability
+// 0.1 to 0.7, so that some copies pass the rule and some do not.
 void ExpectTheCopyRule(uint32_t m, const std::vector<uint32_t>& site_pages) {
   std::mt19937_64 rng(41);
   std::vector<uint32_t> mins;
