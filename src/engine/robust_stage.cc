@@ -1251,6 +1251,13 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       }
       return n;
     };
+    // Run [a, b) of x.column at position j with its copy checks (count 0:
+    // none to make).
+    auto checked_run = [&](const SitePositionScratch& x, uint32_t j, uint32_t value, size_t a, size_t b) {
+      SitePositionScratch::CheckedRun run{(uint64_t{j} << 32) | value, {}, 0, b - a >= site_need};
+      run.count = static_cast<uint32_t>(samples_of(x, a, b, run.samples));
+      return run;
+    };
     // Of `pairs` (sorted, once each), those whose pages are copies, with
     // kCopy and kOneItem, sorted; no page is read on its own but the
     // few that pass the agreement where no template is seen.
@@ -1418,8 +1425,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
                 }
               }
             } else if (copy_checks && checked(j, value, a, b)) {
-              SitePositionScratch::CheckedRun run{(uint64_t{j} << 32) | value, {}, 0, b - a >= site_need};
-              run.count = static_cast<uint32_t>(samples_of(*x, a, b, run.samples));
+              const SitePositionScratch::CheckedRun run = checked_run(*x, j, value, a, b);
               if (run.count > 0) {
                 x->KeepCheckedRun(run);
                 if (!AskedRecently(&x->recent_requests, recent_slots, run.samples[0])) {
@@ -1519,8 +1525,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
         std::vector<Undecided> waiting;
         runs_at(j, x, [&](uint32_t value, size_t a, size_t b) {
           if (!checked(j, value, a, b)) return;
-          SitePositionScratch::CheckedRun run{(uint64_t{j} << 32) | value, {}, 0, b - a >= site_need};
-          run.count = static_cast<uint32_t>(samples_of(*x, a, b, run.samples));
+          const SitePositionScratch::CheckedRun run = checked_run(*x, j, value, a, b);
           if (run.count > 0) check_run(run, &x->found, &waiting);
         });
         std::lock_guard<std::mutex> lock(undecided_mu);

@@ -62,7 +62,7 @@ std::string RegistrableDomainOfHost(std::string_view host) {
   static constexpr size_t kSlots = 4096;
   thread_local std::vector<Known> known(kSlots);
   Known& slot = known[XXH3_64bits(h.data(), h.size()) % kSlots];
-  if (slot.host == h && !h.empty()) return slot.domain;
+  if (slot.host == h) return slot.domain;  // h is not empty (above)
   const char* domain = psl_registrable_domain(list, h.c_str());
   slot.host = h;
   slot.domain = domain ? std::string(domain) : h;
