@@ -241,6 +241,21 @@ bool InputStream::FindNextMember() {
   }
 }
 
+size_t InputStream::NextMemberHeaderInWindow() const {
+  const auto* start = reinterpret_cast<const unsigned char*>(raw_.data() + raw_pos_);
+  const size_t n = raw_avail();
+  constexpr size_t kSmallestMember = 20;  // header 10, empty deflate 2, trailer 8
+  if (n < kSmallestMember + 4) return 0;
+  for (size_t at = kSmallestMember; at + 4 <= n;) {
+    const void* hit = std::memchr(start + at, 0x1f, n - 3 - at);
+    if (hit == nullptr) break;
+    at = static_cast<size_t>(static_cast<const unsigned char*>(hit) - start);
+    if (IsMemberHeader(start + at, n - at) && (start[at + 3] & 0xe0) == 0) return at;
+    ++at;
+  }
+  return 0;
+}
+
 uint64_t InputStream::MemberSizeHint() const {
   // The member at raw_pos_ ends where the next begins (the first gzip header
   // after it: 1f 8b 08, reserved flag bits clear), or at the end of the
@@ -250,19 +265,8 @@ uint64_t InputStream::MemberSizeHint() const {
   // its next attempt with it.
   const auto* start = reinterpret_cast<const unsigned char*>(raw_.data() + raw_pos_);
   const size_t n = raw_avail();
-  constexpr size_t kSmallestMember = 20;  // header 10, empty deflate 2, trailer 8
-  if (n < kSmallestMember + 4) return 0;
-  size_t member_end = 0;
-  for (size_t at = kSmallestMember; at + 4 <= n;) {
-    const void* hit = std::memchr(start + at, 0x1f, n - 3 - at);
-    if (hit == nullptr) break;
-    at = static_cast<size_t>(static_cast<const unsigned char*>(hit) - start);
-    if (IsMemberHeader(start + at, n - at) && (start[at + 3] & 0xe0) == 0) {
-      member_end = at;
-      break;
-    }
-    ++at;
-  }
+  if (n < 24) return 0;
+  size_t member_end = NextMemberHeaderInWindow();
   if (member_end == 0) {
     if (!file_eof_ || raw_offset() + n > range_end_) return 0;  // the member goes on past the window
     member_end = n;
@@ -274,7 +278,11 @@ uint64_t InputStream::MemberSizeHint() const {
 bool InputStream::FillGzip() {
   if (zs_active_) return InflateSome();
   if (raw_offset() >= range_end_) return false;  // the next member is another share's
-  if (raw_avail() < limits_.read_chunk / 4) RawFill(limits_.read_chunk);
+  // The window holds a quarter of a read at least, and the largest member
+  // inflated so far (a crawl of long pages), when the file has them; it is
+  // filled to a read, or to twice that member.
+  const size_t window = std::min(std::max(limits_.read_chunk, 2 * largest_member_input_), limits_.max_member_output);
+  if (raw_avail() < std::max(limits_.read_chunk / 4, largest_member_input_)) RawFill(window);
   if (raw_avail() == 0) return false;
 
   const auto* p = reinterpret_cast<const unsigned char*>(raw_.data() + raw_pos_);
@@ -307,6 +315,7 @@ bool InputStream::FillGzip() {
         deflate_, raw_.data() + raw_pos_, raw_avail(), buf_.data() + end_, out_cap, &in_used,
         &out_used);
     if (r == LIBDEFLATE_SUCCESS) {
+      largest_member_input_ = std::max(largest_member_input_, in_used);
       members_.emplace_back(base_ + end_, member_off);
       end_ += out_used;
       raw_pos_ += in_used;
@@ -332,6 +341,16 @@ bool InputStream::FillGzip() {
       RawFill(limits_.read_chunk);  // the member may continue past the read window
       continue;
     }
+    if (r != LIBDEFLATE_INSUFFICIENT_SPACE && !file_eof_ && !resyncing_ && raw_avail() < limits_.max_member_output &&
+        NextMemberHeaderInWindow() == 0) {
+      // A member longer than the window (a page of megabytes): the window
+      // grows to hold it, up to max_member_output compressed bytes, rather
+      // than the member streaming through zlib at a third of the speed. A
+      // member damaged before a next header in the window goes to zlib,
+      // which tells where and why.
+      RawFill(std::min(2 * raw_avail(), limits_.max_member_output));
+      continue;
+    }
     if (r != LIBDEFLATE_INSUFFICIENT_SPACE && resyncing_ &&
         (file_eof_ || raw_avail() < limits_.read_chunk)) {
       // A false member header while resynchronising: keep scanning silently.
@@ -346,6 +365,7 @@ bool InputStream::FillGzip() {
   NEARDUP_CHECK(inflateReset2(zs_, 15 + 16) == Z_OK);
   members_.emplace_back(base_ + end_, member_off);
   zs_active_ = true;
+  ++streamed_members_;
   zs_member_offset_ = member_off;
   zs_member_out_ = 0;
   zs_member_start_ = base_ + end_;

@@ -129,6 +129,8 @@ class InputStream {
   // libdeflate calls made so far (each inflates a member from its start):
   // for tests of how often a large member is inflated again.
   uint64_t whole_member_attempts() const { return whole_member_attempts_; }
+  // Members streamed through zlib (too large for libdeflate, or damaged).
+  uint64_t streamed_members() const { return streamed_members_; }
 
  private:
   // Appends more decompressed bytes at end_. Returns false at end of stream.
@@ -147,6 +149,10 @@ class InputStream {
   // the window shows where the member ends; 0 when it does not (a hint: see
   // FillGzip).
   uint64_t MemberSizeHint() const;
+  // Where the gzip member at raw_pos_ ends in the window: the offset from
+  // raw_pos_ of the first member header after it (reserved flag bits
+  // clear), or 0 when the window shows none (the member goes on past it).
+  size_t NextMemberHeaderInWindow() const;
   // Scans for the next gzip member header; false when none is left.
   bool FindNextMember();
   // Adds a break at the current output end; [suspect_from, end) is damaged.
@@ -170,6 +176,11 @@ class InputStream {
   uint64_t base_ = 0;
   size_t peak_capacity_ = 0;
   uint64_t whole_member_attempts_ = 0;
+  uint64_t streamed_members_ = 0;
+  // Compressed bytes of the largest member inflated whole so far: the read
+  // window is kept at twice that (up to max_member_output), so that the
+  // members of a crawl of long pages start with all their bytes in it.
+  size_t largest_member_input_ = 0;
   bool stream_eof_ = false;
 
   // Raw (compressed) window for gzip/zstd: raw_[0] is at file offset raw_base_.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <zstd.h>
 
+#include <random>
 #include <string>
 
 #include "io/io_test_util.h"
@@ -93,8 +94,9 @@ TEST(InputStreamTest, GzipMembersKnowTheirCompressedOffsets) {
 }
 
 TEST(InputStreamTest, LargeMembersStreamThroughZlib) {
-  // Limits shrunk so a 300 KB member exceeds the libdeflate output bound and
-  // the read window: both fallbacks to zlib streaming are taken.
+  // Limits shrunk so a 300 KB member exceeds the libdeflate output bound
+  // (and its compressed bytes the read window, which grows no further than
+  // that bound): it streams through zlib.
   StreamLimits small;
   small.max_member_output = 64 << 10;
   small.read_chunk = 16 << 10;
@@ -107,6 +109,33 @@ TEST(InputStreamTest, LargeMembersStreamThroughZlib) {
   EXPECT_EQ(h.Drain(), "head\n" + big + "tail\n");
   EXPECT_TRUE(h.observer.warnings.empty()) << h.observer.Dump();
   EXPECT_LT(h.in->peak_buffer_capacity(), 512u << 10);
+  EXPECT_EQ(h.in->streamed_members(), 1u);
+}
+
+// Members whose compressed bytes outgrow the read window (pages of
+// megabytes) are inflated whole by libdeflate: the window grows to hold
+// the first, and starts each later one at twice the largest seen, so that
+// they are inflated once each. None streams through zlib.
+TEST(InputStreamTest, MembersLongerThanTheReadWindowAreInflatedWhole) {
+  StreamLimits limits;
+  limits.read_chunk = 16 << 10;
+  limits.max_member_output = 4 << 20;
+  std::mt19937_64 rng(5);
+  auto noisy = [&](size_t bytes) {  // compresses to about 60% of its size
+    std::string s;
+    while (s.size() < bytes) s += std::to_string(rng() % 1000000) + (rng() % 8 == 0 ? "\n" : " ");
+    return s;
+  };
+  const std::string a = noisy(150000), b = noisy(150000), c = noisy(150000);
+  const std::string data = GzipMember("head\n") + GzipMember(a) + GzipMember(b) + GzipMember(c) + GzipMember("tail\n");
+  ASSERT_GT(GzipMember(a).size(), 4 * limits.read_chunk);
+  Harness h(data, limits);
+  EXPECT_EQ(h.Drain(), "head\n" + a + b + c + "tail\n");
+  EXPECT_TRUE(h.observer.warnings.empty()) << h.observer.Dump();
+  EXPECT_EQ(h.in->streamed_members(), 0u);
+  // 16 KiB doubled to hold a (three attempts more than its one), then one
+  // attempt a member.
+  EXPECT_LE(h.in->whole_member_attempts(), 5u + 4u) << h.in->whole_member_attempts();
 }
 
 TEST(InputStreamTest, LargeMemberIsInflatedAgainOnceAtTheSizeItsTrailerStates) {

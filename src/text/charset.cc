@@ -5,6 +5,8 @@
 #include <unicode/ucnv_cb.h>
 #include <unicode/ucsdet.h>
 
+#include <simdjson.h>
+
 #include <algorithm>
 #include <cstring>
 #include <unordered_map>
@@ -326,44 +328,14 @@ Utf8Stats ScanUtf8(std::string_view str) {
   Utf8Stats st;
   const unsigned char* s = reinterpret_cast<const unsigned char*>(str.data());
   const size_t n = str.size();
-  size_t i = 0;
-  while (i < n) {
-    i = SkipAscii16(s, i, n);
-    if (i >= n) break;
-    unsigned char c = s[i];
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    st.has_non_ascii = true;
-    size_t len;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    } else {
-      st.valid = false;
-      return st;
-    }
-    if (i + len > n || s[i + 1] < lo || s[i + 1] > hi) {
-      st.valid = false;
-      return st;
-    }
-    for (size_t k = 2; k < len; ++k) {
-      if ((s[i + k] & 0xC0) != 0x80) {
-        st.valid = false;
-        return st;
-      }
-    }
-    i += len;
-  }
+  size_t i = SkipAscii16(s, 0, n);
+  while (i < n && s[i] < 0x80) ++i;
+  if (i == n) return st;  // ASCII is well formed
+  st.has_non_ascii = true;
+  // From the first byte >= 0x80 (a character's start: ASCII precedes it),
+  // simdjson's validator (Keiser and Lemire's lookup algorithm, its kernel
+  // chosen for the CPU at run time) checks Table 3-7 on the rest.
+  st.valid = simdjson::validate_utf8(str.data() + i, n - i);
   return st;
 }
 

@@ -49,7 +49,8 @@ struct Utf8Stats {
   bool valid = true;           // well-formed UTF-8 (Unicode Table 3-7)
   bool has_non_ascii = false;  // some byte >= 0x80
 };
-// One pass over `s`, eight ASCII bytes at a time.
+// Leading ASCII sixteen bytes at a time; from the first byte >= 0x80 on,
+// simdjson's SIMD validator (its kernel chosen at run time).
 Utf8Stats ScanUtf8(std::string_view s);
 
 // Copies `s` to *out (replacing its content) with every maximal ill-formed

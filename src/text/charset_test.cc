@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unicode/ucnv.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -121,6 +122,42 @@ TEST(CharsetTest, SanitizeAfterAsciiRunsOfEveryLength) {
     }
   }
 }
+// ScanUtf8 against SanitizeUtf8, written apart from it (WHATWG's decoder,
+// byte by byte): a string is well formed exactly when sanitizing replaces
+// nothing, and holds a byte >= 0x80 exactly when some byte is one. Random
+// strings of well-formed characters of every length, stray continuation
+// and lead bytes, surrogates, overlongs and cuts, after ASCII runs of
+// every length around the 16-byte step.
+TEST(CharsetTest, ScanUtf8AgreesWithTheByteDecoder) {
+  std::mt19937_64 rng(11);
+  const char* const pieces[] = {"a", "Z", " ", "<p>", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80",
+                                "\xED\x9F\xBF", "\xEE\x80\x80", "\xF4\x8F\xBF\xBF",
+                                "\x80", "\xBF", "\xC0\xAF", "\xC1\xBF", "\xE0\x80\x80", "\xED\xA0\x80",
+                                "\xF0\x80\x80\x80", "\xF4\x90\x80\x80", "\xF5\x80\x80\x80", "\xFF",
+                                "\xE2\x82", "\xF0\x9F\x98", "\xC3"};
+  size_t invalid = 0, valid_non_ascii = 0;
+  for (int round = 0; round < 4000; ++round) {
+    std::string s(rng() % 70, 'x');
+    const int count = static_cast<int>(rng() % 6);
+    for (int k = 0; k < count; ++k) {
+      // Mostly well-formed pieces: one bad piece in about three strings.
+      const size_t pick = rng() % 3 == 0 ? rng() % std::size(pieces) : rng() % 10;
+      s += pieces[pick];
+      s.append(rng() % 20, 'y');
+    }
+    std::string sanitized;
+    const bool well_formed = SanitizeUtf8(s, &sanitized) == 0;
+    const bool high = std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
+    const Utf8Stats st = ScanUtf8(s);
+    ASSERT_EQ(st.valid, well_formed) << round;
+    ASSERT_EQ(st.has_non_ascii, high) << round;
+    invalid += !well_formed;
+    valid_non_ascii += well_formed && high;
+  }
+  EXPECT_GT(invalid, 500u);  // both kinds were drawn often
+  EXPECT_GT(valid_non_ascii, 500u);
+}
+
 TEST(CharsetTest, ByteOrderMarkWins) {
   TokenizedDocument d = Tok("\xEF\xBB\xBFh\xC3\xA9llo", "iso-8859-1");
   EXPECT_EQ(d.charset, "utf-8");
