@@ -6,8 +6,9 @@
 // zstd 28 b5 2f fd), never from the file name.
 //
 // gzip: each member is inflated whole with libdeflate when it fits the
-// bounds (compressed member within the read window, output <= 64 MiB), else
-// streamed through zlib. A member whose output exceeds the first space
+// bounds (output <= 64 MiB, compressed bytes as many at most: the read
+// window grows to hold a longer member, and starts later members at twice
+// the largest inflated), else streamed through zlib. A member whose output exceeds the first space
 // offered is inflated again once, at the size its trailer states when the
 // window shows the trailer (else the space doubles). A corrupt or truncated member is reported to the
 // ReaderContext ("corrupt-gzip", "truncated-gzip", with the member's
@@ -23,7 +24,8 @@
 // decompressed offset (in_decompressed_stream = true).
 //
 // Memory is bounded by the window the caller asks for with Ensure() plus one
-// decompressed gzip member (<= StreamLimits::max_member_output) and the read window, never by
+// decompressed gzip member (<= StreamLimits::max_member_output) and the read window (a read, or twice
+// the largest member inflated, <= max_member_output), never by
 // the file size. Not thread-safe.
 #ifndef NEARDUP_IO_INPUT_STREAM_H_
 #define NEARDUP_IO_INPUT_STREAM_H_
@@ -58,10 +60,11 @@ struct StreamLimits {
   // Largest gzip member output inflated in one libdeflate call; larger
   // members (or whole-file gzip) stream through zlib.
   size_t max_member_output = 64u << 20;
-  // Bytes read from the file per read call; also the compressed window a
-  // member must fit to take the libdeflate path. 1 MiB: a web page's
-  // member fits many times over, and the window's bytes stay few (4 MiB
-  // held 4.6 MB more at the peak of a 62,500-page crawl, no faster).
+  // Bytes read from the file per read call, and the read window's first
+  // size (it grows for a longer member, up to max_member_output). 1 MiB: a
+  // web page's member fits many times over, and the window's bytes stay
+  // few (4 MiB held 4.6 MB more at the peak of a 62,500-page crawl, no
+  // faster).
   size_t read_chunk = 1u << 20;
   // First output space offered to libdeflate for a member (then the size
   // its trailer states, else doubled): a record of Common Crawl's 1 MiB of
