@@ -509,8 +509,13 @@ struct Tokenizer::Impl {
     }
   }
 
-  void EndTerm() {
-    if (!in_term) return;
+  // Most calls find no term open (markup after white space): that test
+  // inline, the term's end out of line.
+  [[gnu::always_inline]] void EndTerm() {
+    if (in_term) FinishTerm();
+  }
+
+  [[gnu::noinline]] void FinishTerm() {
     in_term = false;
     term_split = false;
     const size_t len = terms.size() - term_start;
