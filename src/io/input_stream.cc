@@ -278,11 +278,13 @@ uint64_t InputStream::MemberSizeHint() const {
 bool InputStream::FillGzip() {
   if (zs_active_) return InflateSome();
   if (raw_offset() >= range_end_) return false;  // the next member is another share's
-  // The window holds a quarter of a read at least, and the largest member
-  // inflated so far (a crawl of long pages), when the file has them; it is
-  // filled to a read, or to twice that member.
+  // The window is a read, or twice the largest member inflated so far (a
+  // crawl of long pages), up to max_member_output; it is filled again when
+  // it holds less than a quarter of a read, or than that member, or half
+  // the window: what is left is moved to its front, so that no more is
+  // moved than is read.
   const size_t window = std::min(std::max(limits_.read_chunk, 2 * largest_member_input_), limits_.max_member_output);
-  if (raw_avail() < std::max(limits_.read_chunk / 4, largest_member_input_)) RawFill(window);
+  if (raw_avail() < std::max(limits_.read_chunk / 4, std::min(largest_member_input_, window / 2))) RawFill(window);
   if (raw_avail() == 0) return false;
 
   const auto* p = reinterpret_cast<const unsigned char*>(raw_.data() + raw_pos_);
