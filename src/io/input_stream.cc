@@ -283,7 +283,7 @@ bool InputStream::FillGzip() {
   // it holds less than a quarter of a read, or than that member, or half
   // the window: what is left is moved to its front, so that no more is
   // moved than is read.
-  const size_t window = std::min(std::max(limits_.read_chunk, 2 * largest_member_input_), limits_.max_member_output);
+  const size_t window = std::min(std::max(limits_.read_chunk, 2 * largest_member_input_), MaxMemberInput());
   if (raw_avail() < std::max(limits_.read_chunk / 4, std::min(largest_member_input_, window / 2))) RawFill(window);
   if (raw_avail() == 0) return false;
 
@@ -343,14 +343,19 @@ bool InputStream::FillGzip() {
       RawFill(limits_.read_chunk);  // the member may continue past the read window
       continue;
     }
-    if (r != LIBDEFLATE_INSUFFICIENT_SPACE && !file_eof_ && !resyncing_ && raw_avail() < limits_.max_member_output &&
-        NextMemberHeaderInWindow() == 0) {
-      // A member longer than the window (a page of megabytes): the window
-      // grows to hold it, up to max_member_output compressed bytes, rather
-      // than the member streaming through zlib at a third of the speed. A
-      // member damaged before a next header in the window goes to zlib,
-      // which tells where and why.
-      RawFill(std::min(2 * raw_avail(), limits_.max_member_output));
+    if (r != LIBDEFLATE_INSUFFICIENT_SPACE && !file_eof_ && !resyncing_ && had_member_ &&
+        raw_avail() < MaxMemberInput() && NextMemberHeaderInWindow() == 0) {
+      // A member longer than the window, after others (a page of megabytes
+      // in a per-record gzip file): the window grows until it shows where
+      // the member ends (the next member's header, or the end of the file),
+      // up to MaxMemberInput(), and the member is inflated again once,
+      // rather than streamed through zlib at a third of the speed. The
+      // first member of a file (all of it, where gzip is over the whole
+      // file), a longer one, and one damaged before a next header go to
+      // zlib, which also tells where and why.
+      do {
+        RawFill(std::min(2 * raw_avail(), MaxMemberInput()));
+      } while (!file_eof_ && raw_avail() < MaxMemberInput() && NextMemberHeaderInWindow() == 0);
       continue;
     }
     if (r != LIBDEFLATE_INSUFFICIENT_SPACE && resyncing_ &&

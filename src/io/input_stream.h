@@ -6,9 +6,9 @@
 // zstd 28 b5 2f fd), never from the file name.
 //
 // gzip: each member is inflated whole with libdeflate when it fits the
-// bounds (output <= 64 MiB, compressed bytes as many at most: the read
-// window grows to hold a longer member, and starts later members at twice
-// the largest inflated), else streamed through zlib. A member whose output exceeds the first space
+// bounds (output <= 64 MiB, compressed <= 16 MiB: after a file's first
+// member the read window grows to hold a longer member, and starts later
+// members at twice the largest inflated), else streamed through zlib. A member whose output exceeds the first space
 // offered is inflated again once, at the size its trailer states when the
 // window shows the trailer (else the space doubles). A corrupt or truncated member is reported to the
 // ReaderContext ("corrupt-gzip", "truncated-gzip", with the member's
@@ -25,7 +25,7 @@
 //
 // Memory is bounded by the window the caller asks for with Ensure() plus one
 // decompressed gzip member (<= StreamLimits::max_member_output) and the read window (a read, or twice
-// the largest member inflated, <= max_member_output), never by
+// the largest member inflated, <= max_member_output / 4), never by
 // the file size. Not thread-safe.
 #ifndef NEARDUP_IO_INPUT_STREAM_H_
 #define NEARDUP_IO_INPUT_STREAM_H_
@@ -61,7 +61,7 @@ struct StreamLimits {
   // members (or whole-file gzip) stream through zlib.
   size_t max_member_output = 64u << 20;
   // Bytes read from the file per read call, and the read window's first
-  // size (it grows for a longer member, up to max_member_output). 1 MiB: a
+  // size (it grows for a longer member, up to max_member_output / 4). 1 MiB: a
   // web page's member fits many times over, and the window's bytes stay
   // few (4 MiB held 4.6 MB more at the peak of a 62,500-page crawl, no
   // faster).
@@ -156,6 +156,11 @@ class InputStream {
   // raw_pos_ of the first member header after it (reserved flag bits
   // clear), or 0 when the window shows none (the member goes on past it).
   size_t NextMemberHeaderInWindow() const;
+  // The most compressed bytes a member inflated whole may have: a quarter
+  // of max_member_output (text shrinks to a quarter or less; a longer
+  // member would mostly outgrow the output bound, found only after
+  // inflating that much), and a read at least.
+  size_t MaxMemberInput() const { return std::max(limits_.read_chunk, limits_.max_member_output / 4); }
   // Scans for the next gzip member header; false when none is left.
   bool FindNextMember();
   // Adds a break at the current output end; [suspect_from, end) is damaged.
