@@ -279,7 +279,7 @@ bool InputStream::FillGzip() {
   if (zs_active_) return InflateSome();
   if (raw_offset() >= range_end_) return false;  // the next member is another share's
   // The window is a read, or twice the largest member inflated so far (a
-  // crawl of long pages), up to max_member_output; it is filled again when
+  // crawl of long pages), up to MaxMemberInput(); it is filled again when
   // it holds less than a quarter of a read, or than that member, or half
   // the window: what is left is moved to its front, so that no more is
   // moved than is read.
