@@ -241,10 +241,13 @@ bool InputStream::FindNextMember() {
   }
 }
 
+namespace {
+constexpr size_t kSmallestMember = 20;  // gzip header 10, empty deflate 2, trailer 8
+}  // namespace
+
 size_t InputStream::NextMemberHeaderInWindow() const {
   const auto* start = reinterpret_cast<const unsigned char*>(raw_.data() + raw_pos_);
   const size_t n = raw_avail();
-  constexpr size_t kSmallestMember = 20;  // header 10, empty deflate 2, trailer 8
   if (n < kSmallestMember + 4) return 0;
   for (size_t at = kSmallestMember; at + 4 <= n;) {
     const void* hit = std::memchr(start + at, 0x1f, n - 3 - at);
@@ -265,7 +268,7 @@ uint64_t InputStream::MemberSizeHint() const {
   // its next attempt with it.
   const auto* start = reinterpret_cast<const unsigned char*>(raw_.data() + raw_pos_);
   const size_t n = raw_avail();
-  if (n < 24) return 0;
+  if (n < kSmallestMember + 4) return 0;
   size_t member_end = NextMemberHeaderInWindow();
   if (member_end == 0) {
     if (!file_eof_ || raw_offset() + n > range_end_) return 0;  // the member goes on past the window

@@ -6,11 +6,12 @@
 // zstd 28 b5 2f fd), never from the file name.
 //
 // gzip: each member is inflated whole with libdeflate when it fits the
-// bounds (output <= 64 MiB, compressed <= 16 MiB: after a file's first
-// member the read window grows to hold a longer member, and starts later
-// members at twice the largest inflated), else streamed through zlib. A member whose output exceeds the first space
-// offered is inflated again once, at the size its trailer states when the
-// window shows the trailer (else the space doubles). A corrupt or truncated member is reported to the
+// bounds (by default output <= 64 MiB, compressed <= 16 MiB: after a
+// file's first member the read window grows to hold a longer member, and
+// starts later members at twice the largest inflated), else streamed
+// through zlib. A member whose output exceeds the first space offered is
+// inflated again once, at the size its trailer states when the window
+// shows the trailer (else the space doubles). A corrupt or truncated member is reported to the
 // ReaderContext ("corrupt-gzip", "truncated-gzip", with the member's
 // compressed offset) and the stream resynchronises at the next gzip member
 // header (1f 8b 08). The point where data resumes is a *break*: Ensure() does
@@ -24,9 +25,9 @@
 // decompressed offset (in_decompressed_stream = true).
 //
 // Memory is bounded by the window the caller asks for with Ensure() plus one
-// decompressed gzip member (<= StreamLimits::max_member_output) and the read window (a read, or twice
-// the largest member inflated, <= max_member_output / 4), never by
-// the file size. Not thread-safe.
+// decompressed gzip member (<= StreamLimits::max_member_output) and the
+// read window (a read, or twice the largest member inflated, up to
+// max_member_output / 4), never by the file size. Not thread-safe.
 #ifndef NEARDUP_IO_INPUT_STREAM_H_
 #define NEARDUP_IO_INPUT_STREAM_H_
 
@@ -61,10 +62,10 @@ struct StreamLimits {
   // members (or whole-file gzip) stream through zlib.
   size_t max_member_output = 64u << 20;
   // Bytes read from the file per read call, and the read window's first
-  // size (it grows for a longer member, up to max_member_output / 4). 1 MiB: a
-  // web page's member fits many times over, and the window's bytes stay
-  // few (4 MiB held 4.6 MB more at the peak of a 62,500-page crawl, no
-  // faster).
+  // size (it grows for a longer member, up to max_member_output / 4).
+  // 1 MiB: a web page's member fits many times over, and the window's
+  // bytes stay few (4 MiB held 4.6 MB more at the peak of a 62,500-page
+  // crawl, no faster).
   size_t read_chunk = 1u << 20;
   // First output space offered to libdeflate for a member (then the size
   // its trailer states, else doubled): a record of Common Crawl's 1 MiB of
@@ -186,7 +187,7 @@ class InputStream {
   uint64_t whole_member_attempts_ = 0;
   uint64_t streamed_members_ = 0;
   // Compressed bytes of the largest member inflated whole so far: the read
-  // window is kept at twice that (up to max_member_output), so that the
+  // window is kept at twice that (up to MaxMemberInput()), so that the
   // members of a crawl of long pages start with all their bytes in it.
   size_t largest_member_input_ = 0;
   bool stream_eof_ = false;

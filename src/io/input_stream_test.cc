@@ -95,8 +95,8 @@ TEST(InputStreamTest, GzipMembersKnowTheirCompressedOffsets) {
 
 TEST(InputStreamTest, LargeMembersStreamThroughZlib) {
   // Limits shrunk so a 300 KB member exceeds the libdeflate output bound
-  // (and its compressed bytes the read window, which grows no further than
-  // that bound): it streams through zlib.
+  // (and its compressed bytes the read window, which grows to no more than
+  // a quarter of that bound): it streams through zlib.
   StreamLimits small;
   small.max_member_output = 64 << 10;
   small.read_chunk = 16 << 10;
@@ -115,8 +115,8 @@ TEST(InputStreamTest, LargeMembersStreamThroughZlib) {
 // Members whose compressed bytes outgrow the read window (pages of
 // megabytes in a per-record gzip file) are inflated whole by libdeflate:
 // the window grows to hold the first, and starts each later one at twice
-// the largest seen, so that they are inflated once each. None streams
-// through zlib.
+// the largest seen, so that they are inflated once each; none streams
+// through zlib. A file's first member (gzip over the whole file) does.
 TEST(InputStreamTest, MembersLongerThanTheReadWindowAreInflatedWhole) {
   StreamLimits limits;
   limits.read_chunk = 16 << 10;

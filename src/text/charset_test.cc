@@ -122,6 +122,7 @@ TEST(CharsetTest, SanitizeAfterAsciiRunsOfEveryLength) {
     }
   }
 }
+
 // ScanUtf8 against SanitizeUtf8, written apart from it (WHATWG's decoder,
 // byte by byte): a string is well formed exactly when sanitizing replaces
 // nothing, and holds a byte >= 0x80 exactly when some byte is one. Random
