@@ -1992,8 +1992,10 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   // their pages back to the system and faulted them in anew each time.
   struct TableSlot {
     std::vector<BandEntry> keyed;
-    std::vector<uint64_t> bits;   // KeepSharedKeys
-    std::vector<uint64_t> pairs;  // the table's pairs, sorted, once each
+    std::vector<uint64_t> bits;    // KeepSharedKeys
+    std::vector<uint64_t> pairs;   // the table's pairs, sorted, once each
+    std::vector<uint64_t> merged;  // the distinct pairs of the slot's tables so far (below)
+    std::vector<uint64_t> merged_next;
   };
   std::vector<TableSlot> slots(round);
   std::vector<Status> round_status(round);
@@ -2001,32 +2003,35 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   const int page_bits = std::max(4, static_cast<int>(std::bit_width(n)));
   const int pair_key_bits = 2 * page_bits;
   // Near copies share most of their bands, so a pair comes out of many
-  // tables (on crawlgen's crawls each distinct pair 22 to 27 times). The
-  // distinct pairs of the tables so far are kept merged, and filed as one
-  // run when they outgrow half of what the budget leaves them (at most a
-  // slot: the merged pairs and the vector they are merged into). A million
-  // pages of crawlgen file 1 run of 859,053 pairs where each table filed a
-  // run of its own, 19 million pairs in 55 runs, to be merged again below.
-  std::vector<uint64_t> merged, merged_next;
+  // tables (on crawlgen's crawls each distinct pair 22 to 27 times). Each
+  // slot keeps the distinct pairs of the tables it took merged, on its own
+  // thread (a merge on one thread while the others wait grew with the
+  // crawl), and they are filed as one run when they outgrow their share of
+  // half of what the budget leaves them (at most a slot: the merged pairs
+  // and the vector they are merged into). The runs are merged again below,
+  // equal pairs of several runs once. A million pages of crawlgen filed 1
+  // run of 859,053 pairs on one thread where each table filed a run of its
+  // own, 19 million pairs in 55 runs.
   const uint64_t merge_bytes = std::min(slot_bytes, tables_memory_bytes - std::min(tables_memory_bytes, round * slot_bytes));
-  const size_t merged_limit = std::max<uint64_t>(kBatchPairs, merge_bytes / 2 / sizeof(uint64_t));
+  const size_t merged_limit = std::max<uint64_t>(kBatchPairs, merge_bytes / 2 / sizeof(uint64_t) / round);
   uint32_t runs_filed = 0;
-  auto file_merged = [&]() -> Status {
-    if (merged.empty()) return Status::OK();
-    NEARDUP_RETURN_IF_ERROR(runs.AddMany(runs_filed++, merged.data(), merged.size()));
-    merged.clear();
+  auto file_merged = [&](std::vector<uint64_t>* merged) -> Status {
+    if (merged->empty()) return Status::OK();
+    NEARDUP_RETURN_IF_ERROR(runs.AddMany(runs_filed++, merged->data(), merged->size()));
+    merged->clear();
     return Status::OK();
   };
   for (uint32_t first = 0; first < all_tables; first += round) {
     const uint32_t count = std::min(round, all_tables - first);
     RunTasks(executor, count, [&](size_t k) {
       const uint32_t t = first + static_cast<uint32_t>(k);
-      std::vector<BandEntry>& keyed = slots[k].keyed;
+      TableSlot& slot = slots[k];
+      std::vector<BandEntry>& keyed = slot.keyed;
       round_status[k] = take_table(t, &keyed);
-      std::vector<uint64_t>& out = slots[k].pairs;
+      std::vector<uint64_t>& out = slot.pairs;
       out.clear();
       if (!round_status[k].ok()) return;
-      KeepSharedKeys(&keyed, [](const BandEntry& e) { return e.key; }, &slots[k].bits);  // a lone key pairs nothing
+      KeepSharedKeys(&keyed, [](const BandEntry& e) { return e.key; }, &slot.bits);  // a lone key pairs nothing
       SortByEvenKey(&keyed, 64, [](const BandEntry& e) { return e.key; });
       const size_t cap = t < bands ? max_bucket_pages : kRobustWholeBandBucket;
       for (size_t s = 0; s < keyed.size();) {
@@ -2041,21 +2046,19 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
       // enough for the radix sort (a table holds a pair once).
       SortByEvenKey(&out, pair_key_bits, [&](uint64_t pair) { return (pair >> 32 << page_bits) | (pair & 0xffffffffu); });
       out.erase(std::unique(out.begin(), out.end()), out.end());
+      slot.merged_next.clear();
+      slot.merged_next.reserve(slot.merged.size() + out.size());
+      std::set_union(slot.merged.begin(), slot.merged.end(), out.begin(), out.end(),
+                     std::back_inserter(slot.merged_next));
+      slot.merged.swap(slot.merged_next);
     });
     for (uint32_t k = 0; k < count; ++k) {
       NEARDUP_RETURN_IF_ERROR(round_status[k]);
-      const std::vector<uint64_t>& pairs = slots[k].pairs;
-      merged_next.clear();
-      merged_next.reserve(merged.size() + pairs.size());
-      std::set_union(merged.begin(), merged.end(), pairs.begin(), pairs.end(), std::back_inserter(merged_next));
-      merged.swap(merged_next);
-      if (merged.size() > merged_limit) NEARDUP_RETURN_IF_ERROR(file_merged());
+      if (slots[k].merged.size() > merged_limit) NEARDUP_RETURN_IF_ERROR(file_merged(&slots[k].merged));
     }
   }
-  NEARDUP_RETURN_IF_ERROR(file_merged());
+  for (TableSlot& slot : slots) NEARDUP_RETURN_IF_ERROR(file_merged(&slot.merged));
   slots = {};  // the rule's step below holds none of them
-  merged = {};
-  merged_next = {};
   NEARDUP_RETURN_IF_ERROR(runs.Close());
   result.tables_seconds = watch.Lap();
   // The rule over a batch of the distinct pairs, in tasks of consecutive
