@@ -1994,8 +1994,6 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
     std::vector<BandEntry> keyed;
     std::vector<uint64_t> bits;    // KeepSharedKeys
     std::vector<uint64_t> pairs;   // the table's pairs, sorted, once each
-    std::vector<uint64_t> merged;  // the distinct pairs of the slot's tables so far (below)
-    std::vector<uint64_t> merged_next;
   };
   std::vector<TableSlot> slots(round);
   std::vector<Status> round_status(round);
@@ -2003,35 +2001,48 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   const int page_bits = std::max(4, static_cast<int>(std::bit_width(n)));
   const int pair_key_bits = 2 * page_bits;
   // Near copies share most of their bands, so a pair comes out of many
-  // tables (on crawlgen's crawls each distinct pair 22 to 27 times). Each
-  // slot keeps the distinct pairs of the tables it took merged, on its own
-  // thread (a merge on one thread while the others wait grew with the
-  // crawl), and they are filed as one run when they outgrow their share of
-  // half of what the budget leaves them (at most a slot: the merged pairs
-  // and the vector they are merged into). The runs are merged again below,
-  // equal pairs of several runs once. A million pages of crawlgen filed 1
-  // run of 859,053 pairs on one thread where each table filed a run of its
-  // own, 19 million pairs in 55 runs.
+  // tables (on crawlgen's crawls each distinct pair 22 to 27 times). The
+  // distinct pairs of the tables so far are kept merged, and filed as one
+  // run when they outgrow half of what the budget leaves them (at most a
+  // slot: the merged pairs and the vector they are merged into). A million
+  // pages of crawlgen file 1 run of 859,053 pairs where each table filed a
+  // run of its own, 19 million pairs in 55 runs, to be merged again below.
+  // The merged pairs are cut into one range a thread, and each range takes
+  // its part of a round's tables on a thread of its own (a merge on one
+  // thread while the others waited grew with the crawl); the ranges in
+  // order are the pairs in order. The ranges' bounds are quantiles of the
+  // first table's pairs that has any (a pair's first page is the smaller:
+  // three in four random pairs begin in the first half of the pages).
   const uint64_t merge_bytes = std::min(slot_bytes, tables_memory_bytes - std::min(tables_memory_bytes, round * slot_bytes));
-  const size_t merged_limit = std::max<uint64_t>(kBatchPairs, merge_bytes / 2 / sizeof(uint64_t) / round);
+  const size_t merged_limit = std::max<uint64_t>(kBatchPairs, merge_bytes / 2 / sizeof(uint64_t));
+  struct MergedRange {
+    uint64_t first = 0;  // the range's pairs are (a << 32) | b with first <= that < the next range's first
+    std::vector<uint64_t> pairs, next;
+  };
+  std::vector<MergedRange> merged(threads);
+  bool ranges_cut = false;
+  size_t merged_pairs = 0;
   uint32_t runs_filed = 0;
-  auto file_merged = [&](std::vector<uint64_t>* merged) -> Status {
-    if (merged->empty()) return Status::OK();
-    NEARDUP_RETURN_IF_ERROR(runs.AddMany(runs_filed++, merged->data(), merged->size()));
-    merged->clear();
+  auto file_merged = [&]() -> Status {
+    if (merged_pairs == 0) return Status::OK();
+    for (MergedRange& range : merged) {
+      if (!range.pairs.empty()) NEARDUP_RETURN_IF_ERROR(runs.AddMany(runs_filed, range.pairs.data(), range.pairs.size()));
+      range.pairs.clear();
+    }
+    ++runs_filed;
+    merged_pairs = 0;
     return Status::OK();
   };
   for (uint32_t first = 0; first < all_tables; first += round) {
     const uint32_t count = std::min(round, all_tables - first);
     RunTasks(executor, count, [&](size_t k) {
       const uint32_t t = first + static_cast<uint32_t>(k);
-      TableSlot& slot = slots[k];
-      std::vector<BandEntry>& keyed = slot.keyed;
+      std::vector<BandEntry>& keyed = slots[k].keyed;
       round_status[k] = take_table(t, &keyed);
-      std::vector<uint64_t>& out = slot.pairs;
+      std::vector<uint64_t>& out = slots[k].pairs;
       out.clear();
       if (!round_status[k].ok()) return;
-      KeepSharedKeys(&keyed, [](const BandEntry& e) { return e.key; }, &slot.bits);  // a lone key pairs nothing
+      KeepSharedKeys(&keyed, [](const BandEntry& e) { return e.key; }, &slots[k].bits);  // a lone key pairs nothing
       SortByEvenKey(&keyed, 64, [](const BandEntry& e) { return e.key; });
       const size_t cap = t < bands ? max_bucket_pages : kRobustWholeBandBucket;
       for (size_t s = 0; s < keyed.size();) {
@@ -2046,19 +2057,34 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
       // enough for the radix sort (a table holds a pair once).
       SortByEvenKey(&out, pair_key_bits, [&](uint64_t pair) { return (pair >> 32 << page_bits) | (pair & 0xffffffffu); });
       out.erase(std::unique(out.begin(), out.end()), out.end());
-      slot.merged_next.clear();
-      slot.merged_next.reserve(slot.merged.size() + out.size());
-      std::set_union(slot.merged.begin(), slot.merged.end(), out.begin(), out.end(),
-                     std::back_inserter(slot.merged_next));
-      slot.merged.swap(slot.merged_next);
     });
-    for (uint32_t k = 0; k < count; ++k) {
-      NEARDUP_RETURN_IF_ERROR(round_status[k]);
-      if (slots[k].merged.size() > merged_limit) NEARDUP_RETURN_IF_ERROR(file_merged(&slots[k].merged));
+    for (uint32_t k = 0; k < count; ++k) NEARDUP_RETURN_IF_ERROR(round_status[k]);
+    for (uint32_t k = 0; k < count && !ranges_cut; ++k) {  // nothing is merged before
+      const std::vector<uint64_t>& sample = slots[k].pairs;
+      if (sample.empty()) continue;
+      for (uint32_t r = 1; r < threads; ++r) merged[r].first = sample[sample.size() * r / threads];
+      ranges_cut = true;
     }
+    RunTasks(executor, threads, [&](size_t r) {
+      MergedRange& range = merged[r];
+      for (uint32_t k = 0; k < count; ++k) {
+        const std::vector<uint64_t>& pairs = slots[k].pairs;
+        const auto from = std::lower_bound(pairs.begin(), pairs.end(), range.first);
+        const auto to = r + 1 < threads ? std::lower_bound(from, pairs.end(), merged[r + 1].first) : pairs.end();
+        if (from == to) continue;
+        range.next.clear();
+        range.next.reserve(range.pairs.size() + static_cast<size_t>(to - from));
+        std::set_union(range.pairs.begin(), range.pairs.end(), from, to, std::back_inserter(range.next));
+        range.pairs.swap(range.next);
+      }
+    });
+    merged_pairs = 0;
+    for (const MergedRange& range : merged) merged_pairs += range.pairs.size();
+    if (merged_pairs > merged_limit) NEARDUP_RETURN_IF_ERROR(file_merged());
   }
-  for (TableSlot& slot : slots) NEARDUP_RETURN_IF_ERROR(file_merged(&slot.merged));
+  NEARDUP_RETURN_IF_ERROR(file_merged());
   slots = {};  // the rule's step below holds none of them
+  merged = {};
   NEARDUP_RETURN_IF_ERROR(runs.Close());
   result.tables_seconds = watch.Lap();
   // The rule over a batch of the distinct pairs, in tasks of consecutive
