@@ -1992,8 +1992,8 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   // their pages back to the system and faulted them in anew each time.
   struct TableSlot {
     std::vector<BandEntry> keyed;
-    std::vector<uint64_t> bits;    // KeepSharedKeys
-    std::vector<uint64_t> pairs;   // the table's pairs, sorted, once each
+    std::vector<uint64_t> bits;   // KeepSharedKeys
+    std::vector<uint64_t> pairs;  // the table's pairs, sorted, once each
   };
   std::vector<TableSlot> slots(round);
   std::vector<Status> round_status(round);
