@@ -2021,16 +2021,19 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   };
   std::vector<MergedRange> merged(threads);
   bool ranges_cut = false;
-  size_t merged_pairs = 0;
+  auto merged_pairs = [&] {
+    size_t pairs = 0;
+    for (const MergedRange& range : merged) pairs += range.pairs.size();
+    return pairs;
+  };
   uint32_t runs_filed = 0;
   auto file_merged = [&]() -> Status {
-    if (merged_pairs == 0) return Status::OK();
+    if (merged_pairs() == 0) return Status::OK();
     for (MergedRange& range : merged) {
       if (!range.pairs.empty()) NEARDUP_RETURN_IF_ERROR(runs.AddMany(runs_filed, range.pairs.data(), range.pairs.size()));
       range.pairs.clear();
     }
     ++runs_filed;
-    merged_pairs = 0;
     return Status::OK();
   };
   for (uint32_t first = 0; first < all_tables; first += round) {
@@ -2078,9 +2081,7 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
         range.pairs.swap(range.next);
       }
     });
-    merged_pairs = 0;
-    for (const MergedRange& range : merged) merged_pairs += range.pairs.size();
-    if (merged_pairs > merged_limit) NEARDUP_RETURN_IF_ERROR(file_merged());
+    if (merged_pairs() > merged_limit) NEARDUP_RETURN_IF_ERROR(file_merged());
   }
   NEARDUP_RETURN_IF_ERROR(file_merged());
   slots = {};  // the rule's step below holds none of them
