@@ -159,6 +159,33 @@ void BM_ScanUtf8(benchmark::State& state) {
 }
 BENCHMARK(BM_ScanUtf8)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
+// What a page that fails that check costs to make well-formed
+// (SanitizeUtf8): the real pages each cut inside a character at its end,
+// as a record cut at a length limit ends (Arg 0), or with a stray byte
+// 0xFF after every 200 bytes (Arg 1: text of another charset declared as
+// UTF-8, bad all through).
+void BM_SanitizeUtf8(benchmark::State& state) {
+  std::vector<std::string> pages = Pages();
+  for (std::string& p : pages) {
+    if (state.range(0) == 0) {
+      p.append("\xE2\x82");
+    } else {
+      for (size_t i = 200; i < p.size(); i += 201) p.insert(p.begin() + static_cast<std::ptrdiff_t>(i), '\xFF');
+    }
+  }
+  size_t bytes = 0, replaced = 0;
+  for (const auto& p : pages) bytes += p.size();
+  std::string out;
+  for (auto _ : state) {
+    replaced = 0;
+    for (const auto& p : pages) replaced += neardup::SanitizeUtf8(p, &out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+  state.counters["replaced_per_page"] = static_cast<double>(replaced) / static_cast<double>(pages.size());
+}
+BENCHMARK(BM_SanitizeUtf8)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
 // The default method's signing after tokenization (robust_stage.h):
 // normalization of volatile terms alone, and the whole signature
 // (normalization, identity, min-hash, difference digest). Bytes are the

@@ -418,7 +418,15 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
         continue;
       }
       const uint32_t bit = static_cast<uint32_t>(word * 64 + static_cast<size_t>(std::countr_zero(x)));
-      i = static_cast<size_t>(std::upper_bound(off + i, off + n + 1, bit) - off) - 1;
+      // The next such term is most often a few terms on: gallop from i
+      // (off[i] <= bit), then search the last step's range.
+      size_t hi = i + 1;
+      for (size_t step = 1; hi <= n && off[hi] <= bit; step *= 2) {
+        i = hi;
+        hi += step;
+      }
+      hi = std::min(hi, n + 1);
+      i = static_cast<size_t>(std::upper_bound(off + i, off + hi, bit) - off) - 1;
       const uint32_t begin = off[i], end = off[i + 1];
       uint8_t any = 0, all = kHexWord | kPlainNumber;
       for (uint32_t b = begin; b < end; ++b) {

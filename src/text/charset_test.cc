@@ -159,6 +159,46 @@ TEST(CharsetTest, ScanUtf8AgreesWithTheByteDecoder) {
   EXPECT_GT(valid_non_ascii, 500u);
 }
 
+// SanitizeUtf8 against ICU's UTF-8 converter, which replaces each maximal
+// ill-formed subpart with one U+FFFD as SanitizeUtf8 promises: strings of
+// a few kilobytes of ASCII (even rounds) or multi-byte characters, with a
+// few bad pieces anywhere, sanitize to ICU's output.
+TEST(CharsetTest, SanitizeUtf8AgreesWithIcu) {
+  std::mt19937_64 rng(29);
+  const char* const good[] = {"a", " ", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\xE4\xB8\xAD"};
+  const char* const bad[] = {"\x80", "\xBF\xBF\xBF\xBF", "\xC0\xAF", "\xE0\x80\x80", "\xED\xA0\x80",
+                             "\xF4\x90\x80\x80", "\xFF", "\xE2\x82", "\xF0\x9F\x98", "\xC3"};
+  UErrorCode err = U_ZERO_ERROR;
+  UConverter* utf8 = ucnv_open("UTF-8", &err);
+  ASSERT_TRUE(U_SUCCESS(err));
+  size_t replaced_total = 0;
+  for (int round = 0; round < 300; ++round) {
+    std::string s;
+    const size_t length = 900 + rng() % 4000;
+    while (s.size() < length) {
+      s += rng() % 200 == 0 ? bad[rng() % std::size(bad)] : good[rng() % (round % 2 == 0 ? 2 : std::size(good))];
+    }
+    std::string sanitized;
+    const size_t replaced = SanitizeUtf8(s, &sanitized);
+    replaced_total += replaced;
+    // ICU: UTF-8 to UTF-8 through its pivot, U+FFFD its substitute.
+    std::string want(s.size() * 3 + 16, '\0');
+    char* target = want.data();
+    const char* source = s.data();
+    err = U_ZERO_ERROR;
+    ucnv_reset(utf8);
+    ucnv_setSubstString(utf8, u"\uFFFD", 1, &err);
+    ucnv_convertEx(utf8, utf8, &target, want.data() + want.size(), &source, s.data() + s.size(), nullptr, nullptr,
+                   nullptr, nullptr, true, true, &err);
+    ASSERT_TRUE(U_SUCCESS(err)) << u_errorName(err);
+    want.resize(static_cast<size_t>(target - want.data()));
+    ASSERT_EQ(sanitized, want) << round;
+    ASSERT_TRUE(ScanUtf8(sanitized).valid);
+  }
+  ucnv_close(utf8);
+  EXPECT_GT(replaced_total, 300u);  // bad pieces were drawn
+}
+
 TEST(CharsetTest, ByteOrderMarkWins) {
   TokenizedDocument d = Tok("\xEF\xBB\xBFh\xC3\xA9llo", "iso-8859-1");
   EXPECT_EQ(d.charset, "utf-8");

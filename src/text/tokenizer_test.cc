@@ -507,6 +507,45 @@ TEST(TokenizerTest, AsciiRunsReadTheSameAtAnyLengthAndPlace) {
   EXPECT_EQ(TermsOf(cut), (Terms{"abc", lower}));
 }
 
+// One tokenizer reused from page to page gives an absolute image URL the
+// term of each page's host: its file name on the image's own host, the
+// whole URL elsewhere, whichever page came first; hundreds of images on a
+// page, then the same on the host of one of them.
+TEST(TokenizerTest, AbsoluteImageTermsFollowEachPagesHost) {
+  Tokenizer tokenizer;
+  auto terms = [&](std::string_view html, std::string_view url) {
+    TokenizedDocument d;
+    tokenizer.Tokenize(html, ContentKind::kHtml, "", url, &d);
+    return TermsOf(d);
+  };
+  const std::string img = "<p>x <img src='http://cdn.Example.com/a/Logo.png'> y</p>";
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(terms(img, "http://cdn.example.com/index.html"), (Terms{"x", "logo.png", "y"})) << round;
+    EXPECT_EQ(terms(img, "http://www.other.org/p.html"), (Terms{"x", "http://cdn.example.com/a/logo.png", "y"}))
+        << round;
+    EXPECT_EQ(terms(img, ""), (Terms{"x", "http://cdn.example.com/a/logo.png", "y"})) << round;
+    EXPECT_EQ(terms("<img src='http://cdn.example.com/a/Logo.png2'>", "http://www.other.org/"),
+              Terms{"http://cdn.example.com/a/logo.png2"});
+    EXPECT_EQ(terms("<img src='http://cdn.example.com/a/'><img src='HTTPS://cdn.example.com/%7e/q.gif'>",
+                    "http://cdn.example.com/"),
+              Terms{"q.gif"});
+    EXPECT_EQ(terms("<img src='/a/Logo.png'>", "http://cdn.example.com/b/"), Terms{"logo.png"});
+  }
+  // Many distinct images, more than the kept ones, then the first again.
+  std::string many;
+  Terms want;
+  for (int i = 0; i < 300; ++i) {
+    many += "<img src='http://i" + std::to_string(i) + ".example.net/p.gif'>";
+    want.push_back("http://i" + std::to_string(i) + ".example.net/p.gif");
+  }
+  EXPECT_EQ(terms(many, "http://www.other.org/"), want);
+  EXPECT_EQ(terms(many, "http://i7.example.net/"), [&] {
+    Terms w = want;
+    w[7] = "p.gif";
+    return w;
+  }());
+}
+
 TEST(TokenizerTest, ReuseGivesSameResults) {
   Tokenizer tokenizer;
   TokenizedDocument a1, b, a2;
