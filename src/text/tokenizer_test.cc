@@ -531,7 +531,8 @@ TEST(TokenizerTest, AbsoluteImageTermsFollowEachPagesHost) {
               Terms{"q.gif"});
     EXPECT_EQ(terms("<img src='/a/Logo.png'>", "http://cdn.example.com/b/"), Terms{"logo.png"});
   }
-  // Many distinct images, more than the kept ones, then the first again.
+  // Hundreds of distinct images on one page, then that page on the host
+  // of one of them.
   std::string many;
   Terms want;
   for (int i = 0; i < 300; ++i) {
