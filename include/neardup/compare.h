@@ -74,9 +74,12 @@ struct Comparison {
     uint32_t content_agreeing = 0, content_positions = 0, template_shared = 0;
     // Main text (the long text blocks that are not mostly links): terms of
     // each page, and main-text positions outside the boilerplate and those
-    // of them that agree (0, 0 when either page has too little main text).
+    // of them that agree (0, 0 when either page has too little main text);
+    // main_boilerplate_alone: those of main_positions where the pages
+    // differ and the least of their two values is one page's boilerplate,
+    // left out of the main texts' resemblance.
     uint64_t main_terms_a = 0, main_terms_b = 0;
-    uint32_t main_agreeing = 0, main_positions = 0;
+    uint32_t main_agreeing = 0, main_positions = 0, main_boilerplate_alone = 0;
     double similarity = 0;            // as the rule reports it (PairDecision::similarity)
     bool similar = false;
     std::string why;                  // the rule that decided, in words

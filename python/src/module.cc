@@ -317,6 +317,7 @@ py::dict ComparisonToDict(const neardup::Comparison& c) {
   robust["main_terms_b"] = r.main_terms_b;
   robust["main_agreeing"] = r.main_agreeing;
   robust["main_positions"] = r.main_positions;
+  robust["main_boilerplate_alone"] = r.main_boilerplate_alone;
   robust["similarity"] = r.similarity;
   robust["clustered"] = r.clustered;
   robust["same_cluster"] = r.same_cluster;

@@ -345,6 +345,7 @@ Result<Comparison> CompareLoaded(const Loaded& a, const Loaded& b, const std::st
     r.template_shared = m.template_shared;
     r.main_agreeing = m.main_agreeing;
     r.main_positions = m.main_positions;
+    r.main_boilerplate_alone = m.main_boilerplate_alone;
     r.similarity = d.similarity;
     r.similar = d.duplicate;
     r.why = d.reason;

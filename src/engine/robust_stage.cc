@@ -1050,6 +1050,7 @@ bool TwoPagesOneText(const RobustPages& pages, uint32_t a, uint32_t b, const Rob
 
 SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> candidate,
                              const RobustMethodOptions& options, const RobustStageFiles& files, Executor* executor) {
+  if (MainTextOrder::AppliesTo(options)) main_order_ = std::make_shared<const MainTextOrder>(options);
   const uint32_t m = options.positions();
   // The mark of a page without main text is never boilerplate nor shared.
   auto no_main = [&](uint32_t j, uint32_t value) { return j >= options.num_minhashes && value == kNoMainText; };
@@ -1634,12 +1635,12 @@ namespace {
 // SiteTemplates::Compare with is_template(j, value) telling boilerplate.
 template <typename IsTemplateFn>
 SiteTemplates::Match CompareWith(const uint32_t* a, const uint32_t* b, const RobustMethodOptions& options,
-                                 const IsTemplateFn& is_template) {
+                                 const MainTextOrder* main_order, const IsTemplateFn& is_template) {
   SiteTemplates::Match r;
   const uint32_t m = options.num_minhashes;
   for (uint32_t j = 0; j < m; ++j) {
     if (a[j] == b[j]) {
-      if (is_template(j, a[j])) {
+      if (is_template(j, a[j], true)) {
         ++r.template_shared;
         continue;
       }
@@ -1650,11 +1651,14 @@ SiteTemplates::Match CompareWith(const uint32_t* a, const uint32_t* b, const Rob
   if (!HasMainText(a, options) || !HasMainText(b, options)) return r;
   for (uint32_t j = m; j < options.positions(); ++j) {
     if (a[j] == b[j]) {
-      if (is_template(j, a[j])) {
+      if (is_template(j, a[j], true)) {
         ++r.main_template_shared;
         continue;
       }
       ++r.main_agreeing;
+    } else if (main_order != nullptr) {
+      const uint32_t least = main_order->Least(j - m, a[j], b[j]);
+      r.main_boilerplate_alone += is_template(j, least, least == a[j]);
     }
     ++r.main_positions;
   }
@@ -1665,13 +1669,24 @@ SiteTemplates::Match CompareWith(const uint32_t* a, const uint32_t* b, const Rob
 
 SiteTemplates::Match SiteTemplates::Compare(const uint32_t* a, const uint32_t* b,
                                             const RobustMethodOptions& options) const {
-  return CompareWith(a, b, options,
-                     [&](uint32_t j, uint32_t value) { return !values_.empty() && IsTemplate(j, value); });
+  // Without boilerplate no position is left out: the order is not needed.
+  const MainTextOrder* order = values_.empty() ? nullptr : main_order_.get();
+  return CompareWith(a, b, options, order, [&](uint32_t j, uint32_t value, bool) {
+    return !values_.empty() && IsTemplate(j, value);
+  });
 }
 
 SiteTemplates::Match SiteTemplates::CompareMasked(const uint32_t* a, const uint32_t* b, const uint64_t* a_mask,
+                                                   const uint64_t* b_mask, const MainTextOrder* main_order,
                                                    const RobustMethodOptions& options) {
-  return CompareWith(a, b, options, [&](uint32_t j, uint32_t) { return ((a_mask[j / 64] >> (j % 64)) & 1) != 0; });
+  return CompareWith(a, b, options, main_order, [&](uint32_t j, uint32_t, bool from_a) {
+    const uint64_t* mask = from_a ? a_mask : b_mask;
+    return ((mask[j / 64] >> (j % 64)) & 1) != 0;
+  });
+}
+
+MainTextOrder::MainTextOrder(const RobustMethodOptions& options) : sketcher_(RobustMainSketchOptions(options)) {
+  NEARDUP_CHECK(AppliesTo(options));
 }
 
 MainContainment EstimateMainContainment(const SiteTemplates::Match& r, uint32_t a_shingles, uint32_t b_shingles) {
@@ -1768,11 +1783,17 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
                         PositionAgreement{r.main_agreeing, r.main_positions, r.main_template_shared}, same_site);
   auto main_text_note = [&](bool decided) {
     if (!main_known) return std::string();
-    char note[160];
+    char note[256];
     std::snprintf(note, sizeof note, "%s%u of %u main-text positions outside the boilerplate agree (%.2f %s %.2f)",
-                  decided ? "" : "; main text: ", r.main_agreeing, r.main_positions, r.main_similarity(),
-                  r.main_similarity() >= options.min_main_similarity ? ">=" : "<", options.min_main_similarity);
-    return std::string(note);
+                  decided ? "" : "; main text: ", r.main_agreeing, r.main_positions - r.main_boilerplate_alone,
+                  r.main_similarity(), r.main_similarity() >= options.min_main_similarity ? ">=" : "<",
+                  options.min_main_similarity);
+    std::string out(note);
+    if (r.main_boilerplate_alone > 0) {
+      std::snprintf(note, sizeof note, " (%u more won by one page's boilerplate, left out)", r.main_boilerplate_alone);
+      out += note;
+    }
+    return out;
   };
   // Why containment did not decide a pair it was asked about.
   auto containment_note = [&]() {

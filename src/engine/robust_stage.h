@@ -51,7 +51,9 @@
 //    the template that cannot be told. Main text (RobustDecideMatched):
 //    pages on different sites, or on one site whose template is known,
 //    whose main texts agree on min_main_similarity of their positions
-//    outside the boilerplate are similar; pages on different sites, or on
+//    outside the boilerplate (those whose least value over both main texts
+//    is not boilerplate: Match::main_similarity) are similar; pages on
+//    different sites, or on
 //    one site whose template is known, whose main texts agree on less are
 //    not, whatever the rest. Containment
 //    (RobustMethodOptions::min_main_containment): the same pages are
@@ -68,6 +70,7 @@
 #define NEARDUP_ENGINE_ROBUST_STAGE_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -368,6 +371,30 @@ class InOrderMins {
 using RobustStageFiles = TempTableFiles;
 
 // Step 3's result and step 5's rule.
+// Which of two pages' main-text values at a position is the least over
+// both main texts: each value's image under the position's function
+// (BroderSketcher::Image32 of the main text's sketcher,
+// RobustMainSketchOptions), which MinValues32 minimized. Only for 32-bit
+// values (minhash_bits 32): a 64-bit value's low half does not give its
+// image.
+class MainTextOrder {
+ public:
+  // REQUIRES: options.minhash_bits == 32 and options.main_minhashes > 0.
+  explicit MainTextOrder(const RobustMethodOptions& options);
+  // Whether MainTextOrder applies to values signed with `options`.
+  static bool AppliesTo(const RobustMethodOptions& options) {
+    return options.minhash_bits == 32 && options.main_minhashes > 0;
+  }
+  // Of the values a != b at main-text position k (0 .. main_minhashes - 1),
+  // the one whose image is smaller (images of distinct values differ).
+  uint32_t Least(uint32_t k, uint32_t a, uint32_t b) const {
+    return sketcher_.Image32(k, a) < sketcher_.Image32(k, b) ? a : b;
+  }
+
+ private:
+  BroderSketcher sketcher_;
+};
+
 class SiteTemplates {
  public:
   SiteTemplates() = default;
@@ -455,20 +482,32 @@ class SiteTemplates {
     // main_template_shared: those left out because both pages hold one
     // boilerplate value there.
     uint32_t main_agreeing = 0, main_positions = 0, main_template_shared = 0;
+    // Of main_positions, those where the pages differ and the value of the
+    // least image over both main texts (MainTextOrder) is boilerplate: one
+    // page's template won the position, which then says nothing of the
+    // items (0 without a MainTextOrder).
+    uint32_t main_boilerplate_alone = 0;
     double similarity() const {
       return positions == 0 ? 1.0 : static_cast<double>(agreeing) / positions;
     }
+    // The main texts' resemblance outside the boilerplate (Broder's
+    // estimate over the positions whose least value over both main texts
+    // is not boilerplate, held by both or by one): a mirror's banner or a
+    // sister site's sidebar in one main text counts for neither agreement
+    // nor disagreement. 0 when no such position is left.
     double main_similarity() const {
-      return main_positions == 0 ? 0.0 : static_cast<double>(main_agreeing) / main_positions;
+      const uint32_t items = main_positions - main_boilerplate_alone;
+      return items == 0 ? 0.0 : static_cast<double>(main_agreeing) / items;
     }
   };
   // a, b: options.positions() values each (m whole-page, then main text).
   Match Compare(const uint32_t* a, const uint32_t* b, const RobustMethodOptions& options) const;
-  // Compare() from page a's template mask: bit j of a_mask (64 positions a
-  // word) is IsTemplate(j, a[j]). Where a[j] == b[j] the two pages' bits
-  // are the same, so either page's mask gives Compare()'s result.
-  static Match CompareMasked(const uint32_t* a, const uint32_t* b, const uint64_t* a_mask,
-                             const RobustMethodOptions& options);
+  // Compare() from the pages' template masks: bit j of a_mask (64
+  // positions a word) is IsTemplate(j, a[j]), of b_mask IsTemplate(j,
+  // b[j]); main_order as this object's (MainTextOrder(options)), or null
+  // where the run's values are 64-bit.
+  static Match CompareMasked(const uint32_t* a, const uint32_t* b, const uint64_t* a_mask, const uint64_t* b_mask,
+                             const MainTextOrder* main_order, const RobustMethodOptions& options);
 
  private:
   // A million pages' templates hold about a million values: 16 MB at 75%
@@ -478,6 +517,7 @@ class SiteTemplates {
   WordFilter filter_;  // of values_, in front of it: most values looked up are not boilerplate
   FlatU64Set known_sites_;
   FlatU64Set one_text_sites_;  // OneTextSite
+  std::shared_ptr<const MainTextOrder> main_order_;  // Compare's; null: 64-bit values or no main text
 };
 
 // The containment of the smaller of two main texts in the larger (Broder,

@@ -170,6 +170,11 @@ class BroderSketcher {
   // out untouched, when shingles is empty.
   // REQUIRES: options().family == MinHashFamily::kFast (checked).
   bool MinValues32(std::span<const uint64_t> shingles, uint32_t* out) const;
+  // The image under function i of a value MinValues32 returns: of two
+  // documents' values at i, the one with the smaller image is the least
+  // over their union (MinValues32 keeps the least image's pre-image).
+  // REQUIRES: options().family == MinHashFamily::kFast; i < m.
+  uint32_t Image32(uint32_t i, uint32_t value) const { return (value ^ xor32_[i]) * mul32_[i]; }
 
   // m' supershingles into out[0..m'): out[j] = RabinFingerprinter(P_ss).
   // Fingerprint of the big-endian bytes of minhashes[j*l .. j*l + l - 1].

@@ -146,6 +146,9 @@ TEST(MinHashKernelsTest, MinValues32AreThePreImagesOfTheLeastLow32BitImages) {
             }
           }
           ASSERT_EQ(got[i], static_cast<uint32_t>(Fmix64(arg))) << k->name << " m=" << m << " n=" << n << " i=" << i;
+          // The value's image is the least image: which of two documents'
+          // values is the least over their union can be told from the values.
+          ASSERT_EQ(sk.Image32(i, got[i]), best) << k->name << " m=" << m << " n=" << n << " i=" << i;
         }
         // Uniform values (the least images are all below about 2^32 / n):
         // about half of them have the top bit set.

@@ -605,7 +605,9 @@ Result<uint64_t> RoundsFor(Exchanger* x, uint64_t items, uint64_t per_round) {
 class RobustDividedRun final : public DividedRun {
  public:
   RobustDividedRun(DividedCollection c, const RobustMethodOptions& o, RobustLayout l)
-      : c_(std::move(c)), o_(o), l_(l), mask_words_((l.m + 63) / 64) {}
+      : c_(std::move(c)), o_(o), l_(l), mask_words_((l.m + 63) / 64) {
+    if (MainTextOrder::AppliesTo(o)) main_order_ = std::make_unique<const MainTextOrder>(o);
+  }
 
   size_t record_words() const override { return l_.words() + mask_words_ + 1; }
   void Record(uint64_t p, uint64_t* out) const override {
@@ -1125,7 +1127,8 @@ class RobustDividedRun final : public DividedRun {
     std::memcpy(b_mins_.data(), kept + 2, m * sizeof(uint32_t));
     *a = l_.View(a_mins_.data(), page[0], page);
     *b = l_.View(b_mins_.data(), kept[0], kept);
-    return SiteTemplates::CompareMasked(a_mins_.data(), b_mins_.data(), page + l_.words(), o_);
+    return SiteTemplates::CompareMasked(a_mins_.data(), b_mins_.data(), page + l_.words(), kept + l_.words(),
+                                        main_order_.get(), o_);
   }
 
   DividedCollection c_;
@@ -1135,6 +1138,7 @@ class RobustDividedRun final : public DividedRun {
   std::vector<uint64_t> normalized_root_, site_label_, masks_;
   std::vector<uint8_t> candidate_, known_;
   mutable std::vector<uint32_t> a_mins_, b_mins_;  // Match's buffers (one caller at a time)
+  std::unique_ptr<const MainTextOrder> main_order_;  // Match's (SiteTemplates::CompareMasked)
 };
 
 class RobustMethod final : public MethodImpl {
