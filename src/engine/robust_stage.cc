@@ -1632,7 +1632,9 @@ uint32_t SiteTemplates::TemplateHolders(uint32_t site_pages, const RobustMethodO
 
 namespace {
 
-// SiteTemplates::Compare with is_template(j, value) telling boilerplate.
+// SiteTemplates::Compare with is_template(j, value, from_a) telling
+// boilerplate (from_a: the value is page a's) and main_order (null: no
+// main-text position is left out).
 template <typename IsTemplateFn>
 SiteTemplates::Match CompareWith(const uint32_t* a, const uint32_t* b, const RobustMethodOptions& options,
                                  const MainTextOrder* main_order, const IsTemplateFn& is_template) {

@@ -370,7 +370,6 @@ class InOrderMins {
 // thread at a time.
 using RobustStageFiles = TempTableFiles;
 
-// Step 3's result and step 5's rule.
 // Which of two pages' main-text values at a position is the least over
 // both main texts: each value's image under the position's function
 // (BroderSketcher::Image32 of the main text's sketcher,
@@ -395,6 +394,7 @@ class MainTextOrder {
   BroderSketcher sketcher_;
 };
 
+// Step 3's result and step 5's rule.
 class SiteTemplates {
  public:
   SiteTemplates() = default;
