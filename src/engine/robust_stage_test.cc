@@ -1178,10 +1178,27 @@ TEST(RobustMainTextTest, OnePagesBoilerplateInItsMainTextIsLeftOut) {
   EXPECT_GT(left_out, kTrials * o.main_minhashes / 4) << "the banner wins about half the main-text positions";
   EXPECT_NEAR(with_banner, without_banner, 0.05);
   EXPECT_LT(counted_against, without_banner - 0.2) << "counted as disagreeing, the banner reads the copy as another text";
-  // With 64-bit values the order is unknown and nothing is left out.
+  // With 64-bit values the order is unknown (a value's low half does not
+  // give its image) and nothing is left out: the banner's positions count
+  // as disagreeing, as before the order was used.
   RobustMethodOptions wide = o;
   wide.minhash_bits = 64;
   EXPECT_FALSE(MainTextOrder::AppliesTo(wide));
+  std::vector<SignedPage> pages;
+  for (int i = 0; i < kSitePages; ++i) {
+    const std::string path = "wide/" + std::to_string(i);
+    pages.push_back(Sign(page(Paragraphs(Words(rng, 150))), std::string("http://www.origin.example/").append(path), wide));
+    pages.push_back(
+        Sign(page(banner + Paragraphs(Words(rng, 150))), std::string("http://www.mirror.example/").append(path), wide));
+  }
+  const std::string article = Words(rng, 150);
+  pages.push_back(Sign(page(Paragraphs(article)), "http://www.origin.example/story", wide));
+  pages.push_back(Sign(page(banner + Paragraphs(article)), "http://www.mirror.example/story", wide));
+  const SiteTemplates::Match m =
+      TemplatesOf(pages, wide).Compare(pages[pages.size() - 2].mins.data(), pages.back().mins.data(), wide);
+  ASSERT_GT(m.main_positions, 0u);
+  EXPECT_EQ(m.main_boilerplate_alone, 0u);
+  EXPECT_LT(m.main_similarity(), 0.8) << "the banner's positions count against the copy";
 }
 
 TEST(RobustMainTextTest, DifferentArticlesInOneTemplateAreNotEvenWhenTheWholePagesAgree) {
