@@ -1131,16 +1131,23 @@ TEST(RobustMainTextTest, OnePagesBoilerplateInItsMainTextIsLeftOut) {
   auto page = [](const std::string& body) { return "<html><body>" + body + "</body></html>"; };
   const std::string banner = Paragraphs(Words(rng, 150));  // the mirror's own paragraph, as long as an article
   constexpr int kSitePages = 12, kTrials = 30;
+  // Each site's own pages under `dir`: the origin's, and the mirror's with
+  // its banner.
+  auto site_pages = [&](const std::string& dir, const RobustMethodOptions& options) {
+    std::vector<SignedPage> pages;
+    for (int i = 0; i < kSitePages; ++i) {
+      const std::string path = std::string(dir).append("/").append(std::to_string(i));
+      pages.push_back(
+          Sign(page(Paragraphs(Words(rng, 150))), std::string("http://www.origin.example/").append(path), options));
+      pages.push_back(Sign(page(banner + Paragraphs(Words(rng, 150))),
+                           std::string("http://www.mirror.example/").append(path), options));
+    }
+    return pages;
+  };
   double with_banner = 0, without_banner = 0, counted_against = 0;
   uint32_t left_out = 0;
   for (int trial = 0; trial < kTrials; ++trial) {
-    std::vector<SignedPage> pages;
-    for (int i = 0; i < kSitePages; ++i) {
-      const std::string path = std::to_string(trial) + "/" + std::to_string(i);
-      pages.push_back(Sign(page(Paragraphs(Words(rng, 150))), std::string("http://www.origin.example/").append(path), o));
-      pages.push_back(
-          Sign(page(banner + Paragraphs(Words(rng, 150))), std::string("http://www.mirror.example/").append(path), o));
-    }
+    std::vector<SignedPage> pages = site_pages(std::to_string(trial), o);
     const std::string article = Words(rng, 150);
     const std::string copy = WithOneSentenceRewritten(rng, article, article.size() / 2);
     pages.push_back(Sign(page(Paragraphs(article)), "http://www.origin.example/story", o));
@@ -1185,13 +1192,7 @@ TEST(RobustMainTextTest, OnePagesBoilerplateInItsMainTextIsLeftOut) {
   RobustMethodOptions wide = o;
   wide.minhash_bits = 64;
   EXPECT_FALSE(MainTextOrder::AppliesTo(wide));
-  std::vector<SignedPage> pages;
-  for (int i = 0; i < kSitePages; ++i) {
-    const std::string path = std::string("wide/").append(std::to_string(i));
-    pages.push_back(Sign(page(Paragraphs(Words(rng, 150))), std::string("http://www.origin.example/").append(path), wide));
-    pages.push_back(
-        Sign(page(banner + Paragraphs(Words(rng, 150))), std::string("http://www.mirror.example/").append(path), wide));
-  }
+  std::vector<SignedPage> pages = site_pages("wide", wide);
   const std::string article = Words(rng, 150);
   pages.push_back(Sign(page(Paragraphs(article)), "http://www.origin.example/story", wide));
   pages.push_back(Sign(page(banner + Paragraphs(article)), "http://www.mirror.example/story", wide));
