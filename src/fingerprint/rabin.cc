@@ -1,5 +1,7 @@
 #include "fingerprint/rabin.h"
 
+#include <array>
+#include <bit>
 #include <cstring>
 
 #include "base/hash.h"
@@ -53,15 +55,66 @@ u128 PolyGcd(u128 a, u128 b) {
   return a;
 }
 
+// The irreducible polynomials of degree 2 to kSieveDegree (bit i the
+// coefficient of x^i, the leading bit included), found by trial division
+// by those of lower degree.
+constexpr int kSieveDegree = 5;
+constexpr size_t kSievePolynomials = 1 + 2 + 3 + 6;  // degrees 2, 3, 4 and 5
+
+constexpr uint32_t SmallRemainder(uint32_t a, uint32_t q) {
+  const int dq = std::bit_width(q) - 1;
+  for (int da = std::bit_width(a) - 1; da >= dq; da = std::bit_width(a) - 1) a ^= q << (da - dq);
+  return a;
+}
+
+constexpr std::array<uint32_t, kSievePolynomials> kSieve = [] {
+  std::array<uint32_t, kSievePolynomials> found{};
+  size_t n = 0;
+  for (int d = 2; d <= kSieveDegree; ++d) {
+    for (uint32_t q = (1u << d) | 1; q < (2u << d); q += 2) {  // constant term 1: x does not divide it
+      if (std::popcount(q) % 2 == 0) continue;                  // x + 1 divides it
+      bool irreducible = true;
+      for (size_t k = 0; k < n && irreducible; ++k) irreducible = SmallRemainder(q, found[k]) != 0;
+      if (irreducible) found[n++] = q;
+    }
+  }
+  return found;
+}();
+static_assert(kSieve.back() != 0, "kSievePolynomials counts the irreducibles of degree 2 to kSieveDegree");
+
+// x^64 + p_low modulo the irreducible q of degree d: q divides
+// x^(2^d - 1) - 1, so the exponents fold modulo 2^d - 1 into a polynomial
+// of degree below it, then reduced by q.
+uint32_t RemainderBySmall(uint64_t p_low, uint32_t q) {
+  const int d = std::bit_width(q) - 1;
+  const int period = (1 << d) - 1;
+  const uint64_t mask = (uint64_t{1} << period) - 1;
+  uint64_t folded = uint64_t{1} << (64 % period);  // the x^64 term
+  for (int e = 0; e < 64; e += period) folded ^= (p_low >> e) & mask;
+  return SmallRemainder(static_cast<uint32_t>(folded), q);
+}
+
 }  // namespace
 
 bool IsIrreducible(uint64_t p_low) {
   if ((p_low & 1) == 0) return false;  // divisible by x
-  // x^(2^64) mod P must equal x.
-  if (XPow2kMod(64, p_low) != 2) return false;
-  // gcd(x^(2^32) - x, P) must be 1.
+  // Small factors first, which most candidates have (about four in five
+  // have one of degree 5 or less): P(1) = 0, x + 1 dividing P, when P has
+  // an even number of terms; then trial division by the irreducibles of
+  // degree 2 to kSieveDegree. Rabin's test below rejects all of these
+  // too; the sieve only gives the answer sooner.
+  if (std::popcount(p_low) % 2 == 1) return false;
+  for (uint32_t q : kSieve) {
+    if (RemainderBySmall(p_low, q) == 0) return false;
+  }
+  // gcd(x^(2^32) - x, P) must be 1 and x^(2^64) mod P must equal x; the
+  // second is the first's power squared 32 more times.
+  const uint64_t x_2_32 = XPow2kMod(32, p_low);
+  uint64_t x_2_64 = x_2_32;
+  for (int i = 0; i < 32; ++i) x_2_64 = MulMod(x_2_64, x_2_64, p_low);
+  if (x_2_64 != 2) return false;
   const u128 p = (u128(1) << 64) | p_low;
-  const u128 h = XPow2kMod(32, p_low) ^ 2;
+  const u128 h = x_2_32 ^ 2;
   if (h == 0) return false;
   return PolyGcd(p, h) == 1;
 }

@@ -50,6 +50,37 @@ uint64_t SmallRemainder(uint64_t p_low, uint64_t d) {
   return static_cast<uint64_t>(a);
 }
 
+// Rabin's irreducibility test for x^64 + p_low written out plainly, as a
+// reference for gf2::IsIrreducible: x^(2^64) = x mod P and
+// gcd(x^(2^32) - x, P) = 1, with products by ClMul and remainders by long
+// division a bit at a time, and no shortcut.
+unsigned __int128 Remainder128(unsigned __int128 a, unsigned __int128 m) {
+  auto degree = [](unsigned __int128 v) {
+    const uint64_t hi = static_cast<uint64_t>(v >> 64), lo = static_cast<uint64_t>(v);
+    return hi != 0 ? 127 - __builtin_clzll(hi) : lo != 0 ? 63 - __builtin_clzll(lo) : -1;
+  };
+  const int dm = degree(m);
+  for (int da = degree(a); da >= dm; da = degree(a)) a ^= m << (da - dm);
+  return a;
+}
+
+bool ReferenceIsIrreducible(uint64_t p_low) {
+  const unsigned __int128 p = (static_cast<unsigned __int128>(1) << 64) | p_low;
+  auto square_mod = [&](uint64_t v) { return static_cast<uint64_t>(Remainder128(ClMul(v, v), p)); };
+  uint64_t x_2_32 = 2;
+  for (int i = 0; i < 32; ++i) x_2_32 = square_mod(x_2_32);
+  uint64_t x_2_64 = 2;
+  for (int i = 0; i < 64; ++i) x_2_64 = square_mod(x_2_64);
+  if (x_2_64 != 2) return false;
+  unsigned __int128 a = p, b = x_2_32 ^ 2;
+  while (b != 0) {
+    const unsigned __int128 r = Remainder128(a, b);
+    a = b;
+    b = r;
+  }
+  return a == 1;
+}
+
 // Rank over GF(2) of 64 row vectors (Gaussian elimination).
 int Gf2Rank(std::vector<uint64_t> rows) {
   int rank = 0;
@@ -111,6 +142,37 @@ TEST(RabinTest, KnownIrreducibleAndReduciblePolynomials) {
   const unsigned __int128 prod = ClMul(f, g);
   ASSERT_EQ(static_cast<uint64_t>(prod >> 64), 1u);
   EXPECT_FALSE(gf2::IsIrreducible(static_cast<uint64_t>(prod)));
+}
+
+// IsIrreducible's early answers (x + 1 and the irreducibles of degree 2
+// to 5 as factors) agree with Rabin's test on every candidate: random odd
+// ones (about 1 in 32 irreducible), products with small factors, and the
+// drawn polynomials themselves.
+TEST(RabinTest, IrreducibilityMatchesRabinsTestWrittenPlainly) {
+  std::mt19937_64 rng(11);
+  int irreducible = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const uint64_t p = rng() | 1;
+    const bool expected = ReferenceIsIrreducible(p);
+    ASSERT_EQ(gf2::IsIrreducible(p), expected) << std::hex << p;
+    irreducible += expected;
+  }
+  EXPECT_GT(irreducible, 30);  // about 2000 / 32 = 62
+  EXPECT_LT(irreducible, 125);
+  // x^64 + p_low made a multiple of each small irreducible q: (x^(64-d) +
+  // c(x)) * q(x) for random c of degree < 64 - d has degree 64.
+  for (uint64_t q : {0x7u, 0xBu, 0xDu, 0x13u, 0x19u, 0x1Fu, 0x25u, 0x29u, 0x2Fu, 0x37u, 0x3Bu, 0x3Du, 0x43u}) {
+    const int d = 63 - __builtin_clzll(q);
+    for (int i = 0; i < 20; ++i) {
+      const uint64_t c = (rng() >> (d + 1)) | 1;
+      const unsigned __int128 product = ClMul((uint64_t{1} << (64 - d)) ^ c, q);
+      ASSERT_EQ(static_cast<uint64_t>(product >> 64), 1u);
+      const uint64_t p = static_cast<uint64_t>(product);
+      EXPECT_FALSE(gf2::IsIrreducible(p)) << std::hex << p << " = multiple of " << q;
+      EXPECT_FALSE(ReferenceIsIrreducible(p));
+    }
+  }
+  for (uint64_t seed = 0; seed < 8; ++seed) EXPECT_TRUE(ReferenceIsIrreducible(DrawIrreduciblePolynomial(seed)));
 }
 
 TEST(RabinTest, DrawnPolynomialsAreIrreducibleAndDeterministic) {
