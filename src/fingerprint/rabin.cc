@@ -32,15 +32,13 @@ namespace {
 
 using u128 = unsigned __int128;
 
-int Degree(u128 v) {
-  int d = -1;
-  for (int i = 127; i >= 0; --i) {
-    if ((v >> i) & 1) return i;
-  }
-  return d;
+// The degree of v as a polynomial over GF(2); -1 for 0.
+constexpr int Degree(u128 v) {
+  const uint64_t hi = static_cast<uint64_t>(v >> 64), lo = static_cast<uint64_t>(v);
+  return hi != 0 ? 127 - std::countl_zero(hi) : lo != 0 ? 63 - std::countl_zero(lo) : -1;
 }
 
-u128 PolyMod(u128 a, u128 m) {
+constexpr u128 PolyMod(u128 a, u128 m) {
   const int dm = Degree(m);
   for (int da = Degree(a); da >= dm; da = Degree(a)) a ^= m << (da - dm);
   return a;
@@ -61,12 +59,6 @@ u128 PolyGcd(u128 a, u128 b) {
 constexpr int kSieveDegree = 5;
 constexpr size_t kSievePolynomials = 1 + 2 + 3 + 6;  // degrees 2, 3, 4 and 5
 
-constexpr uint32_t SmallRemainder(uint32_t a, uint32_t q) {
-  const int dq = std::bit_width(q) - 1;
-  for (int da = std::bit_width(a) - 1; da >= dq; da = std::bit_width(a) - 1) a ^= q << (da - dq);
-  return a;
-}
-
 constexpr std::array<uint32_t, kSievePolynomials> kSieve = [] {
   std::array<uint32_t, kSievePolynomials> found{};
   size_t n = 0;
@@ -74,7 +66,7 @@ constexpr std::array<uint32_t, kSievePolynomials> kSieve = [] {
     for (uint32_t q = (1u << d) | 1; q < (2u << d); q += 2) {  // constant term 1: x does not divide it
       if (std::popcount(q) % 2 == 0) continue;                  // x + 1 divides it
       bool irreducible = true;
-      for (size_t k = 0; k < n && irreducible; ++k) irreducible = SmallRemainder(q, found[k]) != 0;
+      for (size_t k = 0; k < n && irreducible; ++k) irreducible = PolyMod(q, found[k]) != 0;
       if (irreducible) found[n++] = q;
     }
   }
@@ -91,7 +83,7 @@ uint32_t RemainderBySmall(uint64_t p_low, uint32_t q) {
   const uint64_t mask = (uint64_t{1} << period) - 1;
   uint64_t folded = uint64_t{1} << (64 % period);  // the x^64 term
   for (int e = 0; e < 64; e += period) folded ^= (p_low >> e) & mask;
-  return SmallRemainder(static_cast<uint32_t>(folded), q);
+  return static_cast<uint32_t>(PolyMod(folded, q));
 }
 
 }  // namespace

@@ -159,8 +159,9 @@ TEST(RabinTest, IrreducibilityMatchesRabinsTestWrittenPlainly) {
   }
   EXPECT_GT(irreducible, 30);  // about 2000 / 32 = 62
   EXPECT_LT(irreducible, 125);
-  // x^64 + p_low made a multiple of each small irreducible q: (x^(64-d) +
-  // c(x)) * q(x) for random c of degree < 64 - d has degree 64.
+  // x^64 + p_low made a multiple of each small irreducible q of the sieve,
+  // and of one of degree 6 that only Rabin's test finds: (x^(64-d) + c(x))
+  // * q(x) for random c of degree < 64 - d has degree 64.
   for (uint64_t q : {0x7u, 0xBu, 0xDu, 0x13u, 0x19u, 0x1Fu, 0x25u, 0x29u, 0x2Fu, 0x37u, 0x3Bu, 0x3Du, 0x43u}) {
     const int d = 63 - __builtin_clzll(q);
     for (int i = 0; i < 20; ++i) {
