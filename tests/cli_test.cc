@@ -107,6 +107,13 @@ TEST(CliTest, NothingUsableSaysWhatWasPassedOver) {
                        &out),
             1);
   EXPECT_NE(out.find("1 type:warcinfo"), std::string::npos) << out;
+  // A folder with no file at all: the line names it and says so.
+  fs::create_directories(dir + "/nothing");
+  EXPECT_EQ(RunCommand(Q(CliPath()) + " dedup " + Q(dir + "/nothing") + " --out " + Q(dir + "/out3") + " --quiet",
+                       &out),
+            1);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_NE(out.find(dir + "/nothing: empty-folder (folder holds no files)"), std::string::npos) << out;
   fs::remove_all(dir);
 }
 

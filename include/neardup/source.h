@@ -99,7 +99,7 @@ struct ReadStats {
   // adds one under its key: "truncated", "truncated-gzip", "corrupt-gzip",
   // "truncated-zstd", "corrupt-zstd", "corrupt-header", "bad-length",
   // "garbage", "record-too-large", "unreadable-file", "read-error",
-  // "empty-file", "unknown-format", "bad-json", "bad-http".
+  // "empty-file", "empty-folder", "unknown-format", "bad-json", "bad-http".
   std::map<std::string, uint64_t> skipped;
 };
 

@@ -250,6 +250,13 @@ class MultiSource final : public DocumentSource {
           ctx_.Warn(0, false, reason::kUnreadableFile,
                     "cannot list folder: " + in.list_status.ToString());
         }
+        // A folder with no file in it, of any kind, says so: nothing of it
+        // is left out by design, so nothing else would.
+        if (file_in_dir_ == 0 && in.list_status.ok() && in.files.empty() && in.left_out == 0 &&
+            InSlice(in.first_position) && RangeStart(in.first_position) == 0) {
+          ctx_.file = in.arg;
+          ctx_.Warn(0, false, reason::kEmptyFolder, "folder holds no files");
+        }
         // Files of no kind read are counted, without a warning each, by the
         // share holding the first byte of the folder's first place.
         if (file_in_dir_ == 0 && in.left_out > 0 && InSlice(in.first_position) &&

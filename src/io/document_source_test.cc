@@ -58,6 +58,26 @@ TEST(FolderSourceTest, RecursiveSortedWithGz) {
   EXPECT_EQ(r.bytes_consumed, r.bytes_total);
 }
 
+// An empty folder is one warning naming it; the other inputs are read.
+TEST(FolderSourceTest, AnEmptyFolderIsAWarningNamingIt) {
+  MemEnv env;
+  ASSERT_TRUE(env.CreateDirs("crawl/empty").ok());
+  env.AddFile("crawl/full/a.html", "<p>page</p>");
+  ReadResult r = ReadAll({"crawl/empty", "crawl/full"}, &env);
+  ASSERT_EQ(r.docs.size(), 1u) << r.observer.Dump();
+  EXPECT_EQ(r.docs[0].url, "crawl/full/a.html");
+  ASSERT_EQ(r.observer.warnings.size(), 1u) << r.observer.Dump();
+  EXPECT_EQ(r.observer.warnings[0].reason_key, "empty-folder");
+  EXPECT_EQ(r.observer.warnings[0].file, "crawl/empty");
+  EXPECT_EQ(r.skipped("empty-folder"), 1u);
+  // A folder whose files are all of kinds not read is no warning: they are
+  // counted as left out.
+  env.AddFile("crawl/images/a.png", "\x89PNG");
+  ReadResult images = ReadAll({"crawl/images"}, &env);
+  EXPECT_TRUE(images.observer.warnings.empty()) << images.observer.Dump();
+  EXPECT_EQ(images.skipped("folder-file-left-out"), 1u);
+}
+
 // A folder of a crawl holds its WARC, ARC and JSON Lines files beside pages:
 // they are read record by record, as on the command line; files of no kind
 // read are counted (folder-file-left-out), without a warning each.

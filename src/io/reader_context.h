@@ -30,6 +30,7 @@ inline constexpr std::string_view kRecordTooLarge = "record-too-large";
 inline constexpr std::string_view kUnreadableFile = "unreadable-file";
 inline constexpr std::string_view kReadError = "read-error";         // I/O error after open
 inline constexpr std::string_view kEmptyFile = "empty-file";
+inline constexpr std::string_view kEmptyFolder = "empty-folder";     // a folder holding no file at all
 inline constexpr std::string_view kUnknownFormat = "unknown-format";
 inline constexpr std::string_view kBadJson = "bad-json";
 inline constexpr std::string_view kBadHttp = "bad-http";
