@@ -90,59 +90,38 @@ inline bool ParseSize(const std::string& text, uint64_t* out) {
   return true;
 }
 
-// Prints warnings to stderr, up to a limit (all are in warnings.tsv).
-// Why a warning was raised, without the file name: "cannot open (No such
-// file or directory)" for an input that could not be opened, else
-// "<reason key> (<message>)".
-inline std::string DescribeWarning(const neardup::ReadWarning& w) {
-  std::string detail = w.message;
-  // Messages of failed opens repeat the file: "NotFound: FILE: reason".
-  const std::string with_file = w.file + ": ";
-  if (const size_t p = detail.find(with_file); p != std::string::npos && p <= 32) {
-    detail = detail.substr(p + with_file.size());
-  }
-  if (w.reason_key == "unreadable-file") return "cannot open (" + detail + ")";
-  return w.reason_key + " (" + detail + ")";
-}
-
 // Prints warnings on stderr (up to `limit`, none when quiet) and keeps the
 // first warning of each of the first kNamedFiles files that had one, for the
 // error line when nothing usable was read.
 class StderrObserver final : public neardup::ReadObserver {
  public:
-  static constexpr size_t kNamedFiles = 3;
-
   StderrObserver(bool quiet, uint64_t limit) : quiet_(quiet), limit_(limit) {}
   void OnWarning(const neardup::ReadWarning& w) override {
-    ++seen_;
-    if (first_per_file_.size() < kNamedFiles &&
-        std::none_of(first_per_file_.begin(), first_per_file_.end(),
-                     [&](const neardup::ReadWarning& f) { return f.file == w.file; })) {
-      first_per_file_.push_back(w);
-    }
+    first_.OnWarning(w);
     if (quiet_) return;
-    if (seen_ <= limit_) {
+    if (first_.seen() <= limit_) {
       std::fprintf(stderr, "%sneardup: warning: %s: %s %llu: %s: %s\n", progress_line_ ? "\n" : "",
                    w.file.c_str(),
                    w.in_decompressed_stream ? "decompressed offset" : "offset",
                    static_cast<unsigned long long>(w.offset), w.reason_key.c_str(),
                    w.message.c_str());
       progress_line_ = false;
-    } else if (seen_ == limit_ + 1) {
+    } else if (first_.seen() == limit_ + 1) {
       std::fprintf(stderr,
                    "neardup: more warnings follow; they are not shown but are all in "
                    "warnings.tsv and counted in summary.json\n");
     }
   }
   void set_progress_line(bool v) { progress_line_ = v; }
-  uint64_t seen() const { return seen_; }
-  const std::vector<neardup::ReadWarning>& first_per_file() const { return first_per_file_; }
+  uint64_t seen() const { return first_.seen(); }
+  // What the error line of a run that read nothing usable names
+  // (neardup::NothingReadLine).
+  const neardup::FirstWarnings& first_warnings() const { return first_; }
 
  private:
   bool quiet_;
   uint64_t limit_;
-  uint64_t seen_ = 0;
-  std::vector<neardup::ReadWarning> first_per_file_;
+  neardup::FirstWarnings first_;
   bool progress_line_ = false;
 };
 

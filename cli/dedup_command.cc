@@ -314,42 +314,6 @@ neardup::DedupProgressCallback DedupProgressPrinter(bool quiet, StderrObserver* 
   };
 }
 
-std::string NothingUsableLine(const neardup::DedupSummary& s, const StderrObserver& observer,
-                              const std::vector<std::string>& folder_extensions) {
-  // The files and why (first warning of up to kNamedFiles files), then
-  // where the rest is.
-  const std::vector<neardup::ReadWarning>& named = observer.first_per_file();
-  std::string line = "no usable document could be read";
-  if (named.empty()) {
-    line += " from the " + std::to_string(s.inputs.size()) + " input" + (s.inputs.size() == 1 ? "" : "s");
-    // Nothing damaged: say what was passed over by design.
-    std::string passed;
-    for (const auto& [key, count] : s.read.skipped) {
-      passed += (passed.empty() ? "" : ", ") + WithCommas(count) + " " + key;
-    }
-    if (s.read.skipped.contains("folder-file-left-out")) {
-      // " a, b, c"
-      auto endings = [](const std::vector<std::string>& list) {
-        std::string text;
-        for (const std::string& ext : list) text += (text.empty() ? " " : ", ") + ext;
-        return text;
-      };
-      passed += " (a folder's files are read when named" + endings(folder_extensions) + " (also .gz), or" +
-                endings(neardup::CrawlFileEndings()) + " (also .gz or .zst))";
-    }
-    line += passed.empty() ? " (see " + s.warnings_path + ")" : ": records and files skipped: " + passed;
-  } else {
-    for (size_t i = 0; i < named.size(); ++i) {
-      line += (i == 0 ? ": " : "; ") + named[i].file + ": " + DescribeWarning(named[i]);
-    }
-    const uint64_t rest = observer.seen() - named.size();
-    if (rest > 0) {
-      line += "; " + WithCommas(rest) + " more warning" + (rest == 1 ? "" : "s") + ", see " + s.warnings_path;
-    }
-  }
-  return line;
-}
-
 int RunDedupCommand(const std::vector<std::string>& inputs, const std::string& out,
                     neardup::DedupOptions options, int threads, bool quiet, uint64_t warning_limit) {
   if (threads <= 0) threads = neardup::UsableCpus();
@@ -370,7 +334,8 @@ int RunDedupCommand(const std::vector<std::string>& inputs, const std::string& o
   const neardup::DedupSummary& s = result.value();
   if (s.documents == 0) {
     // One line, printed even with --quiet.
-    const std::string line = NothingUsableLine(s, observer, options.source.folder_extensions);
+    const std::string line =
+        neardup::NothingReadLine(s.inputs, observer.first_warnings(), s.read, options.source, s.warnings_path);
     std::fprintf(stderr, "neardup: error: %s\n", line.c_str());
     return kExitNoData;
   }

@@ -61,14 +61,6 @@ struct DedupFlags {
 // The summary lines `neardup dedup` prints on stderr.
 void PrintDedupSummary(const neardup::DedupSummary& s);
 
-// The one line printed when no usable document could be read: the files and
-// why (the first warning of each of the first files), then where the rest is;
-// when nothing was damaged, what was passed over by design, naming the file
-// names a folder's reader takes (`folder_extensions`: the run's
-// SourceOptions::folder_extensions, and the crawl-file endings).
-std::string NothingUsableLine(const neardup::DedupSummary& s, const StderrObserver& observer,
-                              const std::vector<std::string>& folder_extensions);
-
 // A progress line on stderr every 0.5 s (on a terminal) or 5 s (in logs).
 neardup::DedupProgressCallback DedupProgressPrinter(bool quiet, StderrObserver* observer);
 

@@ -82,7 +82,10 @@ int RunOverlap(const OverlapArgs& a) {
   }
   std::filesystem::remove_all(work, ec);
   if (s.documents == 0) {
-    std::fprintf(stderr, "neardup: error: no document could be read from the inputs\n");
+    // The run's folder (with its warnings.tsv) is gone: the line names
+    // the files and why, without pointing there.
+    std::fprintf(stderr, "neardup: error: %s\n",
+                 neardup::NothingReadLine(s.inputs, observer.first_warnings(), s.read, options.source).c_str());
     return kExitNoData;
   }
   if (!a.quiet) {

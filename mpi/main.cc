@@ -668,7 +668,8 @@ std::string MpiSummary(std::vector<RankFigures>& all, const std::vector<neardup:
 int Report(const neardup::DedupSummary& s, const std::vector<RankFigures>& all, int ranks, bool quiet,
            const StderrObserver& observer, const neardup::SourceOptions& source) {
   if (s.documents == 0) {
-    std::fprintf(stderr, "neardup-mpi: error: %s\n", NothingUsableLine(s, observer, source.folder_extensions).c_str());
+    std::fprintf(stderr, "neardup-mpi: error: %s\n",
+                 neardup::NothingReadLine(s.inputs, observer.first_warnings(), s.read, source, s.warnings_path).c_str());
     return kExitNoData;
   }
   if (!quiet) {

@@ -117,6 +117,29 @@ TEST(CliTest, NothingUsableSaysWhatWasPassedOver) {
   fs::remove_all(dir);
 }
 
+// Every command that reads crawls says why nothing was read the way dedup
+// does: the file and the reason, on one line.
+TEST(CliTest, EveryReadingCommandNamesTheUnreadableInputAndWhy) {
+  const std::string dir = MakeTempDir("cli-nothing-commands");
+  const std::string missing = dir + "/missing.warc";
+  const std::string why = missing + ": cannot open (No such file or directory)";
+  const std::vector<std::string> commands = {
+      "dedup " + Q(missing) + " --out " + Q(dir + "/d"),
+      "overlap " + Q(missing) + " --out " + Q(dir + "/o.tsv"),
+      "compare " + Q(missing) + " " + Q(missing),
+      "connected " + Q(missing) + " --out " + Q(dir + "/c"),
+      "partition-plan " + Q(missing),
+  };
+  for (const std::string& command : commands) {
+    std::string out;
+    const bool quiet = command.rfind("compare", 0) != 0;  // compare prints no progress
+    EXPECT_EQ(RunCommand(Q(CliPath()) + " " + command + (quiet ? " --quiet" : ""), &out), 1)
+        << command << "\n" << out;
+    EXPECT_NE(out.find("no usable document could be read: " + why), std::string::npos) << command << "\n" << out;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(CliTest, NothingUsableNamesUpToThreeFilesWithReasons) {
   const std::string dir = MakeTempDir("cli-nothing-many");
   WriteFileOrDie(dir + "/empty.jsonl", "");

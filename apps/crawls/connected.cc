@@ -158,10 +158,9 @@ Result<ConnectedSummary> RunConnected(const ConnectedOptions& options, Executor*
   // ---- the crawl's pages and links ----
   // Warnings of the read go to the observer once: here when the clusters
   // come from dedup_dir, else from RunDedup's own read.
-  NEARDUP_ASSIGN_OR_RETURN(
-      std::unique_ptr<DocumentSource> source,
-      OpenDocumentSource(options.inputs, options.dedup.source, env,
-                         options.dedup_dir.empty() ? nullptr : observer));
+  FirstWarnings warnings(options.dedup_dir.empty() ? nullptr : observer);
+  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DocumentSource> source,
+                           OpenDocumentSource(options.inputs, options.dedup.source, env, &warnings));
   TokenizeOptions tokenize_options;
   tokenize_options.collect_links = true;
   tokenize_options.keep_term_text = false;
@@ -183,7 +182,9 @@ Result<ConnectedSummary> RunConnected(const ConnectedOptions& options, Executor*
     links.push_back(std::move(out));
   }
   summary.documents = raw_urls.size();
-  if (summary.documents == 0) return Status::NotFound("the crawl holds no document");
+  if (summary.documents == 0) {
+    return Status::NotFound(NothingReadLine(options.inputs, warnings, source->stats(), options.dedup.source));
+  }
   std::unordered_map<std::string, std::vector<uint32_t>> docs_of_url;
   for (uint32_t i = 0; i < graph.urls.size(); ++i) docs_of_url[graph.urls[i]].push_back(i);
   graph.out.resize(graph.urls.size());

@@ -142,7 +142,8 @@ struct EvolveSummary {
 // Clusters every crawl into out_dir/crawl-<n>/ (RunDedup's clusters.tsv,
 // summary.json, warnings.tsv), computes the above and writes
 // out_dir/evolve.json, out_dir/changes.tsv and out_dir/report.html. Errors: InvalidArgument for
-// bad options; NotFound when a crawl holds no document; IOError when an
+// bad options; NotFound when a crawl holds no document (naming its files
+// and why: NothingReadLine); IOError when an
 // output cannot be written; RunDedup's errors. `env` nullptr:
 // Env::Default(); `executor` may be nullptr; `observer` gets read warnings.
 Result<EvolveSummary> RunEvolve(const EvolveOptions& options, Executor* executor = nullptr, Env* env = nullptr,
@@ -210,7 +211,8 @@ struct ConnectedSummary {
 // out_dir/connected.tsv (url, connected 1/0, depth: links from the nearest
 // seed or -1, cluster: the cluster's kept page's row number in the clusters
 // table) and out_dir/report.html. Errors: InvalidArgument for bad options;
-// NotFound when the crawl holds no document or dedup_dir has no
+// NotFound when the crawl holds no document (naming its files and why:
+// NothingReadLine) or dedup_dir has no
 // clusters.tsv; IOError when an output cannot be written.
 Result<ConnectedSummary> RunConnected(const ConnectedOptions& options, Executor* executor = nullptr,
                                       Env* env = nullptr, ReadObserver* observer = nullptr);

@@ -181,10 +181,15 @@ Result<EvolveSummary> RunEvolve(const EvolveOptions& options, Executor* executor
     crawl.input = options.crawls[n];
     NEARDUP_ASSIGN_OR_RETURN(crawl.files, crawls_internal::CrawlFiles(crawl.input, env));
     crawl.dedup_dir = options.out_dir + "/crawl-" + std::to_string(n + 1);
+    FirstWarnings warnings(observer);
     NEARDUP_ASSIGN_OR_RETURN(DedupSummary dedup,
                              RunDedup(crawl.files, crawl.dedup_dir, options.dedup, executor, env,
-                                      observer, DedupProgressCallback()));
-    if (dedup.documents == 0) return Status::NotFound("crawl " + crawl.input + " holds no document");
+                                      &warnings, DedupProgressCallback()));
+    if (dedup.documents == 0) {
+      return Status::NotFound("crawl " + std::to_string(n + 1) + " (" + crawl.input + "): " +
+                              NothingReadLine(crawl.files, warnings, dedup.read, options.dedup.source,
+                                              dedup.warnings_path));
+    }
     crawl.documents = dedup.documents;
     NEARDUP_ASSIGN_OR_RETURN(crawls_internal::ClusterTable table,
                              crawls_internal::ReadClusterTable(dedup.clusters_path, env));

@@ -71,8 +71,9 @@ Result<PartitionStudy> RunPartitionStudy(const PartitionStudyOptions& options, E
   study.options = options;
 
   // ---- every page's length vector for each N; the sample's shingles ----
+  FirstWarnings warnings(observer);
   NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DocumentSource> source,
-                           OpenDocumentSource(options.inputs, options.source, env, observer));
+                           OpenDocumentSource(options.inputs, options.source, env, &warnings));
   TokenizeOptions tokenize_options;
   tokenize_options.collect_links = false;
   tokenize_options.keep_term_text = false;
@@ -109,7 +110,9 @@ Result<PartitionStudy> RunPartitionStudy(const PartitionStudyOptions& options, E
   }
   study.read = source->stats();
   study.documents = index;
-  if (study.documents == 0) return Status::NotFound("no usable document could be read from the inputs");
+  if (study.documents == 0) {
+    return Status::NotFound(NothingReadLine(options.inputs, warnings, study.read, options.source));
+  }
   PruneSample(&sample, options.sample);
   std::sort(sample.begin(), sample.end(),
             [](const SampledPage& a, const SampledPage& b) { return a.index < b.index; });

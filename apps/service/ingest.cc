@@ -96,7 +96,9 @@ Result<IngestSummary> RunIngest(const std::vector<std::string>& inputs, const In
   if (!token.empty()) client.set_bearer_token_auth(token);
 
   WarningPrinter warnings(o.quiet);
-  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DocumentSource> source, OpenDocumentSource(inputs, o.source, nullptr, &warnings));
+  FirstWarnings first_warnings(&warnings);
+  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DocumentSource> source,
+                           OpenDocumentSource(inputs, o.source, nullptr, &first_warnings));
   // Opened after the inputs: no return below leaves it open.
   FILE* ndjson = nullptr;
   if (!o.ndjson_out.empty()) {
@@ -252,9 +254,7 @@ Result<IngestSummary> RunIngest(const std::vector<std::string>& inputs, const In
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!o.quiet && summary.pages >= o.batch_pages) std::fprintf(stderr, "\n");
   if (summary.pages == 0) {
-    std::string names;
-    for (const std::string& in : inputs) names += (names.empty() ? "" : ", ") + in;
-    return Status::InvalidArgument("no document could be read from " + names);
+    return Status::InvalidArgument(NothingReadLine(inputs, first_warnings, source->stats(), o.source));
   }
   return summary;
 }

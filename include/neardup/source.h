@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "neardup/document.h"
@@ -85,6 +86,31 @@ class ReadObserver {
   virtual void OnWarning(const ReadWarning& warning) = 0;
 };
 
+// Why a warning was raised, without the file name: "cannot open (No such
+// file or directory)" for an input that could not be opened, else
+// "<reason key> (<message>)".
+std::string DescribeWarning(const ReadWarning& warning);
+
+// Keeps what the one error line of a run that read nothing usable names:
+// the first warning of each of the first kNamedFiles files that had one,
+// and how many warnings came. Passes every warning on to `next` (may be
+// nullptr), so that it can stand between a source and the observer that
+// prints or stores warnings. Every front end (the CLI's commands, the
+// service's ingest, the Python module) says it with NothingReadLine.
+class FirstWarnings final : public ReadObserver {
+ public:
+  static constexpr size_t kNamedFiles = 3;
+  explicit FirstWarnings(ReadObserver* next = nullptr) : next_(next) {}
+  void OnWarning(const ReadWarning& warning) override;
+  uint64_t seen() const { return seen_; }
+  const std::vector<ReadWarning>& first_per_file() const { return first_per_file_; }
+
+ private:
+  ReadObserver* next_;
+  uint64_t seen_ = 0;
+  std::vector<ReadWarning> first_per_file_;
+};
+
 struct ReadStats {
   uint64_t inputs_opened = 0;      // files that could be opened
   uint64_t documents = 0;          // documents returned by Next()
@@ -102,6 +128,17 @@ struct ReadStats {
   // "empty-file", "empty-folder", "unknown-format", "bad-json", "bad-http".
   std::map<std::string, uint64_t> skipped;
 };
+
+// "no usable document could be read: FILE: why; FILE: why; N more warnings,
+// see WHERE" when inputs had warnings (WHERE, e.g. a warnings.tsv, left out
+// when empty); when none had, "no usable document could be read from the N
+// inputs" and what was passed over by design ("records and files skipped:
+// 1 type:warcinfo, 2 folder-file-left-out (a folder's files are read when
+// named ...)"), or the inputs' names where nothing was. One line, no
+// newline.
+std::string NothingReadLine(const std::vector<std::string>& inputs, const FirstWarnings& warnings,
+                            const ReadStats& stats, const SourceOptions& options,
+                            std::string_view warnings_where = {});
 
 class DocumentSource {
  public:

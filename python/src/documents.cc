@@ -119,36 +119,14 @@ void ToDocument(py::handle item, bool allow_body, const DocumentName& where, nea
 // ---- warnings ----
 
 void WarningCollector::OnWarning(const neardup::ReadWarning& warning) {
-  ++seen_;
+  first_.OnWarning(warning);
   if (kept_.size() < kKept) kept_.push_back(warning);
-  if (first_per_file_.size() < 3 &&
-      std::none_of(first_per_file_.begin(), first_per_file_.end(),
-                   [&](const neardup::ReadWarning& f) { return f.file == warning.file; })) {
-    first_per_file_.push_back(warning);
-  }
 }
 
-std::string WarningCollector::NothingReadMessage(const std::vector<std::string>& inputs) const {
-  // As the CLI says it: the files and why, the reason without the file name
-  // that the message of a failed open repeats.
-  std::string line = "no usable document could be read";
-  if (first_per_file_.empty()) {
-    return line + " from the " + std::to_string(inputs.size()) + " input" + (inputs.size() == 1 ? "" : "s");
-  }
-  for (size_t i = 0; i < first_per_file_.size(); ++i) {
-    const neardup::ReadWarning& w = first_per_file_[i];
-    std::string detail = w.message;
-    if (const size_t p = detail.find(w.file + ": "); p != std::string::npos && p <= 32) {
-      detail = detail.substr(p + w.file.size() + 2);
-    }
-    line += (i == 0 ? ": " : "; ") + w.file + ": " +
-            (w.reason_key == "unreadable-file" ? "cannot open (" + detail + ")" : w.reason_key + " (" + detail + ")");
-  }
-  if (seen_ > first_per_file_.size()) {
-    const uint64_t rest = seen_ - first_per_file_.size();
-    line += "; " + std::to_string(rest) + " more warning" + (rest == 1 ? "" : "s");
-  }
-  return line;
+std::string WarningCollector::NothingReadMessage(const std::vector<std::string>& inputs,
+                                                 const neardup::ReadStats& stats,
+                                                 const neardup::SourceOptions& options) const {
+  return neardup::NothingReadLine(inputs, first_, stats, options);
 }
 
 py::dict WarningToDict(const neardup::ReadWarning& w) {
@@ -184,7 +162,7 @@ std::optional<PyDocument> Reader::Next() {
 void Reader::EndOfInput() {
   const std::string nothing_read = WithSource([this](neardup::DocumentSource* source) {
     ended_ = true;
-    return source->stats().documents == 0 ? warnings_->NothingReadMessage(inputs_) : std::string();
+    return source->stats().documents == 0 ? warnings_->NothingReadMessage(inputs_, source->stats()) : std::string();
   });
   if (!nothing_read.empty()) RaiseFileError(nothing_read);
 }

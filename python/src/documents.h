@@ -46,22 +46,24 @@ struct DocumentName {
 void ToDocument(py::handle item, bool allow_body, const DocumentName& where, neardup::Document* doc);
 
 // Keeps every warning a reader reports (up to kKept of them) and the
-// first one of each of the first three files, for the message of
-// "no usable document". Called on the thread that reads; no Python.
+// first one of each of the first files (neardup::FirstWarnings), for the
+// message of "no usable document". Called on the thread that reads; no
+// Python.
 class WarningCollector final : public neardup::ReadObserver {
  public:
   static constexpr size_t kKept = 1000;
   void OnWarning(const neardup::ReadWarning& warning) override;
-  uint64_t seen() const { return seen_; }
+  uint64_t seen() const { return first_.seen(); }
   const std::vector<neardup::ReadWarning>& kept() const { return kept_; }
   // "no usable document could be read: FILE: cannot open (why); FILE: reason
-  // (message); N more warnings", as `neardup dedup` says it.
-  std::string NothingReadMessage(const std::vector<std::string>& inputs) const;
+  // (message); N more warnings", as `neardup dedup` says it
+  // (neardup::NothingReadLine).
+  std::string NothingReadMessage(const std::vector<std::string>& inputs, const neardup::ReadStats& stats,
+                                 const neardup::SourceOptions& options = neardup::SourceOptions()) const;
 
  private:
-  uint64_t seen_ = 0;
+  neardup::FirstWarnings first_;
   std::vector<neardup::ReadWarning> kept_;
-  std::vector<neardup::ReadWarning> first_per_file_;
 };
 
 // ReadWarning as a dict: file, offset, in_decompressed_stream, reason,

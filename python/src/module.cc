@@ -866,7 +866,7 @@ neardup.FileError when a page cannot be found.)doc");
         }();
         relay.RaiseIfStopped();
         if (!r.ok()) Raise(r.status());
-        if (r->documents == 0) RaiseFileError(warnings.NothingReadMessage(paths));
+        if (r->documents == 0) RaiseFileError(warnings.NothingReadMessage(paths, r->read, options.source));
         return r->summary_path;
       },
       py::arg("inputs"), py::arg("out"), py::arg("threads"), py::arg("progress"), py::arg("options"),

@@ -65,10 +65,11 @@ Loaded Tokenized(Document doc) {
 
 Result<Loaded> Load(const std::string& input, Env* env) {
   SourceOptions so;
+  FirstWarnings warnings;
   NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DocumentSource> source,
-                           OpenDocumentSource({input}, so, env, nullptr));
+                           OpenDocumentSource({input}, so, env, &warnings));
   Document doc;
-  if (!source->Next(&doc)) return Status::NotFound("no document could be read from " + input);
+  if (!source->Next(&doc)) return Status::NotFound(NothingReadLine({input}, warnings, source->stats(), so));
   return Tokenized(std::move(doc));
 }
 
@@ -142,8 +143,9 @@ Status ExplainByDedup(const std::vector<std::string>& inputs, const std::string&
 Result<FromInputs> LoadFromInputs(const std::vector<std::string>& inputs, const std::string& url_a,
                                   const std::string& url_b, const RobustMethodOptions& o,
                                   const RobustSketchers& sketcher, Env* env) {
+  FirstWarnings warnings;
   NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DocumentSource> source,
-                           OpenDocumentSource(inputs, SourceOptions(), env, nullptr));
+                           OpenDocumentSource(inputs, SourceOptions(), env, &warnings));
   FromInputs f;
   // A page without a host takes its site from the URL it names for itself
   // (RobustSiteOf), known once it is tokenized: such pages are all read,
@@ -199,6 +201,9 @@ Result<FromInputs> LoadFromInputs(const std::vector<std::string>& inputs, const 
     f.mins.insert(f.mins.end(), first, first + static_cast<std::ptrdiff_t>(page.mins_count));
     f.sites.push_back(XXH3_64bits(page.site.data(), page.site.size()));
     f.candidate.push_back(identities.insert(page.identity).second ? 1 : 0);
+  }
+  if (source->stats().documents == 0) {
+    return Status::NotFound(NothingReadLine(inputs, warnings, source->stats(), SourceOptions()));
   }
   if (!f.found_a) return Status::NotFound("no document with url " + url_a + " in the inputs");
   if (!f.found_b) return Status::NotFound("no document with url " + url_b + " in the inputs");
