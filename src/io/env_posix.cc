@@ -253,7 +253,11 @@ class PosixEnv final : public Env {
     if (slash != std::string::npos && slash > 0) {
       NEARDUP_RETURN_IF_ERROR(CreateDirs(dir.substr(0, slash)));
     }
-    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return PosixError(dir, errno);
+    if (::mkdir(dir.c_str(), 0755) != 0) {
+      // EEXIST: another process made it meanwhile, or a file holds the name.
+      if (errno != EEXIST) return PosixError(dir, errno);
+      if (!IsDirectory(dir)) return PosixError(dir, ENOTDIR);
+    }
     return Status::OK();
   }
 

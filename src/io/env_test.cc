@@ -38,12 +38,18 @@ TEST(PosixEnvTest, WriteReadListRenameRemove) {
   ASSERT_TRUE(env->IsDirectory(dir));
   ASSERT_TRUE(env->CreateDirs(dir + "/b/c").ok());
   ASSERT_TRUE(env->CreateDirs(dir + "/a").ok());
+  ASSERT_TRUE(env->CreateDirs(dir + "/a").ok());  // made already: fine
   for (const char* name : {"/b/c/z.txt", "/a/y.html", "/b/x.htm", "/top.txt"}) {
     auto w = env->NewWritableFile(dir + name);
     ASSERT_TRUE(w.ok()) << w.status().ToString();
     ASSERT_TRUE(w.value()->Append(std::string("data of ") + name).ok());
     ASSERT_TRUE(w.value()->Close().ok());
   }
+  // A file's name cannot be made a folder, nor a folder under it.
+  const Status on_file = env->CreateDirs(dir + "/top.txt");
+  EXPECT_FALSE(on_file.ok());
+  EXPECT_NE(on_file.message().find("top.txt: Not a directory"), std::string::npos) << on_file.ToString();
+  EXPECT_FALSE(env->CreateDirs(dir + "/top.txt/sub").ok());
   auto list = env->ListFilesRecursive(dir);
   ASSERT_TRUE(list.ok());
   std::vector<std::string> want = {dir + "/a/y.html", dir + "/b/c/z.txt", dir + "/b/x.htm",
