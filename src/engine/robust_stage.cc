@@ -803,6 +803,7 @@ struct SitePositionScratch {
   std::vector<uint64_t> scratch_a;  // RobustPages::FetchMins
   std::vector<uint64_t> found;  // (position << 32 | value) this thread found
   std::vector<uint64_t> requests;  // copy checks asked for: (first << 32 | holder), site indexes
+  std::vector<uint64_t> pair_requests;  // those of values two pages hold (checked last)
   std::vector<uint64_t> recent_requests;  // AskedRecently
   // Values common by the site's share that few pages hold (kMaxItemVersions):
   // (position << 32 | value, holders), and the copy checks of those that
@@ -823,6 +824,7 @@ struct SitePositionScratch {
     uint64_t samples[kCopySamples];
     uint32_t count;  // samples
     bool one_item_only;
+    bool two_holders;  // held by two pages: checked after the values more pages hold
   };
   static constexpr size_t kCheckedRunsKept = size_t{1} << 15;
   std::vector<CheckedRun> checked_runs;
@@ -1263,7 +1265,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
     // Run [a, b) of x.column at position j with its copy checks (count 0:
     // none to make).
     auto checked_run = [&](const SitePositionScratch& x, uint32_t j, uint32_t value, size_t a, size_t b) {
-      SitePositionScratch::CheckedRun run{(uint64_t{j} << 32) | value, {}, 0, b - a >= site_need};
+      SitePositionScratch::CheckedRun run{(uint64_t{j} << 32) | value, {}, 0, b - a >= site_need, b - a == 2};
       run.count = static_cast<uint32_t>(samples_of(x, a, b, run.samples));
       return run;
     };
@@ -1418,7 +1420,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
     // value (its run kept for pass 2), and which pages have main text.
     const bool versions_checked = need <= kMaxItemVersions;
     if ((copy_checks || versions_checked) && options.main_minhashes > 0) has_main.assign(pages_of_site, 0);
-    CopyRequests requests;
+    CopyRequests requests, pair_requests;
     for_each_position(
         [&](uint32_t j, SitePositionScratch* x) {
           runs_at(j, x, [&](uint32_t value, size_t a, size_t b) {
@@ -1437,7 +1439,10 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
               const SitePositionScratch::CheckedRun run = checked_run(*x, j, value, a, b);
               if (run.count > 0) {
                 x->KeepCheckedRun(run);
-                if (!AskedRecently(&x->recent_requests, recent_slots, run.samples[0])) {
+                if (run.two_holders) {
+                  x->pair_requests.push_back(run.samples[0]);
+                  if (x->pair_requests.size() >= CopyRequests::kBatch) pair_requests.Add(&x->pair_requests);
+                } else if (!AskedRecently(&x->recent_requests, recent_slots, run.samples[0])) {
                   x->requests.push_back(run.samples[0]);
                   if (x->requests.size() >= CopyRequests::kBatch) requests.Add(&x->requests);
                 }
@@ -1453,6 +1458,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
     std::vector<std::pair<uint64_t, uint32_t>> few_holders;
     for (auto& x : scratch_pool.all()) {
       requests.Add(&x->requests);
+      pair_requests.Add(&x->pair_requests);
       x->recent_requests = {};  // the next site's indexes are its own
       version_checks.insert(version_checks.end(), x->version_checks.begin(), x->version_checks.end());
       few_holders.insert(few_holders.end(), x->few_holders.begin(), x->few_holders.end());
@@ -1527,13 +1533,15 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
     for (auto& x : scratch_pool.all()) runs_kept = runs_kept && !x->checked_runs_dropped;
     if (copy_checks && runs_kept) {
       for (auto& x : scratch_pool.all()) {
-        for (const auto& run : x->checked_runs) check_run(run, &x->found, &undecided);
+        for (const auto& run : x->checked_runs) {
+          if (!run.two_holders) check_run(run, &x->found, &undecided);
+        }
       }
     } else if (copy_checks) {
       at_each_position([&](uint32_t j, SitePositionScratch* x) {
         std::vector<Undecided> waiting;
         runs_at(j, x, [&](uint32_t value, size_t a, size_t b) {
-          if (!checked(j, value, a, b)) return;
+          if (!checked(j, value, a, b) || b - a == 2) return;
           const SitePositionScratch::CheckedRun run = checked_run(*x, j, value, a, b);
           if (run.count > 0) check_run(run, &x->found, &waiting);
         });
@@ -1542,6 +1550,10 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       });
     }
     // Pass 3: the other samples of the runs waiting, checked together.
+    // What passes 2 and 3 find (values three pages or more hold, whose
+    // holders are distinct items: a section's sidebar) is left out of the
+    // agreement of pass 4.
+    FlatU64Set wider;
     if (!undecided.empty()) {
       for (const Undecided& u : undecided) requests.Add({u.samples, u.count});
       copies = copies_among(requests.Take(), in_common);
@@ -1549,9 +1561,41 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
         for (uint32_t t = 0; t < u.count; ++t) {
           if (!copy_of(copies, u.samples[t], u.one_item_only)) {
             keep(u.value);
+            wider.Insert(u.value);
             break;
           }
         }
+      }
+    }
+    // Pass 4: values two pages hold, their holders' agreement counted
+    // outside the site's common boilerplate and outside the boilerplate
+    // that passes 2 and 3 found among values more pages hold. Two distinct
+    // items that share a section's sidebar also share values of it that
+    // no third page holds (where each one's own text is too short to win
+    // the position); counted with the sidebar, such a pair would read as
+    // one item, and those values as its content.
+    std::vector<uint64_t> pairs_asked = pair_requests.Take();
+    if (copy_checks && !pairs_asked.empty()) {
+      for (auto& x : scratch_pool.all()) {
+        for (uint64_t v : x->found) wider.Insert(v);
+      }
+      const auto in_common_or_wider = [&](uint64_t key) { return in_common(key) || wider.Contains(key); };
+      copies = copies_among(pairs_asked, in_common_or_wider);
+      pairs_asked = {};
+      if (runs_kept) {
+        for (auto& x : scratch_pool.all()) {
+          for (const auto& run : x->checked_runs) {
+            if (run.two_holders && !copy_of(copies, run.samples[0], run.one_item_only)) x->found.push_back(run.value);
+          }
+        }
+      } else {
+        at_each_position([&](uint32_t j, SitePositionScratch* x) {
+          runs_at(j, x, [&](uint32_t value, size_t a, size_t b) {
+            if (!checked(j, value, a, b) || b - a != 2) return;
+            const SitePositionScratch::CheckedRun run = checked_run(*x, j, value, a, b);
+            if (run.count > 0 && !copy_of(copies, run.samples[0], run.one_item_only)) x->found.push_back(run.value);
+          });
+        });
       }
     }
     // The site's buffers go before the boilerplate set grows.

@@ -405,9 +405,12 @@ class SiteTemplates {
   // template_min_pages do and they are not all copies of one item (the
   // first holder and one of the next, middle and last agree on fewer than
   // kCopyContentSimilarity of the positions outside that common
-  // boilerplate): a sidebar or a section's template shared by a few
-  // distinct items is boilerplate, the text a page shares with its own
-  // copies is not. On a site of 3 pages or more, a value only two of its
+  // boilerplate; for a value two pages hold, outside the boilerplate
+  // found among the values more pages hold too, which is learned first):
+  // a sidebar or a section's template shared by a few distinct items is
+  // boilerplate, the text a page shares with its own copies is not, and
+  // two items that share a section's sidebar are not one item for it.
+  // On a site of 3 pages or more, a value only two of its
   // pages hold is checked too, though the site's share would make it
   // boilerplate: it is boilerplate unless the two are one item (in one
   // template: they share some of the site's common boilerplate, agree on

@@ -736,7 +736,9 @@ TEST(RobustStageTest, ALargeSitesColumnFilesGiveTheTemplateOfBlocksOnAnyThreads)
 // value fewer hold (template_min_pages or more) is boilerplate unless its
 // next, middle and last holders are each copies of its first, that is,
 // agree with it on kCopyContentSimilarity of the positions where they do
-// not share a common value; and a common value that few pages hold is not
+// not share a common value (nor, for a value two pages hold, one found
+// boilerplate among those three or more hold); and a common value that
+// few pages hold is not
 // boilerplate when its holders are versions of one item (kMaxItemVersions).
 // Rows are read whole, as the rule states it.
 // With copies_count false, no holders are copies.
@@ -758,12 +760,17 @@ std::set<uint64_t> TemplateByTheRule(const std::vector<uint32_t>& mins, const st
         if (h.size() >= need) common.insert((uint64_t{j} << 32) | value);
       }
     }
+    // `wider`: for values two pages hold, the boilerplate found among the
+    // values more pages hold (left out of the agreement with the common
+    // values).
+    std::set<uint64_t> wider;
     auto copy = [&](uint32_t a, uint32_t b) {
       if (!copies_count) return false;
       uint32_t agreeing = 0, positions = 0;
       for (uint32_t j = 0; j < m; ++j) {
         const uint32_t va = mins[size_t{a} * m + j], vb = mins[size_t{b} * m + j];
-        if (va == vb && common.count((uint64_t{j} << 32) | va)) continue;
+        const uint64_t key = (uint64_t{j} << 32) | va;
+        if (va == vb && (common.count(key) || wider.count(key))) continue;
         agreeing += va == vb;
         ++positions;
       }
@@ -800,15 +807,22 @@ std::set<uint64_t> TemplateByTheRule(const std::vector<uint32_t>& mins, const st
       }
     }
     if (need <= o.template_min_pages) continue;
-    for (uint32_t j = 0; j < m; ++j) {
-      for (const auto& [value, h] : holders[j]) {
-        if (h.size() >= need || h.size() < o.template_min_pages) continue;
-        const size_t k = h.size();
-        if (!copy(h[0], h[1]) || !copy(h[0], h[k / 2]) || !copy(h[0], h[k - 1])) {
-          out.insert((uint64_t{j} << 32) | value);
+    // Values three pages or more hold first, then those two hold, counted
+    // outside what the first found too.
+    std::set<uint64_t> found;
+    for (const bool two : {false, true}) {
+      for (uint32_t j = 0; j < m; ++j) {
+        for (const auto& [value, h] : holders[j]) {
+          if (h.size() >= need || h.size() < o.template_min_pages || (h.size() == 2) != two) continue;
+          const size_t k = h.size();
+          if (!copy(h[0], h[1]) || !copy(h[0], h[k / 2]) || !copy(h[0], h[k - 1])) {
+            found.insert((uint64_t{j} << 32) | value);
+          }
         }
       }
+      if (!two) wider = found;
     }
+    out.insert(found.begin(), found.end());
   }
   return out;
 }
@@ -882,6 +896,49 @@ void ExpectTheCopyRule(uint32_t m, const std::vector<uint32_t>& site_pages) {
 }
 
 TEST(RobustTemplateTest, TheBoilerplateLearnedIsWhatTheCopyRuleSays) { ExpectTheCopyRule(84, {12000, 900}); }
+
+// A section of a large site (8 of its 400 pages, too few for the site's
+// share) carries a sidebar. Two of its pages are little more than the
+// sidebar (a documentation index and a stub page): where their own text
+// is too short to win a position, the sidebar's values they hold are
+// theirs alone. Counted with the sidebar the two agree on most positions
+// outside the site's template and would read as copies of one item, and
+// what only they hold as their content; counted outside the sidebar's
+// boilerplate they are two items. A page and its copy with a word edited
+// stay copies.
+TEST(RobustTemplateTest, TwoPagesSharingASectionsSidebarAreNotOneItem) {
+  const RobustMethodOptions o = WholePageOnly();
+  const uint32_t m = o.num_minhashes, n = 400;
+  std::mt19937_64 rng(7);
+  std::vector<uint32_t> mins(size_t{n} * m);
+  std::vector<uint64_t> sites(n, 1);
+  for (uint32_t p = 0; p < n; ++p) {
+    for (uint32_t j = 0; j < m; ++j) {
+      mins[size_t{p} * m + j] = j < 20 ? 5000 + j : static_cast<uint32_t>(rng());  // the site's template
+    }
+  }
+  // Section pages 10..17: the sidebar at positions 20..49.
+  for (uint32_t p = 10; p < 18; ++p) {
+    for (uint32_t j = 20; j < 50; ++j) mins[size_t{p} * m + j] = 9000 + j;
+  }
+  // The two thin pages, 10 and 11: sidebar values at positions 50..64
+  // that no other page holds (15 of the 34 positions outside the
+  // template and the sidebar: with the sidebar, 45 of 64).
+  for (uint32_t j = 50; j < 65; ++j) mins[10 * m + j] = mins[11 * m + j] = 11000 + j;
+  // Page 300 and its copy 301: the same but for 3 positions.
+  for (uint32_t j = 20; j < m; ++j) mins[301 * m + j] = j % 25 == 0 ? static_cast<uint32_t>(rng()) : mins[300 * m + j];
+  const RobustPages pages = PagesInMemory(mins, sites, m);
+  const SiteTemplates t(pages, std::vector<uint8_t>(n, 1), o);
+  for (uint32_t j = 20; j < 50; ++j) EXPECT_TRUE(t.IsTemplate(j, 9000 + j)) << j;
+  for (uint32_t j = 50; j < 65; ++j) EXPECT_TRUE(t.IsTemplate(j, 11000 + j)) << j;
+  RobustPageView a{&mins[10 * m], 1, nullptr}, b{&mins[11 * m], 1, nullptr};
+  EXPECT_FALSE(RobustDecide(t, a, b, o).duplicate) << RobustDecide(t, a, b, o).reason;
+  RobustPageView c{&mins[300 * m], 1, nullptr}, d{&mins[301 * m], 1, nullptr};
+  EXPECT_TRUE(RobustDecide(t, c, d, o).duplicate) << RobustDecide(t, c, d, o).reason;
+  for (uint32_t j = 20; j < m; ++j) {
+    if (mins[300 * m + j] == mins[301 * m + j]) EXPECT_FALSE(t.IsTemplate(j, mins[300 * m + j])) << j;
+  }
+}
 
 // Pages of more than 255 positions count their agreement in wider words.
 TEST(RobustTemplateTest, TheCopyRuleHoldsForPagesOfManyPositions) { ExpectTheCopyRule(300, {4000, 300}); }
