@@ -69,6 +69,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/digits.h"
 #include "io/warc_writer.h"
 #include "neardup/document.h"
 #include "neardup/source.h"
@@ -209,12 +210,6 @@ const char* const kRefWords[] = {"home",    "rss",    "twitter", "newsletter", "
                                  "related", "footer", "search",  "email",      "partner", "mobile"};
 
 // ---- Small helpers --------------------------------------------------------
-
-std::string WithCommas(uint64_t v) {
-  std::string s = std::to_string(v);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
-  return s;
-}
 
 std::string Hex(Random& r, size_t n, bool upper) {
   static const char kLower[] = "0123456789abcdef";

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "base/digits.h"
 #include "neardup/source.h"
 
 namespace neardup {
@@ -32,15 +33,6 @@ void FirstWarnings::OnWarning(const ReadWarning& warning) {
 }
 
 namespace {
-
-std::string WithCommas(uint64_t v) {
-  std::string digits = std::to_string(v), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
 
 // " a, b, c"
 std::string Endings(const std::vector<std::string>& list) {
