@@ -49,6 +49,15 @@ int RunCompareCommand(const std::string& a, const std::string& b, const neardup:
   for (const auto* p : {&c.a, &c.b}) {
     std::printf("%s: %s  url %s  %s terms  charset %s\n", p == &c.a ? "A" : "B", p->source.c_str(),
                 p->url.empty() ? "-" : p->url.c_str(), WithCommas(p->terms).c_str(), p->charset.c_str());
+    if (!p->own_content) {
+      if (p->http_status >= 300 && p->http_status < 400) {
+        std::printf("   no content of its own: an HTTP %d redirect%s%s (its content is its target's); dedup matches it "
+                    "with nothing\n",
+                    p->http_status, p->redirect_target.empty() ? "" : " to ", p->redirect_target.c_str());
+      } else {
+        std::printf("   no content of its own: an empty body; dedup matches it with nothing\n");
+      }
+    }
   }
   std::printf("same bytes: %s   same token sequence: %s   same site: %s\n",
               c.exact_same_bytes ? "yes" : "no", c.exact_same_tokens ? "yes" : "no",

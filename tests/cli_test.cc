@@ -327,6 +327,20 @@ TEST(CliTest, CompareExplainsAPair) {
   std::filesystem::remove_all(dir);
 }
 
+// A redirect has no content of its own: compare says so, and that dedup
+// matches it with nothing, not even with itself.
+TEST(CliTest, CompareSaysARedirectHasNoContentOfItsOwn) {
+  const std::string redirect = testing::RepoTestDataDir() + "/warc/redirect.warc";
+  const std::string cli = "'" + testing::CliPath() + "'";
+  std::string out;
+  ASSERT_EQ(testing::RunCommand(cli + " compare '" + redirect + "' '" + redirect + "'", &out), 0) << out;
+  EXPECT_NE(out.find("no content of its own: an HTTP 301 redirect to https://www.iana.org/domains/reserved"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("same bytes: no"), std::string::npos) << out;
+  EXPECT_NE(out.find(" 0 terms"), std::string::npos) << out;
+}
+
 // Words without digits (digits are volatile to the robust method).
 std::string Words(int from, int n) {
   std::string out;

@@ -30,6 +30,12 @@ struct ComparedPage {
   std::string url;
   uint64_t terms = 0;
   std::string charset;
+  // Whether the page has content of its own: an HTTP redirect (3xx) or an
+  // empty body has none, and dedup matches it with nothing (its terms are
+  // then 0); its status and Location (as sent) say which.
+  bool own_content = true;
+  int http_status = 0;
+  std::string redirect_target;
 };
 
 // One run of the diff: terms only in A (`deleted`), only in B (`inserted`),

@@ -390,6 +390,9 @@ struct DedupSummary {
   uint64_t warnings = 0;              // warnings reported to the observer
   uint64_t documents = 0;             // documents read (rows of clusters.tsv)
   uint64_t empty_documents = 0;       // pages with no terms (see README)
+  // Pages without content of their own (HTTP redirects, empty bodies: see
+  // README), matched by nothing; counted in empty_documents too.
+  uint64_t documents_without_content = 0;
   uint64_t terms = 0;                 // terms over all documents
   // Identity sets with two or more members.
   uint64_t token_identity_sets = 0;   // same token sequence

@@ -178,9 +178,10 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
   // bytes (ExactGrouper): each set of two or more is counted and joined
   // at its key's owner; the components' smallest ids are the roots.
   const auto t_exact = Clock::now();
-  uint64_t empty = 0, terms = 0;
+  uint64_t empty = 0, without_content = 0, terms = 0;
   for (uint64_t i = 0; i < n; ++i) {
     empty += col.terms[i] == 0;
+    without_content += col.byte_fp[i] == kNoByteKey;
     terms += col.terms[i];
   }
   std::vector<KeyAndId> exact_edges;
@@ -188,6 +189,7 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
     std::vector<std::vector<KeyAndId>> out(static_cast<size_t>(x.size()));
     for (uint64_t i = 0; i < n; ++i) {
       if (by_tokens && col.terms[i] == 0) continue;
+      if (!by_tokens && col.byte_fp[i] == kNoByteKey) continue;  // no content of its own: no identity
       const uint64_t key = by_tokens ? col.token_fp[i] : col.byte_fp[i];
       out[x.OwnerOfKey(key)].push_back({key, base + i});
     }
@@ -212,6 +214,7 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
   NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> root, x.Components(std::move(exact_edges)));
   NEARDUP_ASSIGN_OR_RETURN(s.documents, x.Sum(n));
   NEARDUP_ASSIGN_OR_RETURN(s.empty_documents, x.Sum(empty));
+  NEARDUP_ASSIGN_OR_RETURN(s.documents_without_content, x.Sum(without_content));
   NEARDUP_ASSIGN_OR_RETURN(s.terms, x.Sum(terms));
   s.stages.push_back({"exact", SecondsSince(t_exact), n * 28});
 

@@ -59,7 +59,7 @@ Loaded Tokenized(Document doc) {
   TokenizeOptions to;
   to.collect_links = false;
   Tokenizer tokenizer(to);
-  tokenizer.Tokenize(l.doc, &l.tokens);
+  TokenizeOwnContent(&tokenizer, l.doc, &l.tokens);
   return l;
 }
 
@@ -174,7 +174,7 @@ Result<FromInputs> LoadFromInputs(const std::vector<std::string>& inputs, const 
       const std::string site = RobustSiteOf(doc.url);
       if (site != site_of_url_a && site != site_of_url_b) continue;
     }
-    tokenizer.Tokenize(doc, &tokens);
+    TokenizeOwnContent(&tokenizer, doc, &tokens);
     const std::string site = RobustSiteOf(doc.url, tokens.canonical_url);
     RobustPage p = RobustOf(tokens, doc.url, o, sketcher);
     read.push_back(SitePage{site, p.sig.identity, mins.size(), p.sig.has_sketch ? p.mins.size() : 0});
@@ -240,9 +240,12 @@ Result<Comparison> CompareLoaded(const Loaded& a, const Loaded& b, const std::st
     page->url = l->doc.url;
     page->terms = l->tokens.num_terms();
     page->charset = l->tokens.charset;
+    page->own_content = HasOwnContent(l->doc);
+    page->http_status = l->doc.http_status;
+    page->redirect_target = l->doc.redirect_target;
   }
   c.exact_same_tokens = a.tokens.term_hashes == b.tokens.term_hashes;
-  c.exact_same_bytes = a.doc.body == b.doc.body;
+  c.exact_same_bytes = HasOwnContent(a.doc) && HasOwnContent(b.doc) && a.doc.body == b.doc.body;
   c.same_site = SiteOfUrl(a.doc.url) == SiteOfUrl(b.doc.url);
 
   // Broder: supershingles and the shingle sets' resemblance.

@@ -211,6 +211,7 @@ nlohmann::ordered_json SummaryJson(const DedupSummary& s, const DedupOptions& o,
   j["records_skipped"] = {{"total", skipped_total}, {"by_reason", by_reason}};
   j["warnings"] = s.warnings;
   j["empty_documents"] = s.empty_documents;
+  j["documents_without_content"] = s.documents_without_content;
   j["terms"] = s.terms;
   j["identity_sets"] = {{"token_sequence", s.token_identity_sets},
                         {"bytes", s.byte_identity_sets}};

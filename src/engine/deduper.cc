@@ -202,7 +202,7 @@ void SignDocument(SignBatch* batch, size_t i, SignContext* ctx, SignContextPool*
   const size_t w = method.signature_words();
   const uint32_t dims = pool->length_dims();
   const Document& doc = batch->docs[i];
-  ctx->tokenizer.Tokenize(doc, &ctx->tokens);
+  TokenizeOwnContent(&ctx->tokenizer, doc, &ctx->tokens);
   DocKeys& k = batch->keys[i];
   k.terms = static_cast<uint32_t>(ctx->tokens.num_terms());
   k.token_fp = TokenSequenceKey(ctx->tokens);
@@ -863,6 +863,7 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     for (uint32_t i = 0; i < n; ++i) {
       grouper.Add(terms[i] > 0, token_fp[i], byte_fp[i]);
       s.empty_documents += terms[i] == 0;
+      s.documents_without_content += byte_fp[i] == kNoByteKey;
       s.terms += terms[i];
     }
   }
@@ -1249,6 +1250,11 @@ Result<PairDecision> DeduperImpl::Explain(DocId a, DocId b) const {
   if (a == b) return PairDecision{true, 1.0, "the same document"};
   if (col.terms[a] > 0 && col.terms[b] > 0 && col.token_fp[a] == col.token_fp[b]) {
     return PairDecision{true, 1.0, "the same token sequence: exact duplicates"};
+  }
+  if (col.byte_fp[a] == kNoByteKey || col.byte_fp[b] == kNoByteKey) {
+    return PairDecision{false, 0,
+                        "a page has no content of its own (an HTTP redirect, whose content is its target's, or an "
+                        "empty body): it is matched by nothing"};
   }
   if (col.byte_fp[a] == col.byte_fp[b]) return PairDecision{true, 1.0, "the same bytes: exact duplicates"};
   if (!method_->finds_near_duplicates()) {

@@ -412,6 +412,64 @@ TEST(DeduperTest, BatchOnlyMethodsClusterButDoNotRemove) {
   }
 }
 
+// A redirect's body is its server's notice and an empty body holds
+// nothing: neither is a copy of another page, however alike the bytes
+// (Zhu et al.'s redirection-based duplicates are pages that redirect to
+// one another, not notices that look alike). Pages with content of their
+// own are matched as before.
+TEST(DeduperTest, RedirectsAndEmptyBodiesAreMatchedByNothing) {
+  const std::string notice =
+      "<html><head><title>301 Moved Permanently</title></head><body><h1>Moved Permanently</h1>"
+      "<p>The document has moved <a href=\"https://www.example.org/\">here</a>.</p><hr>"
+      "<address>Apache/2.4.57 (Debian) Server Port 80</address></body></html>";
+  std::string story = "<html><body><p>";
+  for (int i = 0; i < 60; ++i) story += "The council approved the budget for the new library on Tuesday night. ";
+  story += "</p></body></html>";
+  auto doc = [](std::string url, int status, std::string body, std::string location = "") {
+    Document d;
+    d.url = std::move(url);
+    d.http_status = status;
+    d.body = std::move(body);
+    d.redirect_target = std::move(location);
+    return d;
+  };
+  const std::vector<Document> docs = {
+      doc("http://a.example.com/old", 301, notice, "https://a.example.com/new"),  // 0
+      doc("http://b.example.net/gone", 301, notice, "https://b.example.net/"),    // 1: the same notice, bytes too
+      doc("http://c.example.org/x", 302, ""),                                     // 2: an empty redirect
+      doc("http://d.example.org/y", 200, ""),                                     // 3: an empty body
+      doc("http://e.example.org/z", 200, ""),                                     // 4: another
+      doc("http://f.example.org/story", 200, story),                              // 5
+      doc("http://g.example.org/copy", 200, story),                               // 6: a copy of 5
+      doc("http://h.example.org/notice", 200, notice),                            // 7: the notice served as a page
+      doc("http://i.example.org/notice", 200, notice),                            // 8: and again
+  };
+  for (const char* method : kMethods) {
+    SCOPED_TRACE(method);
+    auto d = MakeDeduper(method);
+    ASSERT_TRUE(d->Add(std::span<const Document>(docs)).ok());
+    auto c = d->Cluster();
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    for (DocId id : {0, 1, 2, 3, 4}) {
+      EXPECT_EQ(c->role_of(id), DocRole::kSingle) << id;
+      EXPECT_EQ(c->keeper_of(id), id);
+    }
+    EXPECT_EQ(d->summary().documents_without_content, 5u);
+    // Pages with content of their own: the bytes match, whatever the method.
+    EXPECT_EQ(c->cluster_of(5), c->cluster_of(6));
+    EXPECT_EQ(c->cluster_of(7), c->cluster_of(8));
+    EXPECT_NE(c->cluster_of(5), c->cluster_of(7));
+    if (std::string(method) != "paragraphs" && std::string(method) != "chunks") {
+      for (auto [a, b] : {std::pair<DocId, DocId>{0, 1}, {3, 4}, {0, 7}}) {
+        auto e = d->Explain(a, b);
+        ASSERT_TRUE(e.ok()) << e.status().ToString();
+        EXPECT_FALSE(e->duplicate);
+        EXPECT_NE(e->reason.find("no content of its own"), std::string::npos) << e->reason;
+      }
+    }
+  }
+}
+
 TEST(DeduperTest, BadOptionsAreRejectedAtCreate) {
   DedupOptions o;
   o.method = "minhash";

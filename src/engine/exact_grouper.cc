@@ -14,6 +14,7 @@ void ExactGrouper::Add(bool has_tokens, uint64_t token_fp, uint64_t byte_fp) {
     token_keys_.push_back(
         Key{static_cast<uint32_t>(token_fp >> 32), static_cast<uint32_t>(token_fp), doc});
   }
+  if (byte_fp == kNoByteKey) return;
   byte_keys_.push_back(Key{static_cast<uint32_t>(byte_fp >> 32), static_cast<uint32_t>(byte_fp), doc});
 }
 

@@ -76,6 +76,10 @@ class ChunkedVector {
   size_t size_ = 0;
 };
 
+// The byte key of a page without content of its own (ByteKey in
+// engine/method_impl.h): it matches no page, itself included.
+constexpr uint64_t kNoByteKey = 0;
+
 struct ExactStats {
   uint64_t token_identity_sets = 0;  // sets of >= 2 with equal token sequences
   uint64_t byte_identity_sets = 0;   // sets of >= 2 with equal bytes
@@ -89,6 +93,8 @@ class ExactGrouper {
   // Appends document number size(). `token_fp` is ignored when
   // `has_tokens` is false: pages without any term are not taken as copies
   // of each other by their (empty) token sequence, only by their bytes.
+  // A page whose `byte_fp` is kNoByteKey (one without content of its own:
+  // a redirect, an empty body) has no byte identity either.
   void Add(bool has_tokens, uint64_t token_fp, uint64_t byte_fp);
   uint32_t size() const { return count_; }
 

@@ -37,6 +37,20 @@ TEST(ExactGrouperTest, JoinsTokenAndByteIdentity) {
   EXPECT_EQ(size[0], 2);
 }
 
+TEST(ExactGrouperTest, PagesWithoutContentOfTheirOwnHaveNoIdentity) {
+  ExactGrouper g;
+  g.Add(false, 0, kNoByteKey);  // 0: a redirect
+  g.Add(false, 0, kNoByteKey);  // 1: another: not its copy
+  g.Add(false, 0, 7);           // 2: a page without terms
+  g.Add(false, 0, 7);           // 3: its copy by bytes
+  ExactStats s = g.Finish();
+  EXPECT_EQ(s.byte_identity_sets, 1u);
+  EXPECT_EQ(s.clusters, 1u);
+  EXPECT_EQ(g.Root(1), 1u);
+  EXPECT_EQ(g.Root(0), 0u);
+  EXPECT_EQ(g.Root(3), 2u);
+}
+
 TEST(ExactGrouperTest, TransitiveChainsKeepEarliest) {
   // 3 ~tokens~ 1 ~bytes~ 4 ~tokens~ 0: one cluster kept at 0.
   ExactGrouper g;
@@ -60,7 +74,7 @@ TEST(ExactGrouperTest, MatchesBruteForceOnRandomKeys) {
     ExactGrouper g;
     for (int i = 0; i < n; ++i) {
       tok[i] = rng() % 40;
-      byt[i] = rng() % 60;  // small domain: many equal keys
+      byt[i] = rng() % 60;  // small domain: many equal keys; kNoByteKey (0) among them
       has[i] = rng() % 10 != 0;
       g.Add(has[i], tok[i], byt[i]);
     }
@@ -73,7 +87,8 @@ TEST(ExactGrouperTest, MatchesBruteForceOnRandomKeys) {
       changed = false;
       for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j) {
-          const bool same = (has[i] && has[j] && tok[i] == tok[j]) || byt[i] == byt[j];
+          const bool same =
+              (has[i] && has[j] && tok[i] == tok[j]) || (byt[i] == byt[j] && byt[i] != kNoByteKey);
           if (same && label[j] < label[i]) {
             label[i] = label[j];
             changed = true;

@@ -31,7 +31,7 @@ Signature MethodImpl::Sign(const Document& document) const {
   to.keep_term_text = needs_term_text();
   Tokenizer tokenizer(to);
   TokenizedDocument tokens;
-  tokenizer.Tokenize(document, &tokens);
+  TokenizeOwnContent(&tokenizer, document, &tokens);
   Signature s;
   s.words.assign(signature_words(), 0);
   std::unique_ptr<SignScratch> scratch = NewScratch();
@@ -153,7 +153,21 @@ uint64_t TokenSequenceKey(const TokenizedDocument& tokens) {
   return fp.Fingerprint(tokens.term_hashes.data(), tokens.term_hashes.size() * sizeof(uint64_t));
 }
 
-uint64_t ByteKey(const Document& document) { return XXH3_64bits(document.body.data(), document.body.size()); }
+bool HasOwnContent(const Document& document) {
+  const bool redirect = document.http_status >= 300 && document.http_status < 400;
+  return !redirect && !document.body.empty();
+}
+
+void TokenizeOwnContent(Tokenizer* tokenizer, const Document& document, TokenizedDocument* out) {
+  const std::string_view body = HasOwnContent(document) ? std::string_view(document.body) : std::string_view();
+  tokenizer->Tokenize(body, document.kind, document.declared_charset, document.url, out);
+}
+
+uint64_t ByteKey(const Document& document) {
+  if (!HasOwnContent(document)) return kNoByteKey;
+  const uint64_t key = XXH3_64bits(document.body.data(), document.body.size());
+  return key == kNoByteKey ? kNoByteKey + 1 : key;  // one value in 2^64 shares its key with its neighbour
+}
 
 void WriteTableStageFigures(const DedupSummary& s, nlohmann::ordered_json* root) {
   nlohmann::ordered_json& near = (*root)["near_duplicates"];

@@ -391,7 +391,23 @@ void WriteTableStageFigures(const DedupSummary& summary, nlohmann::ordered_json*
 // the sequence of 64-bit term hashes.
 uint64_t TokenSequenceKey(const TokenizedDocument& tokens);
 
-// The byte identity key: XXH3-64 of the body.
+// Whether a page has content of its own to compare. An HTTP redirect
+// (status 3xx) has none: its body is the server's notice ("Moved
+// Permanently", often empty), and its content is its target's (Zhu et al.,
+// "Clustering and Load Balancing Optimization for Redundant Content
+// Removal", §3: redirection-based duplicates are pages that redirect to one
+// another, not pages whose notices look alike). Nor has a page whose body is
+// empty (a HEAD answer, a 204, a capture whose payload was not kept). Such
+// a page is matched by nothing: no token or byte identity, no part in any
+// method's tables; it is a cluster of its own.
+bool HasOwnContent(const Document& document);
+
+// Tokenizes the content the methods read: the body when the page has
+// content of its own, else nothing (no terms, no links).
+void TokenizeOwnContent(Tokenizer* tokenizer, const Document& document, TokenizedDocument* out);
+
+// The byte identity key: XXH3-64 of the body, never kNoByteKey; kNoByteKey
+// (engine/exact_grouper.h) for a page without content of its own.
 uint64_t ByteKey(const Document& document);
 
 // The factory's method for `options` (methods/factory.cc).
