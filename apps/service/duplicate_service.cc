@@ -30,6 +30,7 @@
 
 #include "base/path.h"
 #include "engine/keeper.h"
+#include "engine/method_impl.h"
 #include "neardup/method.h"
 #include "neardup/env.h"
 #include "output/clusters_file.h"
@@ -306,7 +307,7 @@ class Signer {
       d.http_status = p.status;
       d.fetch_date = p.fetched;
       out_[i].signature = method_.Sign(d);
-      out_[i].body_hash = XXH3_64bits(p.body.data(), p.body.size());
+      out_[i].body_hash = ByteKey(d);  // kNoByteKey: no content of its own, matched by nothing
     }
     chunks_[c].store(1);
     chunks_[c].notify_all();
@@ -1019,13 +1020,14 @@ class ServiceImpl final : public DuplicateService {
 
   // ---- deciding ----
   // The method's rule between two stored content pages (byte-identical
-  // bodies are duplicates with similarity 1, as dedup's identity sets).
+  // bodies are duplicates with similarity 1, as dedup's identity sets; a
+  // page without content of its own, kNoByteKey, is matched by nothing).
   PairDecision Decide(Ctx* ctx, const PageRecord& a, const PageRecord& b) {
     return Decide(ctx, a.body_hash, a.signature, b.body_hash, b.signature);
   }
   PairDecision Decide(Ctx* ctx, uint64_t a_body_hash, const Signature& a_signature, uint64_t b_body_hash,
                       const Signature& b_signature) {
-    if (a_body_hash == b_body_hash) return PairDecision{true, 1.0, "identical bytes"};
+    if (a_body_hash == b_body_hash && a_body_hash != kNoByteKey) return PairDecision{true, 1.0, "identical bytes"};
     ++ctx->counters.comparisons;
     if (!a_signature.eligible || !b_signature.eligible) return PairDecision{false, 0, "nothing to compare"};
     return method_->Compare(a_signature, b_signature);
@@ -1254,9 +1256,9 @@ class ServiceImpl final : public DuplicateService {
     };
     const std::vector<uint64_t> keys = CandidateKeysOf(p);
     for (uint64_t key : keys) candidates_->Prefetch(key);
-    identical_->Prefetch(p.body_hash);
+    if (p.body_hash != kNoByteKey) identical_->Prefetch(p.body_hash);
     for (uint64_t key : keys) file(candidates_.get(), key);
-    file(identical_.get(), p.body_hash);
+    if (p.body_hash != kNoByteKey) file(identical_.get(), p.body_hash);
   }
 
   // Ids filed under the signature's keys or its body hash (p excluded).
@@ -1264,10 +1266,10 @@ class ServiceImpl final : public DuplicateService {
     std::vector<uint64_t> listed;
     if (p.signature.eligible) method_->CandidateKeys(p.signature, &keys_scratch_);
     for (uint64_t key : keys_scratch_) candidates_->Prefetch(key);
-    identical_->Prefetch(p.body_hash);
+    if (p.body_hash != kNoByteKey) identical_->Prefetch(p.body_hash);
     for (uint64_t key : keys_scratch_) candidates_->Append(key, &listed);
     keys_scratch_.clear();
-    identical_->Append(p.body_hash, &listed);
+    if (p.body_hash != kNoByteKey) identical_->Append(p.body_hash, &listed);
     // The lists of similar pages hold mostly the same ids: each is kept
     // once (a mark per page id, by call) before the sort.
     if (++seen_epoch_ == 0) {

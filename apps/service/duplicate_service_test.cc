@@ -132,6 +132,31 @@ TEST_F(ServiceTest, NewPageJoinsTheGroupOfItsDuplicate) {  // case 2
   EXPECT_EQ(g->members.size(), 2u);
 }
 
+// As in dedup, a page without content of its own (an empty body, a 3xx
+// without a Location) is matched by nothing: empty pages of different URLs
+// are not each other's copies. Pages with content still match by bytes.
+TEST_F(ServiceTest, PagesWithoutContentOfTheirOwnJoinNoGroup) {
+  PageInput empty = Page("https://a.example/empty", "");
+  empty.body.clear();
+  PageInput empty_again = empty;
+  empty_again.url = "https://b.example/empty";
+  PageAnswer a = One(empty);
+  PageAnswer b = One(empty_again);
+  PageInput moved = Page("https://c.example/moved", "Moved Permanently", 302);  // no Location
+  PageInput moved_again = moved;
+  moved_again.url = "https://d.example/moved";
+  PageAnswer c = One(moved);
+  PageAnswer d = One(moved_again);
+  for (const PageAnswer* x : {&a, &b, &c, &d}) EXPECT_EQ(x->role, "keep") << x->url;
+  EXPECT_NE(a.group, b.group);
+  EXPECT_NE(c.group, d.group);
+  EXPECT_NE(a.group, c.group);
+  const std::string text = Article(3);
+  PageAnswer e = One(Page("https://e.example/p", text));
+  PageAnswer f = One(Page("https://f.example/p", text));
+  EXPECT_EQ(e.group, f.group);
+}
+
 // A page matching the winners of two groups whose winners do not match
 // each other joins one of them; the other group is left as it was (a merge
 // would move its members in, fail them against the new winner and place

@@ -51,7 +51,7 @@ struct PageRecord {
   uint16_t http_status = 0;
   std::string fetched;
   std::string redirect;     // resolved absolute target of a redirect
-  uint64_t body_hash = 0;   // XXH3-64 of the body
+  uint64_t body_hash = 0;   // ByteKey of the body (engine/method_impl.h): 0 without content of its own
   uint64_t group = 0;       // 0: none (removed)
   double similarity = 1;    // to the group's winner when it joined or was verified
   KeeperFeatures features;
