@@ -45,6 +45,23 @@ def test_copies_cluster_and_keep_one_page():
     assert cl.num_clusters == 1 and cl.documents_in_clusters == 2 and len(cl) == 3
 
 
+def test_redirects_and_empty_bodies_are_matched_by_nothing():
+    # A redirect's body is its server's notice, an empty body holds nothing:
+    # neither is a copy of another page, as in `neardup dedup`.
+    notice = "<html><body><h1>Moved Permanently</h1><p>The document has moved here.</p></body></html>"
+    d = neardup.Deduper(threads=1)
+    r1 = d.add(url="http://a.example/old", html=notice, status=301, redirect="https://a.example/new")
+    r2 = d.add(url="http://b.example/old", html=notice, status=302, redirect="/")
+    e1 = d.add(url="https://c.example/empty", html="")
+    e2 = d.add(url="https://d.example/empty", html="")
+    p1 = d.add(url="https://e.example/notice", html=notice)
+    p2 = d.add(url="https://f.example/notice", html=notice)
+    cl = d.cluster()
+    assert [cl.role_of(i) for i in (r1, r2, e1, e2)] == ["single"] * 4
+    assert cl.cluster_of(p1) == cl.cluster_of(p2)
+    assert "no content of its own" in d.explain(r1, r2)["reason"]
+
+
 def test_labels_and_keepers_are_int64_arrays_and_removed_ids_hold_minus_one():
     d = neardup.Deduper(threads=1)
     d.add_many([{"url": "https://a.example/1", "html": ARTICLE}, {"url": "https://b.example/2", "html": OTHER},
