@@ -241,6 +241,10 @@ void PrintDedupSummary(const neardup::DedupSummary& s) {
   std::fprintf(stderr, "  records and files skipped: %s%s%s%s\n", WithCommas(skipped).c_str(),
                reasons.empty() ? "" : " (", reasons.c_str(), reasons.empty() ? "" : ")");
   if (s.warnings) std::fprintf(stderr, "  warnings: %s (see warnings.tsv)\n", WithCommas(s.warnings).c_str());
+  if (s.documents_without_content) {
+    std::fprintf(stderr, "  without content of their own (redirects, empty bodies; matched by nothing): %s\n",
+                 WithCommas(s.documents_without_content).c_str());
+  }
   std::fprintf(stderr, "  identity sets: %s by token sequence, %s by bytes\n",
                WithCommas(s.token_identity_sets).c_str(), WithCommas(s.byte_identity_sets).c_str());
   if (s.verification_split_off) {

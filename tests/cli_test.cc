@@ -339,6 +339,13 @@ TEST(CliTest, CompareSaysARedirectHasNoContentOfItsOwn) {
       << out;
   EXPECT_NE(out.find("same bytes: no"), std::string::npos) << out;
   EXPECT_NE(out.find(" 0 terms"), std::string::npos) << out;
+  // dedup counts it in its summary.
+  const std::string dir = testing::MakeTempDir("cli-redirect");
+  ASSERT_EQ(testing::RunCommand(cli + " dedup '" + redirect + "' --out '" + dir + "/out'", &out), 0) << out;
+  EXPECT_NE(out.find("without content of their own (redirects, empty bodies; matched by nothing): 1\n"),
+            std::string::npos)
+      << out;
+  std::filesystem::remove_all(dir);
 }
 
 // Words without digits (digits are volatile to the robust method).
