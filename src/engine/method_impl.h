@@ -395,7 +395,7 @@ uint64_t TokenSequenceKey(const TokenizedDocument& tokens);
 // (status 3xx) has none: its body is the server's notice ("Moved
 // Permanently", often empty), and its content is its target's (Zhu et al.,
 // "Clustering and Load Balancing Optimization for Redundant Content
-// Removal", §3: redirection-based duplicates are pages that redirect to one
+// Removal", §2: redirection-based duplicates are pages that redirect to one
 // another, not pages whose notices look alike). Nor has a page whose body is
 // empty (a HEAD answer, a 204, a capture whose payload was not kept). Such
 // a page is matched by nothing: no token or byte identity, no part in any
