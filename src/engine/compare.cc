@@ -244,7 +244,9 @@ Result<Comparison> CompareLoaded(const Loaded& a, const Loaded& b, const std::st
     page->http_status = l->doc.http_status;
     page->redirect_target = l->doc.redirect_target;
   }
-  c.exact_same_tokens = a.tokens.term_hashes == b.tokens.term_hashes;
+  // As dedup's identity sets: pages without a term are not copies by their
+  // (empty) token sequence.
+  c.exact_same_tokens = a.tokens.num_terms() > 0 && a.tokens.term_hashes == b.tokens.term_hashes;
   c.exact_same_bytes = HasOwnContent(a.doc) && HasOwnContent(b.doc) && a.doc.body == b.doc.body;
   c.same_site = SiteOfUrl(a.doc.url) == SiteOfUrl(b.doc.url);
 
