@@ -205,8 +205,8 @@ class ParagraphMethod final : public MethodImpl {
                                         " characters of text or fewer and is left out (Pereira et al. §4)"};
     }
     std::vector<uint64_t> x(a.units.size() / 8), y(b.units.size() / 8);
-    std::memcpy(x.data(), a.units.data(), x.size() * 8);
-    std::memcpy(y.data(), b.units.data(), y.size() * 8);
+    if (!x.empty()) std::memcpy(x.data(), a.units.data(), x.size() * 8);  // a page without paragraphs has none
+    if (!y.empty()) std::memcpy(y.data(), b.units.data(), y.size() * 8);
     return DecideSorted(x.data(), x.size(), y.data(), y.size(), o_.min_shared_percent);
   }
   void TableKeys(const Signature&, std::vector<uint64_t>* keys) const override { keys->clear(); }
