@@ -38,6 +38,15 @@ class SignScratch {
   virtual ~SignScratch() = default;
 };
 
+// A signature's units (what a batch-only method's SignTokens appended) as
+// values of type T; none for a page without units.
+template <typename T>
+std::vector<T> UnitsOf(const Signature& signature) {
+  std::vector<T> out(signature.units.size() / sizeof(T));
+  if (!out.empty()) std::memcpy(out.data(), signature.units.data(), out.size() * sizeof(T));
+  return out;
+}
+
 // The live documents of one Cluster() call, numbered 0..n-1 in Add order,
 // handed to the method's batch stage. The run owns it.
 struct MethodCollection {

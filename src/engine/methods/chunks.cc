@@ -184,9 +184,8 @@ class ChunkMethod final : public MethodImpl {
     }
   }
   PairDecision Compare(const Signature& a, const Signature& b) const override {
-    std::vector<uint32_t> x(a.units.size() / 4), y(b.units.size() / 4), both;
-    if (!x.empty()) std::memcpy(x.data(), a.units.data(), x.size() * 4);  // a page without chunks has none
-    if (!y.empty()) std::memcpy(y.data(), b.units.data(), y.size() * 4);
+    const std::vector<uint32_t> x = UnitsOf<uint32_t>(a), y = UnitsOf<uint32_t>(b);
+    std::vector<uint32_t> both;
     std::set_intersection(x.begin(), x.end(), y.begin(), y.end(), std::back_inserter(both));
     return DecideChunks(both.size(), x.size(), y.size(), o_.threshold);
   }

@@ -204,9 +204,7 @@ class ParagraphMethod final : public MethodImpl {
       return PairDecision{false, 0, "a page has " + std::to_string(o_.min_text_chars) +
                                         " characters of text or fewer and is left out (Pereira et al. §4)"};
     }
-    std::vector<uint64_t> x(a.units.size() / 8), y(b.units.size() / 8);
-    if (!x.empty()) std::memcpy(x.data(), a.units.data(), x.size() * 8);  // a page without paragraphs has none
-    if (!y.empty()) std::memcpy(y.data(), b.units.data(), y.size() * 8);
+    const std::vector<uint64_t> x = UnitsOf<uint64_t>(a), y = UnitsOf<uint64_t>(b);
     return DecideSorted(x.data(), x.size(), y.data(), y.size(), o_.min_shared_percent);
   }
   void TableKeys(const Signature&, std::vector<uint64_t>* keys) const override { keys->clear(); }
