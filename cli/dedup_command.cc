@@ -19,8 +19,9 @@ void DedupFlags::Register(CLI::App* dedup) {
                     "of .html/.htm/.txt files (recursive, also .gz) and of crawl files (named .warc, .arc, "
                     ".wet, .jsonl or .ndjson, also .gz or .zst; other files are counted as "
                     "folder-file-left-out), JSON Lines files with url "
-                    "and html or text fields (plain, gzip or zstd), or - for JSON Lines on "
-                    "standard input")
+                    "and html or text fields, optional status, date and redirect (a 3xx's Location; a "
+                    "redirect is in the cluster of the page its chain of redirects ends at) (plain, gzip or "
+                    "zstd), or - for JSON Lines on standard input")
       ->required();
   dedup->add_option("--out,-o", out_dir, "Output folder (created if missing)")->required();
   dedup->add_option("--threads,-t", threads,
@@ -158,7 +159,8 @@ void DedupFlags::Register(CLI::App* dedup) {
                     "Rules that choose each cluster's kept page, in order: status, static-url, "
                     "in-links (more distinct pages of the crawl link to it; not in the default, it "
                     "costs link extraction), shorter-url, earlier-fetch, url-hash, input-order (the "
-                    "deciding rule is the reason column)");
+                    "deciding rule is the reason column; a page kept because the cluster's other "
+                    "pages redirect to it says redirect-target)");
   dedup->add_flag("--no-verify", no_verify,
                   "Keep near-duplicate members that fail the method's rule against their "
                   "cluster's kept page (by default they are split off, unless they pass a "
@@ -242,8 +244,14 @@ void PrintDedupSummary(const neardup::DedupSummary& s) {
                reasons.empty() ? "" : " (", reasons.c_str(), reasons.empty() ? "" : ")");
   if (s.warnings) std::fprintf(stderr, "  warnings: %s (see warnings.tsv)\n", WithCommas(s.warnings).c_str());
   if (s.documents_without_content) {
-    std::fprintf(stderr, "  without content of their own (redirects, empty bodies; matched by nothing): %s\n",
+    std::fprintf(stderr, "  without content of their own (redirects, empty bodies; matched by no method): %s\n",
                  WithCommas(s.documents_without_content).c_str());
+  }
+  if (s.redirects) {
+    const std::string cycles =
+        s.redirect_cycles ? " (" + WithCommas(s.redirect_cycles) + " in loops or past 32 hops)" : std::string();
+    std::fprintf(stderr, "  redirects: %s, %s in the cluster of the page their chain ends at%s\n",
+                 WithCommas(s.redirects).c_str(), WithCommas(s.redirects_joined).c_str(), cycles.c_str());
   }
   std::fprintf(stderr, "  identity sets: %s by token sequence, %s by bytes\n",
                WithCommas(s.token_identity_sets).c_str(), WithCommas(s.byte_identity_sets).c_str());

@@ -51,13 +51,20 @@ int RunCompareCommand(const std::string& a, const std::string& b, const neardup:
                 p->url.empty() ? "-" : p->url.c_str(), WithCommas(p->terms).c_str(), p->charset.c_str());
     if (!p->own_content) {
       if (p->http_status >= 300 && p->http_status < 400) {
-        std::printf("   no content of its own: an HTTP %d redirect%s%s (its content is its target's); dedup matches it "
-                    "with nothing\n",
+        std::printf("   no content of its own: an HTTP %d redirect%s%s (its content is its target's); no method "
+                    "matches it: dedup puts it in the cluster of the page its chain of redirects ends at, when that "
+                    "page is read in the same run\n",
                     p->http_status, p->redirect_target.empty() ? "" : " to ", p->redirect_target.c_str());
       } else {
         std::printf("   no content of its own: an empty body; dedup matches it with nothing\n");
       }
     }
+  }
+  if (c.redirect) {
+    const char from = c.redirect == 'a' ? 'A' : 'B', to = c.redirect == 'a' ? 'B' : 'A';
+    std::printf("%c redirects to %c: dedup puts them in one cluster, %c kept over the redirect (Zhu et al.'s "
+                "redirection-based duplicates)\n",
+                from, to, to);
   }
   std::printf("same bytes: %s   same token sequence: %s   same site: %s\n",
               c.exact_same_bytes ? "yes" : "no", c.exact_same_tokens ? "yes" : "no",

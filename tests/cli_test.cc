@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -342,7 +343,53 @@ TEST(CliTest, CompareSaysARedirectHasNoContentOfItsOwn) {
   // dedup counts it in its summary.
   const std::string dir = testing::MakeTempDir("cli-redirect");
   ASSERT_EQ(testing::RunCommand(cli + " dedup '" + redirect + "' --out '" + dir + "/out'", &out), 0) << out;
-  EXPECT_NE(out.find("without content of their own (redirects, empty bodies; matched by nothing): 1\n"),
+  EXPECT_NE(out.find("without content of their own (redirects, empty bodies; matched by no method): 1\n"),
+            std::string::npos)
+      << out;
+  // Its target is not in the run: it stays alone.
+  EXPECT_NE(out.find("redirects: 1, 0 in the cluster of the page their chain ends at\n"), std::string::npos) << out;
+  // In the sample crawl a redirect's target is read too: compare says dedup
+  // joins them, and dedup does.
+  const std::string sample = testing::RepoTestDataDir() + "/sample/sample-crawl.warc.gz";
+  ASSERT_EQ(testing::RunCommand(cli + " compare --input '" + sample +
+                                    "' http://coolhunting.com/old-path https://coolhunting.com/design/1",
+                                &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("A redirects to B: dedup puts them in one cluster, B kept over the redirect"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("A against its kept page: near duplicates: a redirect whose chain of redirects ends at a page of "
+                     "this cluster"),
+            std::string::npos)
+      << out;
+  ASSERT_EQ(testing::RunCommand(cli + " dedup '" + sample + "' --out '" + dir + "/sample'", &out), 0) << out;
+  EXPECT_NE(out.find("redirects: 1, 1 in the cluster of the page their chain ends at\n"), std::string::npos) << out;
+  std::ifstream clusters(dir + "/sample/clusters.tsv");
+  std::string line, redirect_row, target_row;
+  while (std::getline(clusters, line)) {
+    if (line.starts_with("http://coolhunting.com/old-path\t")) redirect_row = line;
+    if (line.starts_with("https://coolhunting.com/design/1\t")) target_row = line;
+  }
+  ASSERT_FALSE(redirect_row.empty());
+  ASSERT_FALSE(target_row.empty());
+  auto field = [](const std::string& row, int k) {
+    size_t at = 0;
+    for (int i = 0; i < k; ++i) at = row.find('\t', at) + 1;
+    return row.substr(at, row.find('\t', at) - at);
+  };
+  EXPECT_EQ(field(redirect_row, 1), field(target_row, 1));  // one cluster
+  EXPECT_EQ(field(redirect_row, 2), "duplicate");
+  EXPECT_EQ(field(redirect_row, 3), "redirect");
+  // Redirects given as JSON Lines, two in a loop: counted apart.
+  {
+    std::ofstream jsonl(dir + "/loop.jsonl");
+    jsonl << "{\"url\": \"http://a.example/x\", \"status\": 301, \"redirect\": \"/y\"}\n"
+          << "{\"url\": \"http://a.example/y\", \"status\": 302, \"redirect\": \"/x\"}\n"
+          << "{\"url\": \"http://a.example/z\", \"status\": 301, \"redirect\": \"/page\"}\n"
+          << "{\"url\": \"http://a.example/page\", \"html\": \"<p>the page the others lead to</p>\"}\n";
+  }
+  ASSERT_EQ(testing::RunCommand(cli + " dedup '" + dir + "/loop.jsonl' --out '" + dir + "/loop'", &out), 0) << out;
+  EXPECT_NE(out.find("redirects: 3, 1 in the cluster of the page their chain ends at (2 in loops or past 32 hops)\n"),
             std::string::npos)
       << out;
   std::filesystem::remove_all(dir);

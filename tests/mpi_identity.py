@@ -5,7 +5,8 @@ For every method that runs on several processes (exact, broder, simhash,
 combined, robust) and N = 1, 2, 3, 4 ranks, on the sample crawl, on a
 `neardup synth` crawl built from it (one per-record-gzip WARC file, so the
 ranks split it at record boundaries), on pages copied to many hosts, on
-stories alone on their sites with their first pages, and on a mix of
+stories alone on their sites with their first pages, on redirects whose
+chains cross ranks, and on a mix of
 files, folders and damaged inputs (so that warnings come from several
 ranks): clusters.tsv,
 pairs.tsv and warnings.tsv must be byte for byte those of one process, and
@@ -166,6 +167,40 @@ def write_excerpt_corpus(paths):
         f.close()
 
 
+def write_redirect_corpus(paths):
+    """Redirects whose chains cross ranks (Zhu et al.'s redirection-based
+    duplicates): to a page with copies, to a page alone, through a chain of
+    two, in a loop, to an error page, and out of the crawl; a URL fetched
+    twice (an error first). The records go round-robin into `paths`, the
+    redirects first, so that a chain's pages sit on other ranks."""
+    def story(seed):
+        words = ["w%d%d" % (seed, i % 97) for i in range(400)]
+        return "<html><body><p>" + " ".join(words) + "</p></body></html>"
+
+    records = [
+        {"url": "http://r.example/a", "status": 301, "redirect": "https://news.example/story"},
+        {"url": "http://r.example/b", "status": 302, "redirect": "a"},
+        {"url": "http://r.example/c", "status": 301, "redirect": "https://alone.example/page"},
+        {"url": "http://r.example/loop1", "status": 301, "redirect": "http://r.example/loop2"},
+        {"url": "http://r.example/loop2", "status": 307, "redirect": "/loop1"},
+        {"url": "http://r.example/gone", "status": 301, "redirect": "https://news.example/404"},
+        {"url": "http://r.example/out", "status": 301, "redirect": "https://elsewhere.example/"},
+        {"url": "http://r.example/twice", "status": 301, "redirect": "https://twice.example/"},
+        {"url": "https://twice.example/", "status": 503, "html": "<p>Service Unavailable</p>"},
+        {"url": "https://news.example/story", "html": story(1)},
+        {"url": "https://mirror.example/story", "html": story(1)},
+        {"url": "https://alone.example/page", "html": story(2)},
+        {"url": "https://news.example/404", "status": 404, "html": "<p>Not Found</p>"},
+        {"url": "https://twice.example/", "status": 200, "html": story(3)},
+        {"url": "https://other.example/", "html": story(4)},
+    ]
+    files = [open(p, "w", encoding="utf-8") for p in paths]
+    for at, record in enumerate(records):
+        files[at % len(files)].write(json.dumps(record) + "\n")
+    for f in files:
+        f.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cli", required=True)
@@ -197,8 +232,11 @@ def main():
         write_copies_corpus(copies)
         excerpts = [os.path.join(work, f"excerpts-{part}.jsonl") for part in range(3)]
         write_excerpt_corpus(excerpts)
+        redirects = [os.path.join(work, f"redirects-{part}.jsonl") for part in range(4)]
+        write_redirect_corpus(redirects)
         corpora = {
             "copies": copies,
+            "redirects": redirects,
             "excerpts": excerpts,
             "sample": [sample],
             "synth": [synth],

@@ -24,12 +24,14 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <unordered_set>
 
 #include "base/path.h"
 #include "engine/keeper.h"
+#include "engine/redirects.h"
 #include "engine/method_impl.h"
 #include "neardup/method.h"
 #include "neardup/env.h"
@@ -50,7 +52,7 @@ using service::Txn;
 
 namespace {
 
-constexpr int kMaxRedirectHops = 32;
+// kMaxRedirectHops (engine/redirects.h) bounds a redirect chain, as in dedup.
 // Pages whose changes are written to the store as one WriteBatch (a request
 // of more pages is written in several; its answer comes after the last).
 constexpr size_t kPagesPerWrite = 1000;
@@ -795,27 +797,37 @@ class ServiceImpl final : public DuplicateService {
         if (!service::DecodePage(std::string_view(it->value().data(), it->value().size()), &p)) {
           return Status::Corruption("store " + dir_ + ": a page record is not valid");
         }
-        if (p.state != PageState::kContent) continue;
+        if (p.state == PageState::kRemoved) continue;
         p.signature = Signature();
         row_of.emplace(p.id, static_cast<uint32_t>(rows.size()));
         rows.push_back(std::move(p));
       }
       NEARDUP_RETURN_IF_ERROR(service::FromRocks(it->status(), "cannot read the store"));
     }
-    // Each group's content rows, its kept row and the rule that set it apart.
+    // Each group's rows, its kept row and the rule that set it apart. A
+    // redirect is in the group of its chain's final target (as dedup puts
+    // it in that page's cluster); one whose chain ends at nothing is a
+    // cluster of its own, as in dedup.
     std::unordered_map<uint64_t, std::vector<uint32_t>> members;
-    for (uint32_t r = 0; r < rows.size(); ++r) members[rows[r].group].push_back(r);
+    std::unordered_map<uint64_t, uint32_t> content_members;
+    for (uint32_t r = 0; r < rows.size(); ++r) {
+      members[rows[r].group].push_back(r);
+      content_members[rows[r].group] += rows[r].state == PageState::kContent;
+    }
+    auto alone = [&](const PageRecord& p) { return content_members[p.group] == 0 || members[p.group].size() == 1; };
     struct Kept {
       uint32_t row = 0;
       std::string reason;
       bool exact_only = true;
+      bool redirects_only = false;  // its other members all redirect to it
     };
     std::unordered_map<uint64_t, Kept> kept;
     uint64_t clusters = 0, in_clusters = 0, largest = 1;
     for (auto& [gid, list] : members) {
+      if (content_members[gid] == 0) continue;  // redirects alone: each a cluster of its own
       uint32_t best = list[0];
       for (uint32_t r : list) {
-        if (CompareWinners(rows[r], rows[best]) < 0) best = r;
+        if (CompareWinners(rows[r], rows[best]) < 0) best = r;  // content over redirect
       }
       Kept k;
       k.row = best;
@@ -825,12 +837,16 @@ class ServiceImpl final : public DuplicateService {
         ++clusters;
         in_clusters += list.size();
         largest = std::max<uint64_t>(largest, list.size());
-        uint32_t second = best == list[0] ? list[1] : list[0];
+        // The runner-up among the pages with content, as dedup chooses the
+        // kept page before redirects join.
+        std::optional<uint32_t> second;
         for (uint32_t r : list) {
-          if (r != best && CompareWinners(rows[r], rows[second]) < 0) second = r;
-          if (r != best && rows[r].body_hash != rows[best].body_hash) k.exact_only = false;
+          if (r == best || rows[r].state != PageState::kContent) continue;
+          if (!second || CompareWinners(rows[r], rows[*second]) < 0) second = r;
+          if (rows[r].body_hash != rows[best].body_hash) k.exact_only = false;
         }
-        k.reason = ReasonBetween(rows[best], rows[second]);
+        k.redirects_only = !second;
+        k.reason = second ? ReasonBetween(rows[best], rows[*second]) : ReasonName(kReasonRedirectTarget, keeper_);
       }
       kept.emplace(gid, std::move(k));
     }
@@ -841,17 +857,29 @@ class ServiceImpl final : public DuplicateService {
     const std::string method_name = method_->name();
     for (uint32_t r = 0; r < rows.size(); ++r) {
       const PageRecord& p = rows[r];
-      const Kept& k = kept[p.group];
-      const size_t size = members[p.group].size();
       ClusterRecord c;
       c.url = p.url;
-      c.cluster = k.row;
-      c.role = k.row == r ? ClusterRole::kKeep : ClusterRole::kDuplicate;
-      if (size == 1) {
+      c.source = "";
+      c.offset = 0;
+      if (alone(p)) {
+        c.cluster = r;
+        c.role = ClusterRole::kKeep;
         c.method = "single";
         c.similarity = 1;
-      } else if (k.row == r) {
-        c.method = k.exact_only ? std::string_view("exact") : std::string_view(method_name);
+        c.reason = "single";
+        NEARDUP_RETURN_IF_ERROR(out->Add(c));
+        continue;
+      }
+      const Kept& k = kept[p.group];
+      c.cluster = k.row;
+      c.role = k.row == r ? ClusterRole::kKeep : ClusterRole::kDuplicate;
+      if (k.row == r) {
+        c.method = k.redirects_only ? std::string_view("redirect")
+                   : k.exact_only   ? std::string_view("exact")
+                                    : std::string_view(method_name);
+        c.similarity = 1;
+      } else if (p.state == PageState::kRedirect) {
+        c.method = "redirect";
         c.similarity = 1;
       } else {
         const bool exact = p.body_hash == rows[k.row].body_hash;
@@ -1607,8 +1635,7 @@ class ServiceImpl final : public DuplicateService {
 
     PageAnswer a;
     if (IsRedirect(in)) {
-      std::string target;
-      if (!ResolveUrlTo(in.url, in.redirect, &target)) target = in.redirect;
+      const std::string target = RedirectTargetUrl(in.url, in.redirect);
       // Leave what the page was.
       if (old_state == PageState::kContent) {
         File(ctx, p, false);

@@ -285,6 +285,29 @@ TEST_F(ServiceTest, RedirectChainsEndInTheFinalTargetsGroup) {  // case 3
   ASSERT_TRUE(stats.ok());
   EXPECT_GE(stats->redirect_cycles, 1u);
   EXPECT_EQ(stats->redirect_pages, 4u);
+  // The export writes a row per page, redirects too, as dedup does: those
+  // whose chain ends at t in t's cluster, the loop's alone.
+  const std::string out = dir_ + "-export";
+  ASSERT_TRUE(service_->Export(out).ok());
+  const auto rows = testing::ReadTsvRows(out + "/clusters.tsv");
+  ASSERT_EQ(rows.size(), 6u);  // the header and five pages
+  std::map<std::string, std::vector<std::string>> by_url;
+  for (size_t r = 1; r < rows.size(); ++r) by_url[rows[r][0]] = rows[r];
+  ASSERT_EQ(by_url.size(), 5u);
+  const auto& kept = by_url["https://x.example/t"];
+  EXPECT_EQ(kept[2], "keep");
+  EXPECT_EQ(kept[3], "redirect");
+  EXPECT_EQ(kept[7], "redirect-target");
+  for (const char* url : {"https://x.example/r1", "https://x.example/r2"}) {
+    EXPECT_EQ(by_url[url][1], kept[1]) << url;
+    EXPECT_EQ(by_url[url][2], "duplicate") << url;
+    EXPECT_EQ(by_url[url][3], "redirect") << url;
+  }
+  for (const char* url : {"https://y.example/a", "https://y.example/b"}) {
+    EXPECT_EQ(by_url[url][3], "single") << url;
+    EXPECT_NE(by_url[url][1], by_url["https://y.example/a" == std::string(url) ? "https://y.example/b"
+                                                                                 : "https://y.example/a"][1]);
+  }
 }
 
 TEST_F(ServiceTest, RemovedWinnerIsReplacedByTheBestRemainingMember) {

@@ -31,8 +31,10 @@ struct ComparedPage {
   uint64_t terms = 0;
   std::string charset;
   // Whether the page has content of its own: an HTTP redirect (3xx) or an
-  // empty body has none, and dedup matches it with nothing (its terms are
-  // then 0); its status and Location (as sent) say which.
+  // empty body has none, and no method matches it (its terms are then 0);
+  // its status and Location (as sent) say which. dedup puts a redirect in
+  // the cluster of the page its chain of redirects ends at, when that page
+  // is in the same run (Comparison::redirect).
   bool own_content = true;
   int http_status = 0;
   std::string redirect_target;
@@ -57,6 +59,11 @@ struct Comparison {
   uint32_t simhash_bits = 0;
   bool c_similar = false;        // >= t (Henzinger's C-similar)
   bool same_site = false;        // Henzinger's site
+  // One page is a redirect whose Location, resolved against its URL, is the
+  // other's URL, and the other is a page a chain of redirects ends at (a
+  // success or a page not read over HTTP): dedup puts the two in one
+  // cluster, the other kept. 'a' or 'b' for the redirect, else 0.
+  char redirect = 0;
   double jaccard = 0;            // resemblance of the k-shingle sets
   uint64_t term_difference = 0;  // terms deleted plus inserted by the diff
   std::vector<CompareRun> runs;  // the differing runs, with equal runs between

@@ -94,8 +94,10 @@ class Clustering {
   DocId keeper_of(DocId id) const { return d_->keeper_[id]; }
   DocRole role_of(DocId id) const { return d_->role_[id]; }
   // What put the page in its cluster: "single", "exact" (an exact copy of
-  // the kept page, or a kept page whose cluster holds exact copies only) or
-  // the method's name.
+  // the kept page, or a kept page whose cluster holds exact copies only),
+  // the method's name, or "redirect" (an HTTP redirect whose chain of
+  // redirects ends at a page of the cluster, or a kept page whose cluster
+  // holds such redirects only).
   const char* method_of(DocId id) const;
   // The method's similarity to the kept page (PairDecision::similarity; 1
   // for exact copies and single pages).
@@ -126,7 +128,7 @@ class Clustering {
     std::vector<uint32_t> size_;        // cluster size, indexed by the kept id
     std::vector<double> similarity_;
     std::vector<DocRole> role_;
-    std::vector<uint8_t> method_;       // 0 single, 1 exact, 2 the method
+    std::vector<uint8_t> method_;       // 0 single, 1 exact, 2 the method, 3 redirect
     std::vector<uint8_t> reason_;       // index into reason_names_
     std::vector<std::string> reason_names_;
   };

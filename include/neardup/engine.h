@@ -391,8 +391,15 @@ struct DedupSummary {
   uint64_t documents = 0;             // documents read (rows of clusters.tsv)
   uint64_t empty_documents = 0;       // pages with no terms (see README)
   // Pages without content of their own (HTTP redirects, empty bodies: see
-  // README), matched by nothing; counted in empty_documents too.
+  // README), matched by no method; counted in empty_documents too.
   uint64_t documents_without_content = 0;
+  // HTTP redirects (3xx with a Location); those whose chain of redirects
+  // ends at a page of the run, and so are in that page's cluster (Zhu et
+  // al. §2: redirection-based duplicates); chains that loop or run past 32
+  // hops.
+  uint64_t redirects = 0;
+  uint64_t redirects_joined = 0;
+  uint64_t redirect_cycles = 0;
   uint64_t terms = 0;                 // terms over all documents
   // Identity sets with two or more members.
   uint64_t token_identity_sets = 0;   // same token sequence

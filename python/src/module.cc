@@ -267,6 +267,9 @@ py::dict ComparisonToDict(const neardup::Comparison& c) {
     d["url"] = Utf8(p.url);
     d["terms"] = p.terms;
     d["charset"] = Utf8(p.charset);
+    d["own_content"] = p.own_content;
+    d["status"] = p.http_status;
+    d["redirect"] = Utf8(p.redirect_target);
     return d;
   };
   py::dict d;
@@ -275,6 +278,7 @@ py::dict ComparisonToDict(const neardup::Comparison& c) {
   d["exact_same_tokens"] = c.exact_same_tokens;
   d["exact_same_bytes"] = c.exact_same_bytes;
   d["same_site"] = c.same_site;
+  d["redirect"] = c.redirect ? py::object(py::str(std::string(1, c.redirect))) : py::object(py::none());
   d["jaccard"] = c.jaccard;
   d["b_similarity"] = c.b_similarity;
   d["num_supershingles"] = c.num_supershingles;
@@ -786,8 +790,8 @@ Reads every document of `inputs`, as `neardup dedup` reads them: a path or
 a list of paths of WARC/ARC files (plain, per-record gzip, whole-file gzip
 or zstd), folders of .html/.htm/.txt files (recursive, also .gz) and of
 crawl files (named .warc, .arc, .wet, .jsonl or .ndjson, also .gz or .zst),
-JSON Lines files with url and html or text fields, or "-" (JSON Lines on standard
-input). Returns an iterator of neardup.Document (see neardup.Reader).
+JSON Lines files with url and html or text fields (and optional status, date
+and redirect, a 3xx's Location), or "-" (JSON Lines on standard input). Returns an iterator of neardup.Document (see neardup.Reader).
 
 options: max_record_bytes=64 MiB (larger records are skipped),
 keep_non_2xx=True (False skips HTTP responses whose status is not 2xx),
@@ -819,8 +823,10 @@ page's site and own URL), or a neardup.Document. options as Deduper's
 The dict: "verdicts" maps each method ("exact", "broder", "simhash",
 "combined", "robust", "paragraphs", "chunks") to {"duplicate", "similarity",
 "reason"}, the decision `neardup dedup` would reach on the pair; then "a"
-and "b" (source, url, terms, charset), exact_same_bytes, exact_same_tokens,
-same_site, jaccard (resemblance of the shingle sets), b_similarity of
+and "b" (source, url, terms, charset, own_content, status, redirect: the
+Location as sent), exact_same_bytes, exact_same_tokens, same_site,
+redirect ("a" or "b" when that page redirects to the other, so that
+`neardup dedup` puts the two in one cluster; else None), jaccard (resemblance of the shingle sets), b_similarity of
 num_supershingles, b_similar, c_similarity of simhash_bits, c_similar,
 term_difference and "runs" (the diff of the two token sequences: kind
 "equal", "only_in_a" or "only_in_b", term ranges, text), and "robust" (terms

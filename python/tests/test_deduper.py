@@ -62,6 +62,24 @@ def test_redirects_and_empty_bodies_are_matched_by_nothing():
     assert "no content of its own" in d.explain(r1, r2)["reason"]
 
 
+def test_a_redirect_joins_the_cluster_of_the_page_it_leads_to():
+    # Zhu et al.'s redirection-based duplicates: the chain r2 -> r1 -> page
+    # ends at a page of the run; the page is kept, whatever the URL rules say.
+    d = neardup.Deduper(threads=1, keeper="shorter-url,input-order")
+    page = d.add(url="https://news.example/a/long/path/to/the/story", html=ARTICLE)
+    r1 = d.add(url="http://n.example/s", html="", status=301, redirect="https://news.example/a/long/path/to/the/story")
+    r2 = d.add(url="http://n.example/t", html="", status=302, redirect="s")
+    lost = d.add(url="http://n.example/u", html="", status=301, redirect="https://elsewhere.example/")
+    cl = d.cluster()
+    assert cl.keeper_of(r1) == page and cl.keeper_of(r2) == page and cl.role_of(page) == "keep"
+    assert cl.method_of(r1) == "redirect" and cl.method_of(page) == "redirect"
+    assert cl.keeper_reason_of(page) == "redirect-target"
+    assert cl.role_of(lost) == "single"
+    d.remove(page)
+    cl = d.cluster()
+    assert cl.role_of(r1) == "single" and cl.role_of(r2) == "single"
+
+
 def test_labels_and_keepers_are_int64_arrays_and_removed_ids_hold_minus_one():
     d = neardup.Deduper(threads=1)
     d.add_many([{"url": "https://a.example/1", "html": ARTICLE}, {"url": "https://b.example/2", "html": OTHER},

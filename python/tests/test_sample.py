@@ -216,6 +216,22 @@ def test_compare_files_with_inputs_gives_dedups_clusters_and_verification():
     assert r["candidacy"].startswith("a candidate pair"), r["candidacy"]
 
 
+def test_compare_files_says_a_redirect_leads_to_the_other_page():
+    # The sample crawl's 301 from an old path to a page it holds: dedup puts
+    # the two in one cluster, the redirect without verification.
+    a, b = "http://coolhunting.com/old-path", "https://coolhunting.com/design/1"
+    c = neardup.compare_files(a, b, inputs=[str(SAMPLE)])
+    assert c["redirect"] == "a"
+    assert c["a"]["status"] == 301 and not c["a"]["own_content"] and c["a"]["redirect"] == b
+    assert c["b"]["own_content"] and c["b"]["status"] == 200
+    r = c["robust"]
+    assert r["same_cluster"]
+    assert r["a_with_kept_a"]["duplicate"] and "redirect" in r["a_with_kept_a"]["reason"]
+    other = neardup.compare_files("https://coolhunting.com/design/1", "https://coolhunting.com/design/2",
+                                  inputs=[str(SAMPLE)])
+    assert other["redirect"] is None
+
+
 def test_compare_files_says_two_pages_alone_on_a_site_are_one_text():
     # The sample crawl's two Lifehacker captures are the two pages of their
     # site and one text: the site learns no template, and dedup joins them.

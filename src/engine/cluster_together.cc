@@ -28,7 +28,10 @@
 //      round, each distinct kept page once) and applies the method's one pair
 //      rule (DividedRun::Decide); a member that fails leaves with its exact
 //      copies (its DividedRun::SplitRoot's set), whose keeper is chosen
-//      again at the owner of that root.
+//      again at the owner of that root;
+//   7. redirects join the cluster of the page their chain ends at
+//      (engine/redirects.h): targets and the pages at those URLs meet at
+//      the URL key's owner, and chains are followed a hop a round.
 //
 // The result equals ClusterLive's over the same pages and pairs: the same
 // kept page, role, method, similarity and reason for every page, and the
@@ -36,13 +39,16 @@
 // records routed to it (a cluster's members meet at one process).
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "base/flat_set.h"
 #include "base/stopwatch.h"
 #include "engine/deduper_impl.h"
 #include "engine/exchanger.h"
 #include "engine/method_impl.h"
+#include "engine/redirects.h"
 #include "neardup/dedup_job.h"
 
 namespace neardup {
@@ -334,6 +340,26 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
     for (size_t j = 0; j < who.size(); ++j) in_links[who[j]] = static_cast<uint32_t>(counts[j]);
   }
 
+  // Calls fn(i, features of page i) for every local page in order, from the
+  // spill a block at a time or from the column; every process learns
+  // whether any could not read its spill.
+  auto each_features = [&](const std::function<void(uint64_t, const KeeperFeatures&)>& fn) -> Status {
+    Status read;
+    if (features_file) {
+      read = ReadFeatureBlocks(*features_file, static_cast<uint32_t>(n),
+                               [&](uint32_t from, uint32_t to, const KeeperFeatures* features) {
+                                 for (uint32_t i = from; i < to; ++i) fn(i, features[i - from]);
+                               });
+    } else {
+      for (uint64_t i = 0; i < n; ++i) fn(i, col.features[i]);
+    }
+    NEARDUP_ASSIGN_OR_RETURN(uint64_t reads_failed, x.Sum(read.ok() ? 0 : 1));
+    if (reads_failed > 0) {
+      return read.ok() ? Status::IOError("another process could not read its spilled keeper features") : read;
+    }
+    return Status::OK();
+  };
+
   // ---- 5. keepers ----
   std::vector<uint64_t> keeper(n), keeper_root(n);
   std::vector<uint8_t> reason(n, kReasonSingle);
@@ -353,19 +379,7 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
       c.in_links = in_links[i];
       candidates.push_back(c);
     };
-    Status read;
-    if (features_file) {
-      read = ReadFeatureBlocks(*features_file, static_cast<uint32_t>(n),
-                               [&](uint32_t from, uint32_t to, const KeeperFeatures* features) {
-                                 for (uint32_t i = from; i < to; ++i) add(i, features[i - from]);
-                               });
-    } else {
-      for (uint64_t i = 0; i < n; ++i) add(i, col.features[i]);
-    }
-    NEARDUP_ASSIGN_OR_RETURN(uint64_t reads_failed, x.Sum(read.ok() ? 0 : 1));
-    if (reads_failed > 0) {
-      return read.ok() ? Status::IOError("another process could not read its spilled keeper features") : read;
-    }
+    NEARDUP_RETURN_IF_ERROR(each_features(add));
     NEARDUP_ASSIGN_OR_RETURN(std::vector<KeeperChoice> choices,
                              ChooseKeepersTogether(&x, candidates, keeper_options_, count_in_links_));
     for (const KeeperChoice& c : choices) {
@@ -591,35 +605,141 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
 
   s.stages.push_back({"verify", SecondsSince(t_verify), n * (w + 1) * 8});
 
-  // ---- 7. the clustering: sizes of the final clusters at their kept page ----
+  // ---- 7. redirects join the cluster of the page their chain ends at ----
+  // (engine/redirects.h, as ClusterLive), met at the owner of each URL's
+  // key: the redirects' targets go there; each page asks it whether its URL
+  // is one, and those that are offer their records, of which the owner
+  // takes one per URL as RedirectChains does; then every redirect follows
+  // its chain a hop a round, asking the owner of the next URL, for at most
+  // kMaxRedirectHops rounds (a chain still open then loops or is too
+  // long: a cycle, as ClusterLive counts it). Per process: the targets and
+  // offers it owns, and a word or two per page it holds.
+  std::vector<uint8_t> joined_redirect;  // local pages, when the run holds redirects
+  {
+    const ChunkedVector<PageRedirect>& redirects = col.redirects;  // local ids, in order
+    NEARDUP_ASSIGN_OR_RETURN(s.redirects, x.Sum(redirects.size()));
+    if (s.redirects > 0) {
+      std::vector<std::vector<uint64_t>> to_owner(static_cast<size_t>(x.size()));
+      for (size_t j = 0; j < redirects.size(); ++j) to_owner[x.OwnerOfKey(redirects[j].key)].push_back(redirects[j].key);
+      NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> owned_targets, x.ExchangeFlat(std::move(to_owner)));
+      FlatU64Set targets;
+      targets.Reserve(owned_targets.size());
+      for (uint64_t key : owned_targets) targets.Insert(key);
+      std::vector<uint64_t>().swap(owned_targets);
+      std::vector<uint64_t> url_keys;
+      url_keys.reserve(n);
+      NEARDUP_RETURN_IF_ERROR(
+          each_features([&](uint64_t, const KeeperFeatures& f) { url_keys.push_back(UrlKeyOfHash(f.url_hash)); }));
+      NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> named, x.Ask(url_keys, 1, true, [&](uint64_t key, uint64_t* o) {
+        *o = targets.Contains(key) ? 1 : 0;
+      }));
+      std::vector<uint64_t>().swap(url_keys);
+      std::vector<std::vector<UrlHolder>> offers(static_cast<size_t>(x.size()));
+      NEARDUP_RETURN_IF_ERROR(each_features([&](uint64_t i, const KeeperFeatures& f) {
+        if (!named[i]) return;
+        UrlHolder h = HolderOf(base + i, f, RedirectKeyIn(redirects, i));
+        h.keeper = keeper[i];
+        h.reason = reason[i];
+        offers[x.OwnerOfKey(h.url_key)].push_back(h);
+      }));
+      std::vector<uint64_t>().swap(named);
+      NEARDUP_ASSIGN_OR_RETURN(std::vector<UrlHolder> held, x.ExchangeFlat(std::move(offers)));
+      const RedirectChains holders(held);
+      std::vector<UrlHolder>().swap(held);
+      // The chains, a hop a round: the owner answers what holds the URL.
+      enum : uint64_t { kNothing = 0, kEnds = 1, kGoesOn = 2 };
+      std::vector<uint64_t> at(redirects.size());
+      std::vector<size_t> open(redirects.size());
+      for (size_t j = 0; j < redirects.size(); ++j) {
+        at[j] = redirects[j].key;
+        open[j] = j;
+      }
+      joined_redirect.assign(n, 0);
+      uint64_t joined_here = 0, cycles_here = 0;
+      for (int hop = 0;; ++hop) {
+        NEARDUP_ASSIGN_OR_RETURN(const uint64_t still_open, x.Sum(open.size()));
+        if (still_open == 0) break;
+        if (hop == kMaxRedirectHops) {
+          cycles_here = open.size();
+          break;
+        }
+        std::vector<uint64_t> asked(open.size());
+        for (size_t t = 0; t < open.size(); ++t) asked[t] = at[open[t]];
+        NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> answers, x.Ask(asked, 3, true, [&](uint64_t key, uint64_t* o) {
+          const UrlHolder* h = holders.Holder(key);
+          o[0] = h == nullptr ? kNothing : h->ends ? kEnds : h->redirect_key != kNoRedirect ? kGoesOn : kNothing;
+          o[1] = h == nullptr ? 0 : h->ends ? h->keeper : h->redirect_key;
+          o[2] = h == nullptr ? 0 : h->reason;
+        }));
+        size_t still = 0;
+        for (size_t t = 0; t < open.size(); ++t) {
+          const size_t j = open[t];
+          const uint64_t* o = answers.data() + 3 * t;
+          if (o[0] == kGoesOn) {
+            at[j] = o[1];
+            open[still++] = j;
+          } else if (o[0] == kEnds) {
+            const uint64_t i = redirects[j].id;
+            keeper[i] = o[1];
+            reason[i] = static_cast<uint8_t>(o[2]);
+            joined_redirect[i] = 1;
+            ++joined_here;
+          }
+        }
+        open.resize(still);
+      }
+      NEARDUP_ASSIGN_OR_RETURN(s.redirects_joined, x.Sum(joined_here));
+      NEARDUP_ASSIGN_OR_RETURN(s.redirect_cycles, x.Sum(cycles_here));
+    }
+  }
+  auto is_joined_redirect = [&](uint64_t i) { return !joined_redirect.empty() && joined_redirect[i] != 0; };
+
+  // ---- 8. the clustering: sizes of the final clusters at their kept page ----
   const auto t_final = Clock::now();
   constexpr uint64_t kNearBit = uint64_t{1} << 63;
-  std::vector<uint64_t> final_here(n, 0);  // per kept page: members | kNearBit
+  // Per kept page: its members | kNearBit, then the redirects joined to it.
+  std::vector<uint64_t> final_here(2 * n, 0);
   {
-    std::unordered_map<uint64_t, uint64_t> count;
+    std::unordered_map<uint64_t, uint64_t> count, redirects_to;
     for (uint64_t i = 0; i < n; ++i) {
       uint64_t& c = count[keeper[i]];
       ++c;
-      if (near_method && keeper_root[i] != root[i]) c |= kNearBit;
+      if (is_joined_redirect(i)) {
+        ++redirects_to[keeper[i]];
+      } else if (near_method && keeper_root[i] != root[i]) {
+        c |= kNearBit;
+      }
     }
     std::vector<std::vector<KeyAndId>> out(static_cast<size_t>(x.size()));
     for (const auto& [k, c] : count) out[x.OwnerOfId(k)].push_back({k, c});
     NEARDUP_ASSIGN_OR_RETURN(auto in, x.Exchange(out));
     for (const auto& from : in) {
       for (const KeyAndId& c : from) {
-        uint64_t& f = final_here[local(c.key)];
+        uint64_t& f = final_here[2 * local(c.key)];
         f += c.id & ~kNearBit;  // counts stay far below bit 63
         f |= c.id & kNearBit;
       }
     }
+    for (auto& o : out) o.clear();
+    for (const auto& [k, r] : redirects_to) out[x.OwnerOfId(k)].push_back({k, r});
+    NEARDUP_ASSIGN_OR_RETURN(auto redirects_in, x.Exchange(out));
+    for (const auto& from : redirects_in) {
+      for (const KeyAndId& r : from) final_here[2 * local(r.key) + 1] += r.id;
+    }
   }
   NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> final_size,
-                           x.Ask(keeper, 1, false, [&](uint64_t id, uint64_t* o) { *o = final_here[local(id)]; }));
+                           x.Ask(keeper, 2, false, [&](uint64_t id, uint64_t* o) {
+                             o[0] = final_here[2 * local(id)];
+                             o[1] = final_here[2 * local(id) + 1];
+                           }));
   std::vector<TogetherRow> rows(n);
   uint64_t in_clusters = 0, clusters = 0, largest = 0, near_members = 0;
   for (uint64_t i = 0; i < n; ++i) {
     TogetherRow& r = rows[i];
-    const uint64_t members = final_size[i] & ~kNearBit;
+    const uint64_t members = final_size[2 * i] & ~kNearBit;
+    const uint64_t redirects_in = final_size[2 * i + 1];
+    // The cluster's other members all redirect to its kept page.
+    const bool only_redirects = redirects_in > 0 && redirects_in + 1 == members;
     const bool self = keeper[i] == base + i;
     r.keeper = keeper[i];
     if (members < 2) {
@@ -627,13 +747,16 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
       r.reason = kReasonSingle;
       continue;
     }
-    r.reason = reason[i];
+    r.reason = only_redirects ? kReasonRedirectTarget : reason[i];
     ++in_clusters;
     if (self) {
       ++clusters;
       largest = std::max(largest, members);
       r.role = DocRole::kKeep;
-      r.method = near_method && (final_size[i] & kNearBit) ? 2 : 1;
+      r.method = near_method && (final_size[2 * i] & kNearBit) ? 2 : only_redirects ? 3 : 1;
+    } else if (is_joined_redirect(i)) {
+      r.role = DocRole::kDuplicate;
+      r.method = 3;
     } else if (keeper_root[i] == root[i]) {
       r.role = DocRole::kDuplicate;
       r.method = 1;

@@ -9,6 +9,7 @@
 
 #include "engine/method_impl.h"
 #include "engine/method_options.h"
+#include "engine/redirects.h"
 #include "engine/robust_stage.h"
 #include "neardup/deduper.h"
 #include "neardup/source.h"
@@ -128,6 +129,13 @@ Status ExplainByDedup(const std::vector<std::string>& inputs, const std::string&
   // The verification decisions behind the clusters.
   auto against = [&](DocId page, DocId kept, std::optional<PairDecision>* out) -> Status {
     if (page == kept) return Status::OK();
+    if (clustering.keeper_of(page) == kept && std::string_view(clustering.method_of(page)) == "redirect") {
+      // Joined by its chain of redirects, not by the method's rule.
+      *out = PairDecision{true, 1.0,
+                          "a redirect whose chain of redirects ends at a page of this cluster: in it without "
+                          "verification (Zhu et al.'s redirection-based duplicates)"};
+      return Status::OK();
+    }
     NEARDUP_ASSIGN_OR_RETURN(*out, deduper->Explain(page, kept));
     return Status::OK();
   };
@@ -249,6 +257,14 @@ Result<Comparison> CompareLoaded(const Loaded& a, const Loaded& b, const std::st
   c.exact_same_tokens = a.tokens.num_terms() > 0 && a.tokens.term_hashes == b.tokens.term_hashes;
   c.exact_same_bytes = HasOwnContent(a.doc) && HasOwnContent(b.doc) && a.doc.body == b.doc.body;
   c.same_site = SiteOfUrl(a.doc.url) == SiteOfUrl(b.doc.url);
+  // As dedup's chains match: `to` as a URL's holder (HolderOf, from the
+  // keeper features dedup reads), one a chain may end at.
+  auto redirects_to = [](const Document& from, const Document& to) {
+    const uint64_t key = RedirectKey(from);
+    const UrlHolder held = HolderOf(0, KeeperFeatures::Of(to), RedirectKey(to));
+    return key != kNoRedirect && held.ends && held.url_key == key;
+  };
+  c.redirect = redirects_to(a.doc, b.doc) ? 'a' : redirects_to(b.doc, a.doc) ? 'b' : 0;
 
   // Broder: supershingles and the shingle sets' resemblance.
   const BroderSketcher broder(ToSketchOptions(options.broder));

@@ -14,11 +14,13 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "base/flat_set.h"
 #include "base/path.h"
 #include "base/stopwatch.h"
 #include "cluster/union_find.h"
 #include "engine/deduper_impl.h"
 #include "engine/parallel.h"
+#include "engine/redirects.h"
 #include "neardup/dedup_job.h"
 #include "neardup/env.h"
 #include "neardup/executor.h"
@@ -60,6 +62,7 @@ const char* Clustering::method_of(DocId id) const {
   switch (d_->method_[id]) {
     case 1: return "exact";
     case 2: return method_name_.c_str();
+    case 3: return "redirect";
     default: return d_->role_[id] == DocRole::kRemoved ? "removed" : "single";
   }
 }
@@ -95,6 +98,7 @@ struct DocKeys {
   uint64_t url_key = 0;     // in-links: key of the page's normalized URL
   uint32_t link_count = 0;  // in-links: distinct link keys in SignBatch::link_keys
   uint32_t units_end = 0;   // end of the page's units in SignBatch::units
+  uint64_t redirect_key = kNoRedirect;  // RedirectKey
 };
 
 // Who signs which documents of a scheduled batch: a fresh one each time the
@@ -207,6 +211,7 @@ void SignDocument(SignBatch* batch, size_t i, SignContext* ctx, SignContextPool*
   k.terms = static_cast<uint32_t>(ctx->tokens.num_terms());
   k.token_fp = TokenSequenceKey(ctx->tokens);
   k.byte_fp = ByteKey(doc);
+  k.redirect_key = RedirectKey(doc);
   bool eligible = false;
   method.SignTokens(doc, ctx->tokens, ctx->scratch.get(), batch->words.data() + i * w, &eligible, &batch->units);
   k.eligible = eligible ? 1 : 0;
@@ -430,6 +435,7 @@ Status DeduperImpl::CommitBatch(SignBatch* b, const DocumentCallback& on_documen
     c.byte_fp.push_back(k.byte_fp);
     c.terms.push_back(k.terms);
     c.eligible.push_back(k.eligible);
+    if (k.redirect_key != kNoRedirect) c.redirects.push_back({id, k.redirect_key});
     const KeeperFeatures features = KeeperFeatures::Of(d);
     if (features_spill_) {
       features_spill_->buffer()->append(reinterpret_cast<const char*>(&features), sizeof features);
@@ -518,13 +524,27 @@ Result<std::vector<DocId>> DeduperImpl::Add(std::span<const Document> documents)
   return ids;
 }
 
+uint64_t DeduperImpl::RedirectKeyOf(DocId id) const { return RedirectKeyIn(columns_->redirects, id); }
+
+std::vector<PageRedirect> DeduperImpl::LiveRedirects() const {
+  std::vector<PageRedirect> out;
+  const ChunkedVector<PageRedirect>& r = columns_->redirects;
+  for (size_t j = 0; j < r.size(); ++j) {
+    if (removed_[r[j].id]) continue;
+    // run_ids_ holds the live ids in order: a page's number is its place there.
+    const auto at = std::lower_bound(run_ids_.begin(), run_ids_.end(), static_cast<uint32_t>(r[j].id));
+    out.push_back({static_cast<uint64_t>(at - run_ids_.begin()), r[j].key});
+  }
+  return out;
+}
+
 uint64_t DeduperImpl::column_bytes() const {
   if (!columns_) return removed_.size();
   const Columns& c = *columns_;
   return c.token_fp.bytes() + c.byte_fp.bytes() + c.terms.bytes() +
          c.eligible.bytes() + c.features.bytes() + c.words.bytes() +
          c.url_keys.bytes() + c.link_keys.bytes() + c.link_counts.bytes() +
-         c.lengths.bytes() + removed_.size();
+         c.lengths.bytes() + c.redirects.bytes() + removed_.size();
 }
 
 Status DeduperImpl::AddFrom(DocumentSource* source, const DocumentCallback& on_document,
@@ -694,6 +714,7 @@ Status DeduperImpl::ExportSigned(DocId first, DocId end, std::string* out, size_
     AppendRaw(c.eligible[id], out);
     AppendRaw(removed_[id], out);
     AppendRaw(c.features[id], out);
+    AppendRaw(RedirectKeyOf(id), out);
     for (size_t t = 0; t < words_per_doc_; ++t) AppendRaw(c.words[id * words_per_doc_ + t], out);
     if (count_in_links_) {
       AppendRaw(c.url_keys[id], out);
@@ -725,10 +746,13 @@ Status DeduperImpl::ImportSigned(std::string_view* in, size_t count) {
     uint32_t terms = 0;
     uint8_t eligible = 0, removed = 0;
     KeeperFeatures features;
+    uint64_t redirect_key = kNoRedirect;
     if (!TakeRaw(in, &token_fp) || !TakeRaw(in, &byte_fp) || !TakeRaw(in, &terms) || !TakeRaw(in, &eligible) ||
-        !TakeRaw(in, &removed) || !TakeRaw(in, &features) || in->size() < words_per_doc_ * sizeof(uint64_t)) {
+        !TakeRaw(in, &removed) || !TakeRaw(in, &features) || !TakeRaw(in, &redirect_key) ||
+        in->size() < words_per_doc_ * sizeof(uint64_t)) {
       return cut;
     }
+    if (redirect_key != kNoRedirect) c.redirects.push_back({count_, redirect_key});
     c.token_fp.push_back(token_fp);
     c.byte_fp.push_back(byte_fp);
     c.terms.push_back(terms);
@@ -1110,6 +1134,46 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     s.stages.push_back({"verify", SecondsSince(t_verify), uint64_t{n} * words_per_doc_ * 8});
   }
 
+  // ---- redirects join the cluster of the page their chain ends at ----
+  // (engine/redirects.h). A redirect is alone until here: it has no content
+  // of its own to match. Memory: the redirects' target keys (16 to 32 bytes
+  // each), a record per page whose URL one names, and a bit a page.
+  std::vector<bool> joined_redirect;  // by page number, when the run holds redirects
+  {
+    const std::vector<PageRedirect> redirects = LiveRedirects();
+    s.redirects = redirects.size();
+    if (!redirects.empty()) {
+      FlatU64Set targets;
+      targets.Reserve(redirects.size());
+      for (const PageRedirect& r : redirects) targets.Insert(r.key);
+      std::vector<UrlHolder> holders;
+      NEARDUP_RETURN_IF_ERROR(feature_blocks([&](uint32_t from, uint32_t to, const KeeperFeatures* block) {
+        for (uint32_t i = from; i < to; ++i) {
+          const KeeperFeatures& f = block[i - from];
+          if (!targets.Contains(UrlKeyOfHash(f.url_hash))) continue;
+          UrlHolder h = HolderOf(i, f, RedirectKeyIn(redirects, i));
+          h.keeper = keeper[i];
+          h.reason = reason[i];
+          holders.push_back(h);
+        }
+      }));
+      const RedirectChains chains(holders);
+      joined_redirect.assign(n, false);
+      for (const PageRedirect& r : redirects) {
+        bool cycle = false;
+        const UrlHolder* end = chains.End(r.key, &cycle);
+        s.redirect_cycles += cycle;
+        if (end == nullptr) continue;
+        const uint32_t i = static_cast<uint32_t>(r.id);
+        keeper[i] = static_cast<uint32_t>(end->keeper);
+        reason[i] = end->reason;
+        joined_redirect[i] = true;
+        ++s.redirects_joined;
+      }
+    }
+  }
+  auto is_joined_redirect = [&](uint32_t i) { return !joined_redirect.empty() && joined_redirect[i]; };
+
   // The keeper rules are done with: their columns (24 bytes a page when
   // not spilled) and the keeper groups (4 bytes a page) go before the
   // clustering's columns are made.
@@ -1149,6 +1213,17 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     ++size[kept_id];
     cluster[kept_id] = std::min(cluster[kept_id], run_ids_[i]);  // ids grow with page numbers
   }
+  // Redirects joined to each kept page (by id): a cluster whose other
+  // members are all such redirects is kept for them (method "redirect",
+  // reason "redirect-target").
+  std::unordered_map<uint32_t, uint32_t> redirects_to;
+  for (uint32_t i = 0; i < joined_redirect.size(); ++i) {
+    if (joined_redirect[i]) ++redirects_to[run_ids_[keeper[i]]];
+  }
+  auto only_redirects_joined = [&](uint32_t kept_id) {
+    const auto it = redirects_to.find(kept_id);
+    return it != redirects_to.end() && it->second + 1 == size[kept_id];
+  };
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t k = keeper[i];
     const uint32_t kept_id = run_ids_[k];
@@ -1156,7 +1231,7 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
       reason[i] = kReasonSingle;
       continue;
     }
-    if (near_method && grouper.Root(i) != grouper.Root(k)) {
+    if (near_method && grouper.Root(i) != grouper.Root(k) && !is_joined_redirect(i)) {
       method[kept_id] = 2;
       ++s.near_duplicate_members;
     }
@@ -1179,6 +1254,8 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   }
   reason_slot[kReasonInputOrder] = static_cast<uint8_t>(c.d_->reason_names_.size());
   c.d_->reason_names_.push_back(ReasonName(kReasonInputOrder, keeper_options_));
+  reason_slot[kReasonRedirectTarget] = static_cast<uint8_t>(c.d_->reason_names_.size());
+  c.d_->reason_names_.push_back(ReasonName(kReasonRedirectTarget, keeper_options_));
   reason_slot[kReasonSingle] = 0;
   for (uint64_t id = 0; id < total; ++id) c.d_->keeper_[id] = static_cast<uint32_t>(id);
   std::vector<uint32_t> similar_members;  // near-duplicate members (page numbers)
@@ -1192,7 +1269,7 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     const double decided = c.d_->similarity_[id];
     c.d_->similarity_[id] = 1.0;
     if (k != i) cluster[id] = cluster[kept_id];
-    c.d_->reason_[id] = reason_slot[reason[i]];
+    c.d_->reason_[id] = reason_slot[only_redirects_joined(kept_id) ? kReasonRedirectTarget : reason[i]];
     if (!clustered) {
       c.d_->role_[id] = DocRole::kSingle;
       continue;
@@ -1200,7 +1277,9 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     c.d_->role_[id] = k == i ? DocRole::kKeep : DocRole::kDuplicate;
     // method: what put the page in its cluster; similarity: to the kept page.
     if (k == i) {
-      method[id] = method[id] == 2 ? 2 : 1;
+      method[id] = method[id] == 2 ? 2 : only_redirects_joined(id) ? 3 : 1;
+    } else if (is_joined_redirect(i)) {
+      method[id] = 3;
     } else if (grouper.Root(i) == grouper.Root(k)) {
       method[id] = 1;
     } else {
@@ -1254,7 +1333,8 @@ Result<PairDecision> DeduperImpl::Explain(DocId a, DocId b) const {
   if (col.byte_fp[a] == kNoByteKey || col.byte_fp[b] == kNoByteKey) {
     return PairDecision{false, 0,
                         "a page has no content of its own (an HTTP redirect, whose content is its target's, or an "
-                        "empty body): it is matched by nothing"};
+                        "empty body): no method matches it; a redirect is in the cluster of the page its chain of "
+                        "redirects ends at, when that page is in the run"};
   }
   if (col.byte_fp[a] == col.byte_fp[b]) return PairDecision{true, 1.0, "the same bytes: exact duplicates"};
   if (!method_->finds_near_duplicates()) {

@@ -417,6 +417,16 @@ TEST(DeduperTest, BatchOnlyMethodsClusterButDoNotRemove) {
 // (Zhu et al.'s redirection-based duplicates are pages that redirect to
 // one another, not notices that look alike). Pages with content of their
 // own are matched as before.
+// A page read over HTTP: its status, body and Location.
+Document HttpPage(std::string url, int status, std::string body, std::string location = "") {
+  Document d;
+  d.url = std::move(url);
+  d.http_status = status;
+  d.body = std::move(body);
+  d.redirect_target = std::move(location);
+  return d;
+}
+
 TEST(DeduperTest, RedirectsAndEmptyBodiesAreMatchedByNothing) {
   const std::string notice =
       "<html><head><title>301 Moved Permanently</title></head><body><h1>Moved Permanently</h1>"
@@ -425,24 +435,16 @@ TEST(DeduperTest, RedirectsAndEmptyBodiesAreMatchedByNothing) {
   std::string story = "<html><body><p>";
   for (int i = 0; i < 60; ++i) story += "The council approved the budget for the new library on Tuesday night. ";
   story += "</p></body></html>";
-  auto doc = [](std::string url, int status, std::string body, std::string location = "") {
-    Document d;
-    d.url = std::move(url);
-    d.http_status = status;
-    d.body = std::move(body);
-    d.redirect_target = std::move(location);
-    return d;
-  };
   const std::vector<Document> docs = {
-      doc("http://a.example.com/old", 301, notice, "https://a.example.com/new"),  // 0
-      doc("http://b.example.net/gone", 301, notice, "https://b.example.net/"),    // 1: the same notice, bytes too
-      doc("http://c.example.org/x", 302, ""),                                     // 2: an empty redirect
-      doc("http://d.example.org/y", 200, ""),                                     // 3: an empty body
-      doc("http://e.example.org/z", 200, ""),                                     // 4: another
-      doc("http://f.example.org/story", 200, story),                              // 5
-      doc("http://g.example.org/copy", 200, story),                               // 6: a copy of 5
-      doc("http://h.example.org/notice", 200, notice),                            // 7: the notice served as a page
-      doc("http://i.example.org/notice", 200, notice),                            // 8: and again
+      HttpPage("http://a.example.com/old", 301, notice, "https://a.example.com/new"),  // 0
+      HttpPage("http://b.example.net/gone", 301, notice, "https://b.example.net/"),    // 1: the same notice, bytes too
+      HttpPage("http://c.example.org/x", 302, ""),                                     // 2: an empty redirect
+      HttpPage("http://d.example.org/y", 200, ""),                                     // 3: an empty body
+      HttpPage("http://e.example.org/z", 200, ""),                                     // 4: another
+      HttpPage("http://f.example.org/story", 200, story),                              // 5
+      HttpPage("http://g.example.org/copy", 200, story),                               // 6: a copy of 5
+      HttpPage("http://h.example.org/notice", 200, notice),                            // 7: the notice served as a page
+      HttpPage("http://i.example.org/notice", 200, notice),                            // 8: and again
   };
   for (const char* method : kMethods) {
     SCOPED_TRACE(method);
@@ -466,6 +468,81 @@ TEST(DeduperTest, RedirectsAndEmptyBodiesAreMatchedByNothing) {
         EXPECT_FALSE(e->duplicate);
         EXPECT_NE(e->reason.find("no content of its own"), std::string::npos) << e->reason;
       }
+    }
+  }
+}
+
+// Zhu et al.'s redirection-based duplicates: a redirect is in the cluster of
+// the page its chain of redirects ends at, never its kept page.
+TEST(DeduperTest, RedirectsJoinTheClusterOfThePageTheirChainEndsAt) {
+  std::string story = "<html><body><p>";
+  for (int i = 0; i < 60; ++i) story += "The council approved the budget for the new library on Tuesday night. ";
+  story += "</p></body></html>";
+  std::string other = "<html><body><p>";
+  for (int i = 0; i < 60; ++i) other += "A storm closed the mountain pass for two days and stranded hikers. ";
+  other += "</p></body></html>";
+  const std::vector<Document> docs = {
+      HttpPage("https://news.example/story", 200, story),                       // 0
+      HttpPage("https://copy.example/story", 200, story),                       // 1: a copy of 0
+      HttpPage("http://n.example/s", 301, "", "https://news.example/story"),    // 2: to 0
+      HttpPage("http://n.example/t", 302, "", "s"),                             // 3: to 2, relative
+      HttpPage("https://weather.example/pass", 200, other),                     // 4: alone
+      HttpPage("http://w.example/p", 301, "", "https://weather.example/pass"),  // 5: to 4
+      HttpPage("http://x.example/a", 301, "", "http://x.example/b"),            // 6: a loop
+      HttpPage("http://x.example/b", 301, "", "http://x.example/a"),            // 7
+      HttpPage("http://y.example/gone", 301, "", "http://y.example/404"),       // 8: to an error page
+      HttpPage("http://y.example/404", 404, "<p>Not Found</p>"),                // 9
+      HttpPage("http://z.example/out", 301, "", "https://elsewhere.example/"),  // 10: not in the run
+  };
+  // The keeper rules would prefer the redirects' shorter URLs: the content
+  // is kept all the same.
+  for (const char* keeper : {"status,static-url,shorter-url,url-hash,input-order", "shorter-url,input-order"}) {
+    for (const char* method : kMethods) {
+      SCOPED_TRACE(std::string(method) + " " + keeper);
+      DedupOptions o;
+      o.method = method;
+      o.keeper = keeper;
+      o.temp_dir = testing::MakeTempDir("deduper");
+      auto created = Deduper::Create(o);
+      ASSERT_TRUE(created.ok()) << created.status().ToString();
+      auto& d = *created;
+      ASSERT_TRUE(d->Add(std::span<const Document>(docs)).ok());
+      auto c = d->Cluster();
+      ASSERT_TRUE(c.ok()) << c.status().ToString();
+      const DocId kept = c->keeper_of(0);
+      EXPECT_TRUE(kept == 0 || kept == 1) << kept;
+      for (DocId id : {1, 2, 3}) EXPECT_EQ(c->keeper_of(id), kept) << id;
+      EXPECT_EQ(c->cluster_size(0), 4u);
+      for (DocId id : {2, 3}) {
+        EXPECT_EQ(c->role_of(id), DocRole::kDuplicate);
+        EXPECT_STREQ(c->method_of(id), "redirect");
+        EXPECT_EQ(c->similarity_of(id), 1.0);
+      }
+      EXPECT_STREQ(c->method_of(kept), "exact");
+      // A page alone but for a redirect to it: kept for it.
+      EXPECT_EQ(c->keeper_of(5), 4u);
+      EXPECT_EQ(c->role_of(4), DocRole::kKeep);
+      EXPECT_STREQ(c->method_of(4), "redirect");
+      EXPECT_EQ(c->keeper_reason_of(4), "redirect-target");
+      EXPECT_EQ(c->keeper_reason_of(5), "redirect-target");
+      for (DocId id : {6, 7, 8, 9, 10}) EXPECT_EQ(c->role_of(id), DocRole::kSingle) << id;
+      EXPECT_EQ(d->summary().redirects, 7u);
+      EXPECT_EQ(d->summary().redirects_joined, 3u);
+      EXPECT_EQ(d->summary().redirect_cycles, 2u);
+      EXPECT_EQ(d->summary().clusters, 2u);
+      EXPECT_EQ(d->summary().documents_in_clusters, 6u);
+      // The page a redirect names leaves: the redirect is alone again, and
+      // the chain through it ends at nothing (batch-only methods cluster once).
+      if (std::string(method) == "paragraphs" || std::string(method) == "chunks") continue;
+      ASSERT_TRUE(d->Remove(4).ok());
+      ASSERT_TRUE(d->Remove(0).ok());
+      c = d->Cluster();
+      ASSERT_TRUE(c.ok()) << c.status().ToString();
+      EXPECT_EQ(c->role_of(5), DocRole::kSingle);
+      for (DocId id : {2, 3}) EXPECT_EQ(c->role_of(id), DocRole::kSingle) << id;
+      EXPECT_EQ(c->role_of(1), DocRole::kSingle);
+      EXPECT_EQ(d->summary().redirects, 7u);
+      EXPECT_EQ(d->summary().redirects_joined, 0u);
     }
   }
 }

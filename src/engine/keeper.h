@@ -67,6 +67,7 @@ struct KeeperOptions {
 // Reason codes stored per page: a rule index into KeeperOptions::rules, or:
 constexpr uint8_t kReasonSingle = 0xff;   // the page is alone
 constexpr uint8_t kReasonInputOrder = 0xfe;  // every rule tied
+constexpr uint8_t kReasonRedirectTarget = 0xfd;  // its cluster's other pages redirect to it (engine/redirects.h)
 
 // Chooses a keeper for every group. `group[i]` is any id shared by the
 // members of i's group (an element index < n); pages with `group[i] ==

@@ -407,8 +407,9 @@ uint64_t TokenSequenceKey(const TokenizedDocument& tokens);
 // Removal", §2: redirection-based duplicates are pages that redirect to one
 // another, not pages whose notices look alike). Nor has a page whose body is
 // empty (a HEAD answer, a 204, a capture whose payload was not kept). Such
-// a page is matched by nothing: no token or byte identity, no part in any
-// method's tables; it is a cluster of its own.
+// a page is matched by no method: no token or byte identity, no part in any
+// method's tables; it is a cluster of its own, but for a redirect whose
+// chain ends at a page of the run (engine/redirects.h).
 bool HasOwnContent(const Document& document);
 
 // Tokenizes the content the methods read: the body when the page has

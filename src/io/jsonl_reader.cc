@@ -3,7 +3,9 @@
 // JSON Lines reader: one JSON object per line,
 //   {"url": "...", "html": "..."}  -> ContentKind::kHtml
 //   {"url": "...", "text": "..."}  -> ContentKind::kText
-// with optional "date" or "fetch_date" (string) and "status" (integer).
+// with optional "date" or "fetch_date" (string), "status" (integer) and
+// "redirect" (string: the Location of a 3xx, as the service takes it; such a
+// record needs no body).
 // A line that is not such an object is reported as "bad-json" at the line's
 // offset and skipped; blank lines are ignored. Lines longer than
 // max_record_bytes are streamed past ("record-too-large").
@@ -72,13 +74,16 @@ bool JsonlReader::ParseLine(std::string_view line, Document* doc, std::string* w
   for (simdjson::dom::key_value_pair field : obj) {
     std::string_view key = field.key;
     std::string_view s;
-    if (key == "url" || key == "html" || key == "text" || key == "date" || key == "fetch_date") {
+    if (key == "url" || key == "html" || key == "text" || key == "date" || key == "fetch_date" ||
+        key == "redirect") {
       if (field.value.get(s)) {
         *why = "field \"" + std::string(key) + "\" is not a string";
         return false;
       }
       if (key == "url") {
         doc->url.assign(s);
+      } else if (key == "redirect") {
+        doc->redirect_target.assign(s);
       } else if (key == "html" || key == "text") {
         if (have_body) {
           *why = "both \"html\" and \"text\" given";
@@ -100,6 +105,15 @@ bool JsonlReader::ParseLine(std::string_view line, Document* doc, std::string* w
       }
       doc->http_status = static_cast<int>(v);
     }
+  }
+  if (!doc->redirect_target.empty() && (doc->http_status < 300 || doc->http_status >= 400)) {
+    *why = "field \"redirect\" needs a \"status\" of 3xx";
+    return false;
+  }
+  if (!have_body && !doc->redirect_target.empty()) {
+    doc->kind = ContentKind::kHtml;  // a redirect's body is its notice, often not kept
+    doc->content_type = "text/html";
+    return true;
   }
   if (!have_body) {
     *why = "object has neither \"html\" nor \"text\"";

@@ -72,5 +72,27 @@ TEST(JsonlReaderTest, OverlongLineIsSkipped) {
   EXPECT_EQ(r.observer.Find("record-too-large")->offset, 0u);
 }
 
+TEST(JsonlReaderTest, RedirectsNeedA3xxStatusAndNoBody) {
+  const std::string data =
+      "{\"url\": \"http://a/old\", \"status\": 301, \"redirect\": \"/new\"}\n"
+      "{\"url\": \"http://a/moved\", \"status\": 302, \"redirect\": \"http://b/\", \"html\": \"<p>Found</p>\"}\n"
+      "{\"url\": \"http://a/wrong\", \"redirect\": \"/x\", \"html\": \"<p>a page</p>\"}\n"
+      "{\"url\": \"http://a/bare\", \"status\": 301}\n";
+  MemEnv env;
+  env.AddFile("r.jsonl", data);
+  ReadResult r = ReadAll({"r.jsonl"}, &env);
+  ASSERT_EQ(r.docs.size(), 2u) << r.observer.Dump();
+  EXPECT_EQ(r.docs[0].http_status, 301);
+  EXPECT_EQ(r.docs[0].redirect_target, "/new");
+  EXPECT_TRUE(r.docs[0].body.empty());
+  EXPECT_EQ(r.docs[1].redirect_target, "http://b/");
+  EXPECT_EQ(r.docs[1].body, "<p>Found</p>");
+  // A Location without a 3xx status, and a 3xx without Location or body.
+  EXPECT_EQ(r.skipped("bad-json"), 2u);
+  ASSERT_EQ(r.observer.warnings.size(), 2u);
+  EXPECT_NE(r.observer.warnings[0].message.find("3xx"), std::string::npos) << r.observer.Dump();
+  EXPECT_EQ(r.observer.warnings[0].offset, data.find("{\"url\": \"http://a/wrong\""));
+}
+
 }  // namespace
 }  // namespace neardup::io
