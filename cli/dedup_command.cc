@@ -20,7 +20,9 @@ void DedupFlags::Register(CLI::App* dedup) {
                     ".wet, .jsonl or .ndjson, also .gz or .zst; other files are counted as "
                     "folder-file-left-out), JSON Lines files with url "
                     "and html or text fields, optional status, date and redirect (a 3xx's Location; a "
-                    "redirect is in the cluster of the page its chain of redirects ends at) (plain, gzip or "
+                    "redirect is in the cluster of the page its chain of redirects ends at), or revisit_of "
+                    "and revisit_of_date for a capture whose content is an earlier one's (a WARC revisit "
+                    "record; in the cluster of that capture) (plain, gzip or "
                     "zstd), or - for JSON Lines on standard input")
       ->required();
   dedup->add_option("--out,-o", out_dir, "Output folder (created if missing)")->required();
@@ -244,7 +246,7 @@ void PrintDedupSummary(const neardup::DedupSummary& s) {
                reasons.empty() ? "" : " (", reasons.c_str(), reasons.empty() ? "" : ")");
   if (s.warnings) std::fprintf(stderr, "  warnings: %s (see warnings.tsv)\n", WithCommas(s.warnings).c_str());
   if (s.documents_without_content) {
-    std::fprintf(stderr, "  without content of their own (redirects, empty bodies; matched by no method): %s\n",
+    std::fprintf(stderr, "  without content of their own (redirects, revisits, empty bodies; matched by no method): %s\n",
                  WithCommas(s.documents_without_content).c_str());
   }
   if (s.redirects) {
@@ -252,6 +254,10 @@ void PrintDedupSummary(const neardup::DedupSummary& s) {
         s.redirect_cycles ? " (" + WithCommas(s.redirect_cycles) + " in loops or past 32 hops)" : std::string();
     std::fprintf(stderr, "  redirects: %s, %s in the cluster of the page their chain ends at%s\n",
                  WithCommas(s.redirects).c_str(), WithCommas(s.redirects_joined).c_str(), cycles.c_str());
+  }
+  if (s.revisits) {
+    std::fprintf(stderr, "  revisits: %s, %s in the cluster of the capture they name\n", WithCommas(s.revisits).c_str(),
+                 WithCommas(s.revisits_joined).c_str());
   }
   std::fprintf(stderr, "  identity sets: %s by token sequence, %s by bytes\n",
                WithCommas(s.token_identity_sets).c_str(), WithCommas(s.byte_identity_sets).c_str());

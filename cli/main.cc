@@ -50,7 +50,12 @@ int RunCompareCommand(const std::string& a, const std::string& b, const neardup:
     std::printf("%s: %s  url %s  %s terms  charset %s\n", p == &c.a ? "A" : "B", p->source.c_str(),
                 p->url.empty() ? "-" : p->url.c_str(), WithCommas(p->terms).c_str(), p->charset.c_str());
     if (!p->own_content) {
-      if (p->http_status >= 300 && p->http_status < 400) {
+      if (!p->revisit_of.empty() && p->redirect_target.empty()) {
+        std::printf("   no content of its own: a revisit of the capture of %s%s%s (its content is that capture's, "
+                    "which the crawler did not store again); no method matches it: dedup puts it in the cluster of "
+                    "that capture, when it is read in the same run\n",
+                    p->revisit_of.c_str(), p->revisit_of_date.empty() ? "" : " at ", p->revisit_of_date.c_str());
+      } else if (p->http_status >= 300 && p->http_status < 400) {
         std::printf("   no content of its own: an HTTP %d redirect%s%s (its content is its target's); no method "
                     "matches it: dedup puts it in the cluster of the page its chain of redirects ends at, when that "
                     "page is read in the same run\n",
@@ -65,6 +70,10 @@ int RunCompareCommand(const std::string& a, const std::string& b, const neardup:
     std::printf("%c redirects to %c: dedup puts them in one cluster, %c kept over the redirect (Zhu et al.'s "
                 "redirection-based duplicates)\n",
                 from, to, to);
+  }
+  if (c.revisit) {
+    const char from = c.revisit == 'a' ? 'A' : 'B', to = c.revisit == 'a' ? 'B' : 'A';
+    std::printf("%c is a revisit of %c: dedup puts them in one cluster, %c kept over the revisit\n", from, to, to);
   }
   std::printf("same bytes: %s   same token sequence: %s   same site: %s\n",
               c.exact_same_bytes ? "yes" : "no", c.exact_same_tokens ? "yes" : "no",

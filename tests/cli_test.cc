@@ -330,6 +330,39 @@ TEST(CliTest, CompareExplainsAPair) {
 
 // A redirect has no content of its own: compare says so, and that dedup
 // matches it with nothing, not even with itself.
+TEST(CliTest, ARevisitRecordJoinsTheCaptureItNames) {
+  // warcio's example: a response of http://example.com/ and a revisit of it
+  // (uri-agnostic identical payload) naming its URL and date.
+  const std::string warc = testing::RepoTestDataDir() + "/warc/example.warc.gz";
+  const std::string cli = "'" + testing::CliPath() + "'";
+  const std::string dir = testing::MakeTempDir("cli-revisit");
+  std::string out;
+  ASSERT_EQ(testing::RunCommand(cli + " dedup '" + warc + "' --out '" + dir + "/out'", &out), 0) << out;
+  EXPECT_NE(out.find("revisits: 1, 1 in the cluster of the capture they name\n"), std::string::npos) << out;
+  std::ifstream clusters(dir + "/out/clusters.tsv");
+  std::string line;
+  std::vector<std::string> rows;
+  while (std::getline(clusters, line)) {
+    if (line.starts_with("http://example.com/\t")) rows.push_back(line);
+  }
+  ASSERT_EQ(rows.size(), 2u);
+  auto field = [](const std::string& row, int k) {
+    size_t at = 0;
+    for (int i = 0; i < k; ++i) at = row.find('\t', at) + 1;
+    return row.substr(at, row.find('\t', at) - at);
+  };
+  EXPECT_EQ(field(rows[0], 1), field(rows[1], 1));  // one cluster
+  EXPECT_EQ(field(rows[0], 2), "keep");
+  EXPECT_EQ(field(rows[1], 2), "duplicate");
+  EXPECT_EQ(field(rows[0], 3), "revisit");
+  EXPECT_EQ(field(rows[1], 3), "revisit");
+  EXPECT_EQ(field(rows[0], 7), "revisited");
+  std::ifstream summary(dir + "/out/summary.json");
+  const nlohmann::json json = nlohmann::json::parse(summary);
+  EXPECT_EQ(json["revisits"]["pages"], 1) << json.dump();
+  EXPECT_EQ(json["revisits"]["joined"], 1) << json.dump();
+}
+
 TEST(CliTest, CompareSaysARedirectHasNoContentOfItsOwn) {
   const std::string redirect = testing::RepoTestDataDir() + "/warc/redirect.warc";
   const std::string cli = "'" + testing::CliPath() + "'";
@@ -343,7 +376,7 @@ TEST(CliTest, CompareSaysARedirectHasNoContentOfItsOwn) {
   // dedup counts it in its summary.
   const std::string dir = testing::MakeTempDir("cli-redirect");
   ASSERT_EQ(testing::RunCommand(cli + " dedup '" + redirect + "' --out '" + dir + "/out'", &out), 0) << out;
-  EXPECT_NE(out.find("without content of their own (redirects, empty bodies; matched by no method): 1\n"),
+  EXPECT_NE(out.find("without content of their own (redirects, revisits, empty bodies; matched by no method): 1\n"),
             std::string::npos)
       << out;
   // Its target is not in the run: it stays alone.

@@ -171,8 +171,10 @@ def write_redirect_corpus(paths):
     """Redirects whose chains cross ranks (Zhu et al.'s redirection-based
     duplicates): to a page with copies, to a page alone, through a chain of
     two, in a loop, to an error page, and out of the crawl; a URL fetched
-    twice (an error first). The records go round-robin into `paths`, the
-    redirects first, so that a chain's pages sit on other ranks."""
+    twice (an error first); and revisits (a WARC revisit record's capture
+    named by URL and date, by URL alone, and one not in the crawl) of a URL
+    captured twice. The records go round-robin into `paths`, the redirects
+    and revisits first, so that a chain's pages sit on other ranks."""
     def story(seed):
         words = ["w%d%d" % (seed, i % 97) for i in range(400)]
         return "<html><body><p>" + " ".join(words) + "</p></body></html>"
@@ -187,12 +189,17 @@ def write_redirect_corpus(paths):
         {"url": "http://r.example/out", "status": 301, "redirect": "https://elsewhere.example/"},
         {"url": "http://r.example/twice", "status": 301, "redirect": "https://twice.example/"},
         {"url": "https://twice.example/", "status": 503, "html": "<p>Service Unavailable</p>"},
+        {"url": "https://alone.example/page", "date": "2024-03-01T00:00:00Z",
+         "revisit_of": "https://alone.example/page", "revisit_of_date": "2024-02-01T00:00:00Z"},
+        {"url": "https://news.example/story", "date": "2024-03-01T00:00:00Z", "revisit_of": "https://news.example/story"},
+        {"url": "https://gone.example/", "revisit_of": "https://gone.example/", "revisit_of_date": "2024-01-01T00:00:00Z"},
         {"url": "https://news.example/story", "html": story(1)},
         {"url": "https://mirror.example/story", "html": story(1)},
         {"url": "https://alone.example/page", "html": story(2)},
         {"url": "https://news.example/404", "status": 404, "html": "<p>Not Found</p>"},
         {"url": "https://twice.example/", "status": 200, "html": story(3)},
         {"url": "https://other.example/", "html": story(4)},
+        {"url": "https://alone.example/page", "date": "2024-02-01T00:00:00Z", "html": story(5)},
     ]
     files = [open(p, "w", encoding="utf-8") for p in paths]
     for at, record in enumerate(records):

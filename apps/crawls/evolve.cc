@@ -218,6 +218,15 @@ Result<EvolveSummary> RunEvolve(const EvolveOptions& options, Executor* executor
     Document doc;
     while (source->Next(&doc)) {
       if (current.count(doc.url)) continue;
+      if (!doc.revisit_of.empty() && doc.redirect_target.empty()) {
+        // A revisit: its content is the capture it names. When that is the
+        // previous crawl's page of the URL, the page is unchanged; a capture
+        // this crawl read before already stands for the URL; else its
+        // content is unknown here and the URL is left out of this crawl.
+        const auto before = previous.find(doc.revisit_of);
+        if (before != previous.end()) current.emplace(doc.url, before->second);
+        continue;
+      }
       current.emplace(doc.url, crawls_internal::SketchPage(doc.body, doc.kind, doc.declared_charset,
                                                           doc.url, &tokenizer, sketcher, &scratch,
                                                           &tokens));

@@ -219,6 +219,21 @@ TEST(EvolveTest, RunEvolveOnTwoTinyCrawls) {
   for (const char* f : {"evolve.json", "report.html", "crawl-1/clusters.tsv", "crawl-2/summary.json"}) {
     EXPECT_FALSE(testing::ReadFileOrEmpty(dir + "/out/" + f).empty()) << f;
   }
+  // A recrawl whose crawler wrote revisits for the pages it found unchanged:
+  // u1 as it was (85), not a page gone; a revisit of nothing the previous
+  // crawl holds leaves its URL out.
+  testing::WriteFileOrDie(dir + "/3.jsonl",
+                          R"({"url": "http://a.test/1", "revisit_of": "http://a.test/1"})" "\n"
+                          R"({"url": "http://b.test/2", "revisit_of": "http://b.test/elsewhere"})" "\n" +
+                              testing::JsonLine("http://a.test/3", "html", q));
+  o.crawls = {dir + "/1.jsonl", dir + "/3.jsonl"};
+  o.out_dir = dir + "/out3";
+  auto revisited = RunEvolve(o, nullptr, nullptr, nullptr);
+  ASSERT_TRUE(revisited.ok()) << revisited.status().message();
+  ASSERT_EQ(revisited->changes.size(), 1u);
+  EXPECT_EQ(revisited->changes[0].common_urls, 2u);
+  EXPECT_EQ(revisited->changes[0].disappeared, 1u);
+  EXPECT_EQ(revisited->changes[0].by_amount[85], 2u);  // u1 revisited, u3 the same bytes
   // One crawl is a usage error; a crawl with no page is NotFound.
   o.crawls = {dir + "/1.jsonl"};
   EXPECT_TRUE(RunEvolve(o, nullptr, nullptr, nullptr).status().IsInvalidArgument());

@@ -106,6 +106,18 @@ TEST_F(HttpTest, PagesAreAnsweredLineByLineInOrder) {
   EXPECT_EQ(client_->Get("/v1/pages")->status, 400);
   EXPECT_EQ(client_->Get("/v1/nothing")->status, 404);
 
+  // A revisit would replace the page it repeats with one without a body:
+  // refused with the reason, and the page is as it was.
+  auto revisit = client_->Post("/v1/pages", R"({"url": "https://a.example/p", "revisit_of": "https://a.example/p"})",
+                               "application/x-ndjson");
+  ASSERT_TRUE(revisit);
+  EXPECT_EQ(Lines(revisit->body)[0]["role"], "error");
+  EXPECT_NE(Lines(revisit->body)[0]["error"].get<std::string>().find("revisit_of"), std::string::npos) << revisit->body;
+  auto kept = client_->Get("/v1/pages?url=https%3A%2F%2Fa.example%2Fp");
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(nlohmann::json::parse(kept->body)["role"], "keep");
+  EXPECT_EQ(nlohmann::json::parse(kept->body)["group"], lines[0]["group"]);
+
   // Check changes nothing; delete removes the winner and elects another.
   auto check = client_->Post("/v1/check", PageLine("https://e.example/longest/path/x", Text(1)), "application/x-ndjson");
   ASSERT_TRUE(check);
@@ -232,6 +244,19 @@ TEST(ServeProcess, IngestThenExportAfterStop) {
   }
   ASSERT_GT(urls.size(), 14u);
   EXPECT_EQ(answered, urls);
+  // warcio's example holds a response and a revisit of it: the revisit is
+  // read and not sent, so the page stays as the response made it.
+  const std::string revisits = dir + "/revisits.ndjson";
+  ASSERT_EQ(testing::RunCommand(testing::Q(testing::CliPath()) + " ingest " +
+                                    testing::Q(testing::RepoTestDataDir() + "/warc/example.warc.gz") +
+                                    " --server http://127.0.0.1:" + std::to_string(port) + " --answers " +
+                                    testing::Q(revisits),
+                                &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("1 pages in 1 requests"), std::string::npos) << out;
+  EXPECT_NE(out.find("1 revisit records not sent"), std::string::npos) << out;
+  EXPECT_EQ(nlohmann::json::parse(testing::ReadFileOrEmpty(revisits)).at("role"), "keep");
   kill(pid, SIGTERM);
   int status = 0;
   waitpid(pid, &status, 0);

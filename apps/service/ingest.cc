@@ -228,6 +228,10 @@ Result<IngestSummary> RunIngest(const std::vector<std::string>& inputs, const In
   Document doc;
   bool sending = true;
   while (sending && source->Next(&doc)) {
+    if (!doc.revisit_of.empty() && doc.redirect_target.empty()) {
+      ++summary.revisits;  // an unchanged capture: nothing for the service to change (IngestSummary)
+      continue;
+    }
     AppendPageLine(doc, &batch.body);
     batch.origin.emplace_back(doc.source, doc.source_offset);
     if (batch.origin.size() >= o.batch_pages) {
@@ -253,7 +257,7 @@ Result<IngestSummary> RunIngest(const std::vector<std::string>& inputs, const In
   summary.warnings = warnings.count();
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!o.quiet && summary.pages >= o.batch_pages) std::fprintf(stderr, "\n");
-  if (summary.pages == 0) {
+  if (summary.pages == 0 && summary.revisits == 0) {
     return Status::InvalidArgument(NothingReadLine(inputs, first_warnings, source->stats(), o.source));
   }
   return summary;

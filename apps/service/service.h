@@ -237,6 +237,10 @@ struct IngestOptions {
 };
 struct IngestSummary {
   uint64_t pages = 0, errors = 0, duplicates = 0, redirects = 0, removed = 0, batches = 0, warnings = 0;
+  // Revisit records (Document::revisit_of, not redirects) read and not
+  // sent: the capture they repeat is the page the service holds at its URL,
+  // which a page without a body would replace.
+  uint64_t revisits = 0;
   double seconds = 0;
 };
 // Streams every document of `inputs` (anything `dedup` reads) to the

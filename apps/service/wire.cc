@@ -149,6 +149,15 @@ void ParsePageLine(std::string_view line, uint64_t line_number, uint64_t max_pag
     page->status = static_cast<int>(status);
   }
   if (!text_field("redirect", &page->redirect) || !text_field("fetched", &page->fetched)) return;
+  // A revisit (a capture whose content is an earlier one's) has no body, and
+  // the service holds one page a URL: taken as a page, it would replace the
+  // capture it repeats. Refused, with the reason; `neardup ingest` leaves
+  // revisits out.
+  if (simdjson::dom::element value; field("revisit_of", &value)) {
+    fail("\"revisit_of\": a revisit repeats a capture the service already holds; send nothing for it "
+         "(neardup ingest leaves revisits out)");
+    return;
+  }
   // The body: html or text, or their base64 forms (html_b64, text_b64) for
   // bytes that are not UTF-8 (`neardup ingest` sends those as they are).
   int bodies = 0;

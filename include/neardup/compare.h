@@ -38,6 +38,10 @@ struct ComparedPage {
   bool own_content = true;
   int http_status = 0;
   std::string redirect_target;
+  // For a revisit (a WARC revisit record): the URL and date of the capture
+  // whose content it is, as the record names them (Document::revisit_of).
+  std::string revisit_of;
+  std::string revisit_of_date;
 };
 
 // One run of the diff: terms only in A (`deleted`), only in B (`inserted`),
@@ -64,6 +68,11 @@ struct Comparison {
   // success or a page not read over HTTP): dedup puts the two in one
   // cluster, the other kept. 'a' or 'b' for the redirect, else 0.
   char redirect = 0;
+  // One page is a revisit of the other: the capture it names (its URL, and
+  // its fetch date when the revisit gives one) is the other page, which has
+  // content. dedup puts the two in one cluster, the other kept. 'a' or 'b'
+  // for the revisit, else 0.
+  char revisit = 0;
   double jaccard = 0;            // resemblance of the k-shingle sets
   uint64_t term_difference = 0;  // terms deleted plus inserted by the diff
   std::vector<CompareRun> runs;  // the differing runs, with equal runs between

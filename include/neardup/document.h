@@ -26,6 +26,15 @@ struct Document {
   int http_status = 0;
   // Location header of a 3xx response, as sent (not resolved); else empty.
   std::string redirect_target;
+  // A capture whose content is an earlier capture's, which the crawler did
+  // not store again (a WARC revisit record of profile identical-payload-
+  // digest or server-not-modified; the JSON `revisit_of` field): the URL of
+  // that capture (WARC-Refers-To-Target-URI, else the record's own URL) and
+  // its date as the input states it (WARC-Refers-To-Date; empty if not
+  // given). Empty for every other page. Such a page has no body; dedup puts
+  // it in the cluster of the capture it names, when that is in the run.
+  std::string revisit_of;
+  std::string revisit_of_date;
   // Media type from Content-Type, lower-cased, without parameters; empty if none.
   std::string content_type;
   // charset parameter of the HTTP Content-Type, lower-cased; empty if none.
@@ -44,6 +53,7 @@ struct Document {
 
   void Clear() {
     url.clear(); fetch_date.clear(); http_status = 0; redirect_target.clear();
+    revisit_of.clear(); revisit_of_date.clear();
     content_type.clear(); declared_charset.clear(); kind = ContentKind::kHtml;
     body.clear(); source.clear(); source_offset = 0; input_index = 0;
   }

@@ -400,6 +400,11 @@ struct DedupSummary {
   uint64_t redirects = 0;
   uint64_t redirects_joined = 0;
   uint64_t redirect_cycles = 0;
+  // Revisits (Document::revisit_of: WARC revisit records whose content is
+  // an earlier capture's); those whose capture is in the run, and so are in
+  // its cluster.
+  uint64_t revisits = 0;
+  uint64_t revisits_joined = 0;
   uint64_t terms = 0;                 // terms over all documents
   // Identity sets with two or more members.
   uint64_t token_identity_sets = 0;   // same token sequence

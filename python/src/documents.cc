@@ -47,7 +47,7 @@ void SetStatus(py::handle v, const DocumentName& where, const char* key, int* ou
   *out = static_cast<int>(status);
 }
 
-constexpr const char* kKeys = "url, html, text, status, redirect, fetched, content_type, charset";
+constexpr const char* kKeys = "url, html, text, status, redirect, revisit_of, revisit_of_date, fetched, content_type, charset";
 
 // One key of a document dict; false for an unknown key.
 bool SetKey(const char* key, py::handle v, const DocumentName& where, neardup::Document* doc, bool* has_body) {
@@ -63,6 +63,10 @@ bool SetKey(const char* key, py::handle v, const DocumentName& where, neardup::D
     SetStatus(v, where, key, &doc->http_status);
   } else if (std::strcmp(key, "redirect") == 0) {
     SetString(v, where, key, &doc->redirect_target);
+  } else if (std::strcmp(key, "revisit_of") == 0) {
+    SetString(v, where, key, &doc->revisit_of);
+  } else if (std::strcmp(key, "revisit_of_date") == 0) {
+    SetString(v, where, key, &doc->revisit_of_date);
   } else if (std::strcmp(key, "fetched") == 0) {
     SetString(v, where, key, &doc->fetch_date);
   } else if (std::strcmp(key, "content_type") == 0) {
@@ -113,6 +117,12 @@ void ToDocument(py::handle item, bool allow_body, const DocumentName& where, nea
       RaiseInvalidArgument(where.str() + ": unknown key '" + name + "' (valid: " + kKeys + ")");
     }
   }
+  if (!doc->revisit_of.empty()) {
+    // A revisit's content is the capture it names.
+    if (!doc->body.empty()) RaiseInvalidArgument(where.str() + ": a revisit (revisit_of) has no html or text of its own");
+    return;
+  }
+  if (!doc->revisit_of_date.empty()) RaiseInvalidArgument(where.str() + ": revisit_of_date needs revisit_of");
   if (!has_body) RaiseInvalidArgument(where.str() + ": needs html or text");
 }
 

@@ -270,6 +270,8 @@ py::dict ComparisonToDict(const neardup::Comparison& c) {
     d["own_content"] = p.own_content;
     d["status"] = p.http_status;
     d["redirect"] = Utf8(p.redirect_target);
+    d["revisit_of"] = Utf8(p.revisit_of);
+    d["revisit_of_date"] = Utf8(p.revisit_of_date);
     return d;
   };
   py::dict d;
@@ -279,6 +281,7 @@ py::dict ComparisonToDict(const neardup::Comparison& c) {
   d["exact_same_bytes"] = c.exact_same_bytes;
   d["same_site"] = c.same_site;
   d["redirect"] = c.redirect ? py::object(py::str(std::string(1, c.redirect))) : py::object(py::none());
+  d["revisit"] = c.revisit ? py::object(py::str(std::string(1, c.revisit))) : py::object(py::none());
   d["jaccard"] = c.jaccard;
   d["b_similarity"] = c.b_similarity;
   d["num_supershingles"] = c.num_supershingles;
@@ -382,7 +385,9 @@ compare).
 
 Attributes (read-only): url; html and text (the body as bytes: one is
 None); body and kind ("html" or "text"); status (HTTP status, 0 when not
-HTTP); redirect (Location of a 3xx); fetched (WARC-Date, ISO 8601);
+HTTP); redirect (Location of a 3xx); revisit_of and revisit_of_date (for
+a WARC revisit record: the URL and date of the earlier capture whose
+content it is; a document dict takes them as keys too); fetched (WARC-Date, ISO 8601);
 content_type; charset (declared); source and offset (the input file and
 the record's byte offset, as clusters.tsv shows them); input_index.)doc";
 
@@ -518,6 +523,8 @@ PYBIND11_MODULE(_neardup, m) {
           "kind", [](const PyDocument& d) { return d.doc.kind == neardup::ContentKind::kHtml ? "html" : "text"; })
       .def_property_readonly("status", [](const PyDocument& d) { return d.doc.http_status; })
       .def_property_readonly("redirect", [](const PyDocument& d) { return Utf8(d.doc.redirect_target); })
+      .def_property_readonly("revisit_of", [](const PyDocument& d) { return Utf8(d.doc.revisit_of); })
+      .def_property_readonly("revisit_of_date", [](const PyDocument& d) { return Utf8(d.doc.revisit_of_date); })
       .def_property_readonly("fetched", [](const PyDocument& d) { return Utf8(d.doc.fetch_date); })
       .def_property_readonly("content_type", [](const PyDocument& d) { return Utf8(d.doc.content_type); })
       .def_property_readonly("charset", [](const PyDocument& d) { return Utf8(d.doc.declared_charset); })
@@ -824,9 +831,11 @@ The dict: "verdicts" maps each method ("exact", "broder", "simhash",
 "combined", "robust", "paragraphs", "chunks") to {"duplicate", "similarity",
 "reason"}, the decision `neardup dedup` would reach on the pair; then "a"
 and "b" (source, url, terms, charset, own_content, status, redirect: the
-Location as sent), exact_same_bytes, exact_same_tokens, same_site,
+Location as sent; revisit_of and revisit_of_date: the capture a revisit
+names), exact_same_bytes, exact_same_tokens, same_site,
 redirect ("a" or "b" when that page redirects to the other, so that
-`neardup dedup` puts the two in one cluster; else None), jaccard (resemblance of the shingle sets), b_similarity of
+`neardup dedup` puts the two in one cluster; else None), revisit ("a" or
+"b" when that page is a revisit of the other; else None), jaccard (resemblance of the shingle sets), b_similarity of
 num_supershingles, b_similar, c_similarity of simhash_bits, c_similar,
 term_difference and "runs" (the diff of the two token sequences: kind
 "equal", "only_in_a" or "only_in_b", term ranges, text), and "robust" (terms

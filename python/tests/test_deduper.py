@@ -80,6 +80,27 @@ def test_a_redirect_joins_the_cluster_of_the_page_it_leads_to():
     assert cl.role_of(r1) == "single" and cl.role_of(r2) == "single"
 
 
+def test_a_revisit_joins_the_cluster_of_the_capture_it_names():
+    # A WARC revisit record's content is an earlier capture's: of the URL's
+    # two captures, the one of the date it names.
+    d = neardup.Deduper(threads=1)
+    first, second, revisit, lost = d.add_many([
+        {"url": "https://a.example/p", "html": ARTICLE, "fetched": "2024-01-01T00:00:00Z"},
+        {"url": "https://a.example/p", "html": OTHER, "fetched": "2024-02-01T00:00:00Z"},
+        {"url": "https://a.example/p", "revisit_of": "https://a.example/p", "revisit_of_date": "2024-02-01T00:00:00Z"},
+        {"url": "https://b.example/q", "revisit_of": "https://b.example/q"},
+    ])
+    cl = d.cluster()
+    assert cl.keeper_of(revisit) == second and cl.method_of(revisit) == "revisit"
+    assert cl.keeper_reason_of(second) == "revisited"
+    assert cl.role_of(first) == "single" and cl.role_of(lost) == "single"
+    assert "revisit" in d.explain(revisit, second)["reason"]
+    c = neardup.compare({"url": "https://a.example/p", "revisit_of": "https://a.example/p"},
+                        {"url": "https://a.example/p", "html": ARTICLE})
+    assert c["revisit"] == "a" and c["redirect"] is None
+    assert not c["a"]["own_content"] and c["a"]["revisit_of"] == "https://a.example/p"
+
+
 def test_labels_and_keepers_are_int64_arrays_and_removed_ids_hold_minus_one():
     d = neardup.Deduper(threads=1)
     d.add_many([{"url": "https://a.example/1", "html": ARTICLE}, {"url": "https://b.example/2", "html": OTHER},

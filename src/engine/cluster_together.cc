@@ -29,9 +29,10 @@
 //      rule (DividedRun::Decide); a member that fails leaves with its exact
 //      copies (its DividedRun::SplitRoot's set), whose keeper is chosen
 //      again at the owner of that root;
-//   7. redirects join the cluster of the page their chain ends at
-//      (engine/redirects.h): targets and the pages at those URLs meet at
-//      the URL key's owner, and chains are followed a hop a round.
+//   7. redirects join the cluster of the page their chain ends at, and
+//      revisits that of the capture they name (engine/redirects.h): targets
+//      and the pages at those URLs meet at the URL key's owner, and chains
+//      are followed a hop a round.
 //
 // The result equals ClusterLive's over the same pages and pairs: the same
 // kept page, role, method, similarity and reason for every page, and the
@@ -606,19 +607,26 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
   s.stages.push_back({"verify", SecondsSince(t_verify), n * (w + 1) * 8});
 
   // ---- 7. redirects join the cluster of the page their chain ends at ----
-  // (engine/redirects.h, as ClusterLive), met at the owner of each URL's
-  // key: the redirects' targets go there; each page asks it whether its URL
-  // is one, and those that are offer their records, of which the owner
-  // takes one per URL as RedirectChains does; then every redirect follows
-  // its chain a hop a round, asking the owner of the next URL, for at most
-  // kMaxRedirectHops rounds (a chain still open then loops or is too
-  // long: a cycle, as ClusterLive counts it). Per process: the targets and
-  // offers it owns, and a word or two per page it holds.
-  std::vector<uint8_t> joined_redirect;  // local pages, when the run holds redirects
+  // and revisits that of the capture they name (engine/redirects.h, as
+  // ClusterLive), met at the owner of each key: the targets go there; each
+  // page asks it whether its URL (and, when the run holds revisits, its
+  // capture: EachNameOf) is one, and those that are offer their records,
+  // of which the owner takes one per key as RedirectChains does; then every
+  // redirect or revisit follows its chain a hop a round, asking the owner
+  // of the next key, for at most kMaxRedirectHops rounds (a chain still
+  // open then loops or is too long: a cycle, as ClusterLive counts it). Per
+  // process: the targets and offers it owns, and a word to four per page
+  // it holds.
+  enum : uint8_t { kJoinedRedirect = 1, kJoinedRevisit = 2 };
+  std::vector<uint8_t> joined_page;  // local pages, when the run holds redirects or revisits
   {
     const ChunkedVector<PageRedirect>& redirects = col.redirects;  // local ids, in order
-    NEARDUP_ASSIGN_OR_RETURN(s.redirects, x.Sum(redirects.size()));
-    if (s.redirects > 0) {
+    uint64_t revisits_here = 0;
+    for (size_t j = 0; j < redirects.size(); ++j) revisits_here += redirects[j].revisit;
+    NEARDUP_ASSIGN_OR_RETURN(s.redirects, x.Sum(redirects.size() - revisits_here));
+    NEARDUP_ASSIGN_OR_RETURN(s.revisits, x.Sum(revisits_here));
+    const bool captures = s.revisits > 0;  // as ClusterLive: pages are named by capture too
+    if (s.redirects + s.revisits > 0) {
       std::vector<std::vector<uint64_t>> to_owner(static_cast<size_t>(x.size()));
       for (size_t j = 0; j < redirects.size(); ++j) to_owner[x.OwnerOfKey(redirects[j].key)].push_back(redirects[j].key);
       NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> owned_targets, x.ExchangeFlat(std::move(to_owner)));
@@ -627,20 +635,24 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
       for (uint64_t key : owned_targets) targets.Insert(key);
       std::vector<uint64_t>().swap(owned_targets);
       std::vector<uint64_t> url_keys;
-      url_keys.reserve(n);
-      NEARDUP_RETURN_IF_ERROR(
-          each_features([&](uint64_t, const KeeperFeatures& f) { url_keys.push_back(UrlKeyOfHash(f.url_hash)); }));
+      url_keys.reserve(captures ? 2 * n : n);
+      NEARDUP_RETURN_IF_ERROR(each_features([&](uint64_t, const KeeperFeatures& f) {
+        EachNameOf(f, captures, [&](uint64_t key) { url_keys.push_back(key); });
+      }));
       NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> named, x.Ask(url_keys, 1, true, [&](uint64_t key, uint64_t* o) {
         *o = targets.Contains(key) ? 1 : 0;
       }));
       std::vector<uint64_t>().swap(url_keys);
       std::vector<std::vector<UrlHolder>> offers(static_cast<size_t>(x.size()));
+      size_t asked_at = 0;
       NEARDUP_RETURN_IF_ERROR(each_features([&](uint64_t i, const KeeperFeatures& f) {
-        if (!named[i]) return;
-        UrlHolder h = HolderOf(base + i, f, RedirectKeyIn(redirects, i));
-        h.keeper = keeper[i];
-        h.reason = reason[i];
-        offers[x.OwnerOfKey(h.url_key)].push_back(h);
+        EachNameOf(f, captures, [&](uint64_t key) {
+          if (!named[asked_at++] || RevisitIn(redirects, i)) return;
+          UrlHolder h = HolderOf(base + i, f, RedirectKeyIn(redirects, i), key);
+          h.keeper = keeper[i];
+          h.reason = reason[i];
+          offers[x.OwnerOfKey(key)].push_back(h);
+        });
       }));
       std::vector<uint64_t>().swap(named);
       NEARDUP_ASSIGN_OR_RETURN(std::vector<UrlHolder> held, x.ExchangeFlat(std::move(offers)));
@@ -654,8 +666,8 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
         at[j] = redirects[j].key;
         open[j] = j;
       }
-      joined_redirect.assign(n, 0);
-      uint64_t joined_here = 0, cycles_here = 0;
+      joined_page.assign(n, 0);
+      uint64_t joined_here = 0, revisits_joined_here = 0, cycles_here = 0;
       for (int hop = 0;; ++hop) {
         NEARDUP_ASSIGN_OR_RETURN(const uint64_t still_open, x.Sum(open.size()));
         if (still_open == 0) break;
@@ -682,30 +694,33 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
             const uint64_t i = redirects[j].id;
             keeper[i] = o[1];
             reason[i] = static_cast<uint8_t>(o[2]);
-            joined_redirect[i] = 1;
-            ++joined_here;
+            joined_page[i] = redirects[j].revisit ? kJoinedRevisit : kJoinedRedirect;
+            ++(redirects[j].revisit ? revisits_joined_here : joined_here);
           }
         }
         open.resize(still);
       }
       NEARDUP_ASSIGN_OR_RETURN(s.redirects_joined, x.Sum(joined_here));
+      NEARDUP_ASSIGN_OR_RETURN(s.revisits_joined, x.Sum(revisits_joined_here));
       NEARDUP_ASSIGN_OR_RETURN(s.redirect_cycles, x.Sum(cycles_here));
     }
   }
-  auto is_joined_redirect = [&](uint64_t i) { return !joined_redirect.empty() && joined_redirect[i] != 0; };
+  auto is_joined = [&](uint64_t i) { return !joined_page.empty() && joined_page[i] != 0; };
 
   // ---- 8. the clustering: sizes of the final clusters at their kept page ----
   const auto t_final = Clock::now();
   constexpr uint64_t kNearBit = uint64_t{1} << 63;
-  // Per kept page: its members | kNearBit, then the redirects joined to it.
-  std::vector<uint64_t> final_here(2 * n, 0);
+  // Per kept page: its members | kNearBit, then the redirects and revisits
+  // joined to it, then of those the revisits.
+  std::vector<uint64_t> final_here(3 * n, 0);
   {
-    std::unordered_map<uint64_t, uint64_t> count, redirects_to;
+    std::unordered_map<uint64_t, uint64_t> count, redirects_to, revisits_to;
     for (uint64_t i = 0; i < n; ++i) {
       uint64_t& c = count[keeper[i]];
       ++c;
-      if (is_joined_redirect(i)) {
+      if (is_joined(i)) {
         ++redirects_to[keeper[i]];
+        if (joined_page[i] == kJoinedRevisit) ++revisits_to[keeper[i]];
       } else if (near_method && keeper_root[i] != root[i]) {
         c |= kNearBit;
       }
@@ -715,31 +730,34 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
     NEARDUP_ASSIGN_OR_RETURN(auto in, x.Exchange(out));
     for (const auto& from : in) {
       for (const KeyAndId& c : from) {
-        uint64_t& f = final_here[2 * local(c.key)];
+        uint64_t& f = final_here[3 * local(c.key)];
         f += c.id & ~kNearBit;  // counts stay far below bit 63
         f |= c.id & kNearBit;
       }
     }
-    for (auto& o : out) o.clear();
-    for (const auto& [k, r] : redirects_to) out[x.OwnerOfId(k)].push_back({k, r});
-    NEARDUP_ASSIGN_OR_RETURN(auto redirects_in, x.Exchange(out));
-    for (const auto& from : redirects_in) {
-      for (const KeyAndId& r : from) final_here[2 * local(r.key) + 1] += r.id;
+    for (int slot : {1, 2}) {
+      if (slot == 2 && s.revisits == 0) break;  // the same on every process
+      for (auto& o : out) o.clear();
+      for (const auto& [k, r] : slot == 1 ? redirects_to : revisits_to) out[x.OwnerOfId(k)].push_back({k, r});
+      NEARDUP_ASSIGN_OR_RETURN(auto joined_in, x.Exchange(out));
+      for (const auto& from : joined_in) {
+        for (const KeyAndId& r : from) final_here[3 * local(r.key) + slot] += r.id;
+      }
     }
   }
   NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> final_size,
-                           x.Ask(keeper, 2, false, [&](uint64_t id, uint64_t* o) {
-                             o[0] = final_here[2 * local(id)];
-                             o[1] = final_here[2 * local(id) + 1];
+                           x.Ask(keeper, 3, false, [&](uint64_t id, uint64_t* o) {
+                             for (int t = 0; t < 3; ++t) o[t] = final_here[3 * local(id) + t];
                            }));
   std::vector<TogetherRow> rows(n);
   uint64_t in_clusters = 0, clusters = 0, largest = 0, near_members = 0;
   for (uint64_t i = 0; i < n; ++i) {
     TogetherRow& r = rows[i];
-    const uint64_t members = final_size[2 * i] & ~kNearBit;
-    const uint64_t redirects_in = final_size[2 * i + 1];
-    // The cluster's other members all redirect to its kept page.
+    const uint64_t members = final_size[3 * i] & ~kNearBit;
+    const uint64_t redirects_in = final_size[3 * i + 1], revisits_in = final_size[3 * i + 2];
+    // The cluster's other members all redirect to its kept page, or revisit it.
     const bool only_redirects = redirects_in > 0 && redirects_in + 1 == members;
+    const bool only_revisits = only_redirects && revisits_in == redirects_in;
     const bool self = keeper[i] == base + i;
     r.keeper = keeper[i];
     if (members < 2) {
@@ -747,16 +765,16 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
       r.reason = kReasonSingle;
       continue;
     }
-    r.reason = only_redirects ? kReasonRedirectTarget : reason[i];
+    r.reason = only_revisits ? kReasonRevisited : only_redirects ? kReasonRedirectTarget : reason[i];
     ++in_clusters;
     if (self) {
       ++clusters;
       largest = std::max(largest, members);
       r.role = DocRole::kKeep;
-      r.method = near_method && (final_size[2 * i] & kNearBit) ? 2 : only_redirects ? 3 : 1;
-    } else if (is_joined_redirect(i)) {
+      r.method = near_method && (final_size[3 * i] & kNearBit) ? 2 : only_revisits ? 4 : only_redirects ? 3 : 1;
+    } else if (is_joined(i)) {
       r.role = DocRole::kDuplicate;
-      r.method = 3;
+      r.method = joined_page[i] == kJoinedRevisit ? 4 : 3;
     } else if (keeper_root[i] == root[i]) {
       r.role = DocRole::kDuplicate;
       r.method = 1;
@@ -773,7 +791,7 @@ Result<std::vector<DeduperImpl::TogetherRow>> DeduperImpl::ClusterTogether(
   NEARDUP_ASSIGN_OR_RETURN(s.near_duplicate_members, x.Sum(near_members));
   s.duplicates = s.documents_in_clusters - s.clusters;
   s.duplicate_percentage = s.documents ? 100.0 * static_cast<double>(s.duplicates) / s.documents : 0.0;
-  s.stages.push_back({"clusters", SecondsSince(t_final), n * 16});
+  s.stages.push_back({"clusters", SecondsSince(t_final), n * 24});
 
   // The method's sections of summary.json come from a run over no pages:
   // every figure they hold is in the summary.

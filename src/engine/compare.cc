@@ -136,6 +136,12 @@ Status ExplainByDedup(const std::vector<std::string>& inputs, const std::string&
                           "verification (Zhu et al.'s redirection-based duplicates)"};
       return Status::OK();
     }
+    if (clustering.keeper_of(page) == kept && std::string_view(clustering.method_of(page)) == "revisit") {
+      *out = PairDecision{true, 1.0,
+                          "a revisit of a capture of this cluster (its content is that capture's, which the crawler "
+                          "did not store again): in it without verification"};
+      return Status::OK();
+    }
     NEARDUP_ASSIGN_OR_RETURN(*out, deduper->Explain(page, kept));
     return Status::OK();
   };
@@ -251,20 +257,29 @@ Result<Comparison> CompareLoaded(const Loaded& a, const Loaded& b, const std::st
     page->own_content = HasOwnContent(l->doc);
     page->http_status = l->doc.http_status;
     page->redirect_target = l->doc.redirect_target;
+    page->revisit_of = l->doc.revisit_of;
+    page->revisit_of_date = l->doc.revisit_of_date;
   }
   // As dedup's identity sets: pages without a term are not copies by their
   // (empty) token sequence.
   c.exact_same_tokens = a.tokens.num_terms() > 0 && a.tokens.term_hashes == b.tokens.term_hashes;
   c.exact_same_bytes = HasOwnContent(a.doc) && HasOwnContent(b.doc) && a.doc.body == b.doc.body;
   c.same_site = SiteOfUrl(a.doc.url) == SiteOfUrl(b.doc.url);
-  // As dedup's chains match: `to` as a URL's holder (HolderOf, from the
-  // keeper features dedup reads), one a chain may end at.
-  auto redirects_to = [](const Document& from, const Document& to) {
+  // As dedup's chains match: `to` as the holder of a key it is named by
+  // (EachNameOf, HolderOf, from the keeper features dedup reads), one a
+  // chain may end at; a revisit holds nothing.
+  auto leads_to = [](const Document& from, const Document& to) {
     const uint64_t key = RedirectKey(from);
-    const UrlHolder held = HolderOf(0, KeeperFeatures::Of(to), RedirectKey(to));
-    return key != kNoRedirect && held.ends && held.url_key == key;
+    if (key == kNoRedirect || IsRevisit(to)) return false;
+    const KeeperFeatures features = KeeperFeatures::Of(to);
+    bool named = false;
+    EachNameOf(features, true, [&](uint64_t k) { named |= k == key; });
+    return named && HolderOf(0, features, RedirectKey(to)).ends;
   };
-  c.redirect = redirects_to(a.doc, b.doc) ? 'a' : redirects_to(b.doc, a.doc) ? 'b' : 0;
+  const char leads = leads_to(a.doc, b.doc) ? 'a' : leads_to(b.doc, a.doc) ? 'b' : 0;
+  const bool revisit = leads != 0 && IsRevisit(leads == 'a' ? a.doc : b.doc);
+  c.redirect = revisit ? 0 : leads;
+  c.revisit = revisit ? leads : 0;
 
   // Broder: supershingles and the shingle sets' resemblance.
   const BroderSketcher broder(ToSketchOptions(options.broder));

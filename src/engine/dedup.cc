@@ -213,6 +213,7 @@ nlohmann::ordered_json SummaryJson(const DedupSummary& s, const DedupOptions& o,
   j["empty_documents"] = s.empty_documents;
   j["documents_without_content"] = s.documents_without_content;
   j["redirects"] = {{"pages", s.redirects}, {"joined", s.redirects_joined}, {"cycles", s.redirect_cycles}};
+  j["revisits"] = {{"pages", s.revisits}, {"joined", s.revisits_joined}};
   j["terms"] = s.terms;
   j["identity_sets"] = {{"token_sequence", s.token_identity_sets},
                         {"bytes", s.byte_identity_sets}};
@@ -280,7 +281,7 @@ namespace {
 // is the share's last chunk, the method spec and keeper rules it was
 // signed with, its pages' records and spill lines, and in the last chunk
 // the share's read warnings and read figures.
-constexpr std::string_view kShareMagic = "NDSHARE2";
+constexpr std::string_view kShareMagic = "NDSHARE3";
 
 void PutU64(uint64_t v, std::string* out) { out->append(reinterpret_cast<const char*>(&v), sizeof v); }
 void PutString(std::string_view v, std::string* out) {
@@ -848,7 +849,8 @@ Result<DedupSummary> DedupJobImpl::FinishTogether(ProcessGroup* group,
     if (!SpillLineToRecord(line, &fields, &record)) return Status::Corruption("bad spill line in " + spill_path_);
     record.cluster = r.keeper;
     record.role = r.role == DocRole::kDuplicate ? ClusterRole::kDuplicate : ClusterRole::kKeep;
-    record.method = r.method == 3   ? std::string_view("redirect")
+    record.method = r.method == 4   ? std::string_view("revisit")
+                    : r.method == 3 ? std::string_view("redirect")
                     : r.method == 2 ? std::string_view(method_name)
                     : r.method == 1 ? "exact"
                                     : "single";

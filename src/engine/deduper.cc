@@ -63,6 +63,7 @@ const char* Clustering::method_of(DocId id) const {
     case 1: return "exact";
     case 2: return method_name_.c_str();
     case 3: return "redirect";
+    case 4: return "revisit";
     default: return d_->role_[id] == DocRole::kRemoved ? "removed" : "single";
   }
 }
@@ -95,6 +96,7 @@ struct DocKeys {
   uint64_t byte_fp = 0;
   uint32_t terms = 0;
   uint8_t eligible = 0;
+  uint8_t revisit = 0;      // IsRevisit (with redirect_key)
   uint64_t url_key = 0;     // in-links: key of the page's normalized URL
   uint32_t link_count = 0;  // in-links: distinct link keys in SignBatch::link_keys
   uint32_t units_end = 0;   // end of the page's units in SignBatch::units
@@ -212,6 +214,7 @@ void SignDocument(SignBatch* batch, size_t i, SignContext* ctx, SignContextPool*
   k.token_fp = TokenSequenceKey(ctx->tokens);
   k.byte_fp = ByteKey(doc);
   k.redirect_key = RedirectKey(doc);
+  k.revisit = IsRevisit(doc) ? 1 : 0;
   bool eligible = false;
   method.SignTokens(doc, ctx->tokens, ctx->scratch.get(), batch->words.data() + i * w, &eligible, &batch->units);
   k.eligible = eligible ? 1 : 0;
@@ -435,7 +438,7 @@ Status DeduperImpl::CommitBatch(SignBatch* b, const DocumentCallback& on_documen
     c.byte_fp.push_back(k.byte_fp);
     c.terms.push_back(k.terms);
     c.eligible.push_back(k.eligible);
-    if (k.redirect_key != kNoRedirect) c.redirects.push_back({id, k.redirect_key});
+    if (k.redirect_key != kNoRedirect) c.redirects.push_back({id, k.redirect_key, k.revisit});
     const KeeperFeatures features = KeeperFeatures::Of(d);
     if (features_spill_) {
       features_spill_->buffer()->append(reinterpret_cast<const char*>(&features), sizeof features);
@@ -524,7 +527,11 @@ Result<std::vector<DocId>> DeduperImpl::Add(std::span<const Document> documents)
   return ids;
 }
 
-uint64_t DeduperImpl::RedirectKeyOf(DocId id) const { return RedirectKeyIn(columns_->redirects, id); }
+PageRedirect DeduperImpl::RedirectOf(DocId id) const {
+  const ChunkedVector<PageRedirect>& r = columns_->redirects;
+  const size_t at = RedirectPlace(r, id);
+  return at < r.size() ? r[at] : PageRedirect{id, kNoRedirect, 0};
+}
 
 std::vector<PageRedirect> DeduperImpl::LiveRedirects() const {
   std::vector<PageRedirect> out;
@@ -533,7 +540,7 @@ std::vector<PageRedirect> DeduperImpl::LiveRedirects() const {
     if (removed_[r[j].id]) continue;
     // run_ids_ holds the live ids in order: a page's number is its place there.
     const auto at = std::lower_bound(run_ids_.begin(), run_ids_.end(), static_cast<uint32_t>(r[j].id));
-    out.push_back({static_cast<uint64_t>(at - run_ids_.begin()), r[j].key});
+    out.push_back({static_cast<uint64_t>(at - run_ids_.begin()), r[j].key, r[j].revisit});
   }
   return out;
 }
@@ -714,7 +721,9 @@ Status DeduperImpl::ExportSigned(DocId first, DocId end, std::string* out, size_
     AppendRaw(c.eligible[id], out);
     AppendRaw(removed_[id], out);
     AppendRaw(c.features[id], out);
-    AppendRaw(RedirectKeyOf(id), out);
+    const PageRedirect redirect = RedirectOf(id);
+    AppendRaw(redirect.key, out);
+    AppendRaw(redirect.revisit, out);
     for (size_t t = 0; t < words_per_doc_; ++t) AppendRaw(c.words[id * words_per_doc_ + t], out);
     if (count_in_links_) {
       AppendRaw(c.url_keys[id], out);
@@ -747,12 +756,13 @@ Status DeduperImpl::ImportSigned(std::string_view* in, size_t count) {
     uint8_t eligible = 0, removed = 0;
     KeeperFeatures features;
     uint64_t redirect_key = kNoRedirect;
+    uint8_t revisit = 0;
     if (!TakeRaw(in, &token_fp) || !TakeRaw(in, &byte_fp) || !TakeRaw(in, &terms) || !TakeRaw(in, &eligible) ||
-        !TakeRaw(in, &removed) || !TakeRaw(in, &features) || !TakeRaw(in, &redirect_key) ||
+        !TakeRaw(in, &removed) || !TakeRaw(in, &features) || !TakeRaw(in, &redirect_key) || !TakeRaw(in, &revisit) ||
         in->size() < words_per_doc_ * sizeof(uint64_t)) {
       return cut;
     }
-    if (redirect_key != kNoRedirect) c.redirects.push_back({count_, redirect_key});
+    if (redirect_key != kNoRedirect) c.redirects.push_back({count_, redirect_key, revisit});
     c.token_fp.push_back(token_fp);
     c.byte_fp.push_back(byte_fp);
     c.terms.push_back(terms);
@@ -1135,13 +1145,20 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   }
 
   // ---- redirects join the cluster of the page their chain ends at ----
-  // (engine/redirects.h). A redirect is alone until here: it has no content
-  // of its own to match. Memory: the redirects' target keys (16 to 32 bytes
-  // each), a record per page whose URL one names, and a bit a page.
-  std::vector<bool> joined_redirect;  // by page number, when the run holds redirects
+  // (engine/redirects.h), and revisits that of the capture they name. Such
+  // a page is alone until here: it has no content of its own to match.
+  // Memory: the target keys (16 to 32 bytes each), a record per page that
+  // one names, and a byte a page.
+  enum : uint8_t { kJoinedRedirect = 1, kJoinedRevisit = 2 };
+  std::vector<uint8_t> joined;  // by page number, when the run holds redirects or revisits
   {
     const std::vector<PageRedirect> redirects = LiveRedirects();
-    s.redirects = redirects.size();
+    bool captures = false;  // some revisit names a capture by its date
+    for (const PageRedirect& r : redirects) {
+      s.revisits += r.revisit;
+      captures |= r.revisit != 0;
+    }
+    s.redirects = redirects.size() - s.revisits;
     if (!redirects.empty()) {
       FlatU64Set targets;
       targets.Reserve(redirects.size());
@@ -1150,15 +1167,17 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
       NEARDUP_RETURN_IF_ERROR(feature_blocks([&](uint32_t from, uint32_t to, const KeeperFeatures* block) {
         for (uint32_t i = from; i < to; ++i) {
           const KeeperFeatures& f = block[i - from];
-          if (!targets.Contains(UrlKeyOfHash(f.url_hash))) continue;
-          UrlHolder h = HolderOf(i, f, RedirectKeyIn(redirects, i));
-          h.keeper = keeper[i];
-          h.reason = reason[i];
-          holders.push_back(h);
+          EachNameOf(f, captures, [&](uint64_t key) {
+            if (!targets.Contains(key) || RevisitIn(redirects, i)) return;
+            UrlHolder h = HolderOf(i, f, RedirectKeyIn(redirects, i), key);
+            h.keeper = keeper[i];
+            h.reason = reason[i];
+            holders.push_back(h);
+          });
         }
       }));
       const RedirectChains chains(holders);
-      joined_redirect.assign(n, false);
+      joined.assign(n, 0);
       for (const PageRedirect& r : redirects) {
         bool cycle = false;
         const UrlHolder* end = chains.End(r.key, &cycle);
@@ -1167,12 +1186,12 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
         const uint32_t i = static_cast<uint32_t>(r.id);
         keeper[i] = static_cast<uint32_t>(end->keeper);
         reason[i] = end->reason;
-        joined_redirect[i] = true;
-        ++s.redirects_joined;
+        joined[i] = r.revisit ? kJoinedRevisit : kJoinedRedirect;
+        ++(r.revisit ? s.revisits_joined : s.redirects_joined);
       }
     }
   }
-  auto is_joined_redirect = [&](uint32_t i) { return !joined_redirect.empty() && joined_redirect[i]; };
+  auto is_joined = [&](uint32_t i) { return !joined.empty() && joined[i] != 0; };
 
   // The keeper rules are done with: their columns (24 bytes a page when
   // not spilled) and the keeper groups (4 bytes a page) go before the
@@ -1213,16 +1232,27 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     ++size[kept_id];
     cluster[kept_id] = std::min(cluster[kept_id], run_ids_[i]);  // ids grow with page numbers
   }
-  // Redirects joined to each kept page (by id): a cluster whose other
-  // members are all such redirects is kept for them (method "redirect",
-  // reason "redirect-target").
-  std::unordered_map<uint32_t, uint32_t> redirects_to;
-  for (uint32_t i = 0; i < joined_redirect.size(); ++i) {
-    if (joined_redirect[i]) ++redirects_to[run_ids_[keeper[i]]];
+  // Redirects and revisits joined to each kept page (by id): a cluster
+  // whose other members are all such pages is kept for them (method
+  // "redirect", reason "redirect-target"; "revisit" and "revisited" when
+  // they are all revisits).
+  std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> joined_to;  // (joined, of them revisits)
+  for (uint32_t i = 0; i < joined.size(); ++i) {
+    if (joined[i] == 0) continue;
+    auto& [all, revisits] = joined_to[run_ids_[keeper[i]]];
+    ++all;
+    revisits += joined[i] == kJoinedRevisit;
   }
-  auto only_redirects_joined = [&](uint32_t kept_id) {
-    const auto it = redirects_to.find(kept_id);
-    return it != redirects_to.end() && it->second + 1 == size[kept_id];
+  // 0: the cluster holds a page with content besides its kept page (or is
+  // none); kJoinedRedirect or kJoinedRevisit: the others are all joined.
+  auto only_joined = [&](uint32_t kept_id) -> uint8_t {
+    const auto it = joined_to.find(kept_id);
+    if (it == joined_to.end() || it->second.first + 1 != size[kept_id]) return 0;
+    return it->second.second == it->second.first ? kJoinedRevisit : kJoinedRedirect;
+  };
+  auto kept_reason = [&](uint32_t kept_id, uint8_t rule) -> uint8_t {
+    const uint8_t only = only_joined(kept_id);
+    return only == kJoinedRevisit ? kReasonRevisited : only == kJoinedRedirect ? kReasonRedirectTarget : rule;
   };
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t k = keeper[i];
@@ -1231,7 +1261,7 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
       reason[i] = kReasonSingle;
       continue;
     }
-    if (near_method && grouper.Root(i) != grouper.Root(k) && !is_joined_redirect(i)) {
+    if (near_method && grouper.Root(i) != grouper.Root(k) && !is_joined(i)) {
       method[kept_id] = 2;
       ++s.near_duplicate_members;
     }
@@ -1254,8 +1284,10 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
   }
   reason_slot[kReasonInputOrder] = static_cast<uint8_t>(c.d_->reason_names_.size());
   c.d_->reason_names_.push_back(ReasonName(kReasonInputOrder, keeper_options_));
-  reason_slot[kReasonRedirectTarget] = static_cast<uint8_t>(c.d_->reason_names_.size());
-  c.d_->reason_names_.push_back(ReasonName(kReasonRedirectTarget, keeper_options_));
+  for (uint8_t r : {kReasonRedirectTarget, kReasonRevisited}) {
+    reason_slot[r] = static_cast<uint8_t>(c.d_->reason_names_.size());
+    c.d_->reason_names_.push_back(ReasonName(r, keeper_options_));
+  }
   reason_slot[kReasonSingle] = 0;
   for (uint64_t id = 0; id < total; ++id) c.d_->keeper_[id] = static_cast<uint32_t>(id);
   std::vector<uint32_t> similar_members;  // near-duplicate members (page numbers)
@@ -1269,7 +1301,7 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     const double decided = c.d_->similarity_[id];
     c.d_->similarity_[id] = 1.0;
     if (k != i) cluster[id] = cluster[kept_id];
-    c.d_->reason_[id] = reason_slot[only_redirects_joined(kept_id) ? kReasonRedirectTarget : reason[i]];
+    c.d_->reason_[id] = reason_slot[kept_reason(kept_id, reason[i])];
     if (!clustered) {
       c.d_->role_[id] = DocRole::kSingle;
       continue;
@@ -1277,9 +1309,10 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
     c.d_->role_[id] = k == i ? DocRole::kKeep : DocRole::kDuplicate;
     // method: what put the page in its cluster; similarity: to the kept page.
     if (k == i) {
-      method[id] = method[id] == 2 ? 2 : only_redirects_joined(id) ? 3 : 1;
-    } else if (is_joined_redirect(i)) {
-      method[id] = 3;
+      const uint8_t only = only_joined(id);
+      method[id] = method[id] == 2 ? 2 : only == kJoinedRevisit ? 4 : only == kJoinedRedirect ? 3 : 1;
+    } else if (is_joined(i)) {
+      method[id] = joined[i] == kJoinedRevisit ? 4 : 3;
     } else if (grouper.Root(i) == grouper.Root(k)) {
       method[id] = 1;
     } else {
@@ -1332,9 +1365,10 @@ Result<PairDecision> DeduperImpl::Explain(DocId a, DocId b) const {
   }
   if (col.byte_fp[a] == kNoByteKey || col.byte_fp[b] == kNoByteKey) {
     return PairDecision{false, 0,
-                        "a page has no content of its own (an HTTP redirect, whose content is its target's, or an "
-                        "empty body): no method matches it; a redirect is in the cluster of the page its chain of "
-                        "redirects ends at, when that page is in the run"};
+                        "a page has no content of its own (an HTTP redirect, whose content is its target's, a "
+                        "revisit, whose content is an earlier capture's, or an empty body): no method matches it; a "
+                        "redirect is in the cluster of the page its chain of redirects ends at, and a revisit in "
+                        "that of the capture it names, when that page is in the run"};
   }
   if (col.byte_fp[a] == col.byte_fp[b]) return PairDecision{true, 1.0, "the same bytes: exact duplicates"};
   if (!method_->finds_near_duplicates()) {

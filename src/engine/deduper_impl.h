@@ -114,7 +114,7 @@ class DeduperImpl final : public Deduper {
     uint64_t keeper = 0;      // whole-run id of the page the cluster keeps
     double similarity = 1.0;  // to the kept page (near-duplicate members)
     DocRole role = DocRole::kSingle;
-    uint8_t method = 0;       // 0: single, 1: exact, 2: the near-duplicate method, 3: redirect
+    uint8_t method = 0;       // 0: single, 1: exact, 2: the near-duplicate method, 3: redirect, 4: revisit
     uint8_t reason = kReasonSingle;  // the keeper rule (keeper.h's codes)
   };
   Result<std::vector<TogetherRow>> ClusterTogether(ProcessGroup* group,
@@ -141,11 +141,11 @@ class DeduperImpl final : public Deduper {
     ChunkedVector<uint64_t> link_keys;       // in-links: every page's distinct link keys
     ChunkedVector<uint32_t> link_counts;     // in-links: per page
     ChunkedVector<uint32_t> lengths;         // SetLengthDimensions: dims per page
-    ChunkedVector<PageRedirect> redirects;   // the redirects only (RedirectKey), by id
+    ChunkedVector<PageRedirect> redirects;   // the redirects and revisits only (RedirectKey), by id
   };
-  // The RedirectKey of page `id` (kNoRedirect when it is not a redirect).
-  uint64_t RedirectKeyOf(DocId id) const;
-  // The live redirects of ClusterLive's run (page numbers by run_ids_), in order.
+  // Page `id` as a redirect or revisit (key kNoRedirect when it is neither).
+  PageRedirect RedirectOf(DocId id) const;
+  // The live redirects and revisits of ClusterLive's run (page numbers by run_ids_), in order.
   std::vector<PageRedirect> LiveRedirects() const;
   Status StartUnitsSpill();
   // Creates the temporary file "." + method name + suffix in temp_dir (the

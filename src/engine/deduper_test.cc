@@ -547,6 +547,81 @@ TEST(DeduperTest, RedirectsJoinTheClusterOfThePageTheirChainEndsAt) {
   }
 }
 
+Document Capture(std::string url, std::string date, std::string body) {
+  Document d = HttpPage(std::move(url), 200, std::move(body));
+  d.fetch_date = std::move(date);
+  return d;
+}
+
+Document Revisit(std::string url, std::string date, std::string of, std::string of_date) {
+  Document d = HttpPage(std::move(url), 200, "");
+  d.fetch_date = std::move(date);
+  d.revisit_of = std::move(of);
+  d.revisit_of_date = std::move(of_date);
+  return d;
+}
+
+TEST(DeduperTest, RevisitsJoinTheClusterOfTheCaptureTheyName) {
+  auto text = [](const char* sentence) {
+    std::string page = "<html><body><p>";
+    for (int i = 0; i < 60; ++i) page += sentence;
+    return page + "</p></body></html>";
+  };
+  const std::string v1 = text("The council approved the budget for the new library on Tuesday night. ");
+  const std::string v2 = text("A storm closed the mountain pass for two days and stranded the hikers. ");
+  const std::vector<Document> docs = {
+      Capture("https://a.example/p", "2024-01-01T00:00:00Z", v1),  // 0: the page, first version
+      Capture("https://a.example/p", "2024-02-01T00:00:00Z", v2),  // 1: changed
+      Revisit("https://a.example/p", "2024-03-01T00:00:00Z", "https://a.example/p",
+              "2024-02-01T00:00:00Z"),                                                  // 2: of 1, by its date
+      Revisit("https://a.example/p", "2024-04-01T00:00:00Z", "https://a.example/p", ""),  // 3: no date: the first
+      Revisit("https://a.example/p", "2024-05-01T00:00:00Z", "https://a.example/p",
+              "2023-06-01T00:00:00Z"),                                                  // 4: not in the run
+      Revisit("https://b.example/q", "2024-05-01T00:00:00Z", "https://b.example/q", ""),  // 5: nothing at its URL
+      Capture("https://c.example/r", "2024-01-01T00:00:00Z", v1),  // 6: a copy of 0 elsewhere
+  };
+  for (const char* method : kMethods) {
+    SCOPED_TRACE(method);
+    DedupOptions o;
+    o.method = method;
+    o.temp_dir = testing::MakeTempDir("deduper");
+    auto created = Deduper::Create(o);
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+    auto& d = *created;
+    ASSERT_TRUE(d->Add(std::span<const Document>(docs)).ok());
+    auto c = d->Cluster();
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    // The revisit with a date joins the capture of that date, not the first.
+    EXPECT_EQ(c->keeper_of(2), 1u);
+    EXPECT_STREQ(c->method_of(2), "revisit");
+    EXPECT_EQ(c->similarity_of(2), 1.0);
+    EXPECT_EQ(c->role_of(1), DocRole::kKeep);
+    EXPECT_STREQ(c->method_of(1), "revisit");
+    EXPECT_EQ(c->keeper_reason_of(1), "revisited");
+    // Without a date it joins the URL's earliest capture, whose cluster
+    // holds the copy too: kept by the keeper rules, not for the revisit.
+    const DocId kept = c->keeper_of(0);
+    EXPECT_TRUE(kept == 0 || kept == 6) << kept;
+    EXPECT_EQ(c->keeper_of(6), kept);
+    EXPECT_EQ(c->keeper_of(3), kept);
+    EXPECT_STREQ(c->method_of(3), "revisit");
+    EXPECT_STREQ(c->method_of(kept), "exact");
+    EXPECT_NE(c->keeper_reason_of(kept), "revisited");
+    for (DocId id : {4, 5}) EXPECT_EQ(c->role_of(id), DocRole::kSingle) << id;
+    EXPECT_EQ(d->summary().revisits, 4u);
+    EXPECT_EQ(d->summary().revisits_joined, 2u);
+    EXPECT_EQ(d->summary().redirects, 0u);
+    EXPECT_EQ(d->summary().redirect_cycles, 0u);
+    EXPECT_EQ(d->summary().clusters, 2u);
+    EXPECT_EQ(d->summary().documents_in_clusters, 5u);
+    if (std::string(method) == "paragraphs" || std::string(method) == "chunks") continue;  // no Explain
+    auto why = d->Explain(2, 1);
+    ASSERT_TRUE(why.ok()) << why.status().ToString();
+    EXPECT_FALSE(why->duplicate);
+    EXPECT_NE(why->reason.find("revisit"), std::string::npos) << why->reason;
+  }
+}
+
 TEST(DeduperTest, BadOptionsAreRejectedAtCreate) {
   DedupOptions o;
   o.method = "minhash";

@@ -181,6 +181,7 @@ std::string KeeperOptions::Spec() const {
 std::string ReasonName(uint8_t reason, const KeeperOptions& options) {
   if (reason == kReasonSingle) return "single";
   if (reason == kReasonRedirectTarget) return "redirect-target";
+  if (reason == kReasonRevisited) return "revisited";
   if (reason == kReasonInputOrder || reason >= options.rules.size()) return "input-order";
   return KeeperRuleName(options.rules[reason]);
 }

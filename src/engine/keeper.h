@@ -68,6 +68,7 @@ struct KeeperOptions {
 constexpr uint8_t kReasonSingle = 0xff;   // the page is alone
 constexpr uint8_t kReasonInputOrder = 0xfe;  // every rule tied
 constexpr uint8_t kReasonRedirectTarget = 0xfd;  // its cluster's other pages redirect to it (engine/redirects.h)
+constexpr uint8_t kReasonRevisited = 0xfc;  // its cluster's other pages are revisits of it (engine/redirects.h)
 
 // Chooses a keeper for every group. `group[i]` is any id shared by the
 // members of i's group (an element index < n); pages with `group[i] ==

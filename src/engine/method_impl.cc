@@ -155,7 +155,7 @@ uint64_t TokenSequenceKey(const TokenizedDocument& tokens) {
 
 bool HasOwnContent(const Document& document) {
   const bool redirect = document.http_status >= 300 && document.http_status < 400;
-  return !redirect && !document.body.empty();
+  return !redirect && document.revisit_of.empty() && !document.body.empty();
 }
 
 void TokenizeOwnContent(Tokenizer* tokenizer, const Document& document, TokenizedDocument* out) {

@@ -27,15 +27,27 @@ std::string RedirectTargetUrl(std::string_view url, std::string_view location) {
   return out;
 }
 
-uint64_t RedirectKey(const Document& doc) {
-  if (!IsRedirect(doc)) return kNoRedirect;
-  const std::string target = RedirectTargetUrl(doc.url, doc.redirect_target);
-  return UrlKeyOfHash(XXH3_64bits(target.data(), target.size()));
+bool IsRevisit(const Document& doc) { return !doc.revisit_of.empty() && !IsRedirect(doc); }
+
+uint64_t CaptureKey(uint64_t url_key, int64_t fetch_time) {
+  const uint64_t words[2] = {url_key, static_cast<uint64_t>(fetch_time)};
+  return UrlKeyOfHash(XXH3_64bits(words, sizeof words));
 }
 
-UrlHolder HolderOf(uint64_t id, const KeeperFeatures& features, uint64_t own_redirect_key) {
+uint64_t RedirectKey(const Document& doc) {
+  if (IsRedirect(doc)) {
+    const std::string target = RedirectTargetUrl(doc.url, doc.redirect_target);
+    return UrlKeyOfHash(XXH3_64bits(target.data(), target.size()));
+  }
+  if (!IsRevisit(doc)) return kNoRedirect;
+  const uint64_t url_key = UrlKeyOfHash(XXH3_64bits(doc.revisit_of.data(), doc.revisit_of.size()));
+  const int64_t time = ParseFetchTime(doc.revisit_of_date);
+  return time == KeeperFeatures().fetch_time ? url_key : CaptureKey(url_key, time);
+}
+
+UrlHolder HolderOf(uint64_t id, const KeeperFeatures& features, uint64_t own_redirect_key, uint64_t held_key) {
   UrlHolder h;
-  h.url_key = UrlKeyOfHash(features.url_hash);
+  h.url_key = held_key != kNoRedirect ? held_key : UrlKeyOfHash(features.url_hash);
   h.id = id;
   h.redirect_key = own_redirect_key;
   h.ends = own_redirect_key == kNoRedirect && EndsRedirects(features.http_status);

@@ -15,6 +15,12 @@
 // follows chains with RedirectChains::End; ClusterTogether takes each URL's
 // page by the same rule (RedirectChains at the URL key's owner) and follows
 // chains a hop a round, so the two make the same choices.
+//
+// A revisit (a WARC revisit record whose content is an earlier capture's,
+// Document::revisit_of) is followed the same way, one hop: it names the
+// capture of its URL at its date (CaptureKey) when it gives a date, else
+// its URL, and joins that capture's cluster. A revisit holds no URL itself:
+// a chain never ends at, or passes through, a page without a body.
 #ifndef NEARDUP_ENGINE_REDIRECTS_H_
 #define NEARDUP_ENGINE_REDIRECTS_H_
 
@@ -48,14 +54,24 @@ bool IsRedirect(const Document& doc);
 // URL its record holds.
 std::string RedirectTargetUrl(std::string_view url, std::string_view location);
 
-// The key of doc's RedirectTargetUrl, which equals the url_hash of a page
-// whose URL is that string (UrlKeyOfHash); kNoRedirect when doc is not a
-// redirect.
+// Whether `doc` is a revisit: it names an earlier capture (revisit_of) and
+// is not a redirect (a revisit of a 3xx response is read as that redirect).
+bool IsRevisit(const Document& doc);
+
+// The key of what doc's content is: for a redirect, the key of its
+// RedirectTargetUrl, which equals the url_hash of a page whose URL is that
+// string (UrlKeyOfHash); for a revisit, the CaptureKey of its revisit_of
+// URL and date when the date reads as a time (ParseFetchTime), else that
+// URL's key; kNoRedirect for every other page.
 uint64_t RedirectKey(const Document& doc);
 
 // The key of a page's URL from its KeeperFeatures::url_hash (XXH3-64 of
 // the URL's bytes), never kNoRedirect.
 inline uint64_t UrlKeyOfHash(uint64_t url_hash) { return url_hash == kNoRedirect ? kNoRedirect + 1 : url_hash; }
+
+// The key of the capture of the URL of key `url_key` fetched at
+// `fetch_time` (KeeperFeatures::fetch_time), never kNoRedirect.
+uint64_t CaptureKey(uint64_t url_key, int64_t fetch_time);
 
 // Whether a redirect chain may end at a page served with this status: a
 // success (2xx) or a page not read over HTTP (0). An error page (a 404, a
@@ -64,10 +80,12 @@ inline bool EndsRedirects(int http_status) {
   return http_status == 0 || (http_status >= 200 && http_status < 300);
 }
 
-// A redirect of a Deduper: its page id and RedirectKey.
+// A redirect or revisit of a Deduper: its page id, RedirectKey and which
+// of the two it is.
 struct PageRedirect {
   uint64_t id = 0;
   uint64_t key = kNoRedirect;
+  uint8_t revisit = 0;
 };
 
 // A page whose URL some redirect of the run names.
@@ -81,15 +99,27 @@ struct UrlHolder {
   uint8_t unused[6] = {};
 };
 
-// The holder record of page `id` at the URL its keeper features hash, with
-// its own redirect's key (kNoRedirect when it is none); its keeper and
-// reason are left for the caller.
-UrlHolder HolderOf(uint64_t id, const KeeperFeatures& features, uint64_t own_redirect_key);
+// The holder record of page `id` at the URL its keeper features hash (or
+// at `held_key`, its CaptureKey, when given), with its own redirect's key
+// (kNoRedirect when it is none); its keeper and reason are left for the
+// caller. A revisit is no holder: callers offer none for it.
+UrlHolder HolderOf(uint64_t id, const KeeperFeatures& features, uint64_t own_redirect_key,
+                   uint64_t held_key = kNoRedirect);
 
-// The RedirectKey of page `id` among `redirects` (ordered by id), or
-// kNoRedirect. Redirects is any random-access sequence of PageRedirect.
+// The keys a page of these keeper features may be named by: its URL's key,
+// and its CaptureKey when `captures` (some revisit of the run gives a date).
+// Calls fn(key) for each.
+template <typename Fn>
+void EachNameOf(const KeeperFeatures& features, bool captures, Fn&& fn) {
+  const uint64_t url_key = UrlKeyOfHash(features.url_hash);
+  fn(url_key);
+  if (captures) fn(CaptureKey(url_key, features.fetch_time));
+}
+
+// The place of page `id` among `redirects` (any random-access sequence of
+// PageRedirect, ordered by id), or redirects.size() when it is none of them.
 template <typename Redirects>
-uint64_t RedirectKeyIn(const Redirects& redirects, uint64_t id) {
+size_t RedirectPlace(const Redirects& redirects, uint64_t id) {
   size_t lo = 0, hi = redirects.size();
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
@@ -99,7 +129,22 @@ uint64_t RedirectKeyIn(const Redirects& redirects, uint64_t id) {
       hi = mid;
     }
   }
-  return lo < redirects.size() && redirects[lo].id == id ? redirects[lo].key : kNoRedirect;
+  return lo < redirects.size() && redirects[lo].id == id ? lo : redirects.size();
+}
+
+// The RedirectKey of page `id` among `redirects` (ordered by id), or
+// kNoRedirect.
+template <typename Redirects>
+uint64_t RedirectKeyIn(const Redirects& redirects, uint64_t id) {
+  const size_t at = RedirectPlace(redirects, id);
+  return at < redirects.size() ? redirects[at].key : kNoRedirect;
+}
+
+// Whether page `id` is a revisit among `redirects` (ordered by id).
+template <typename Redirects>
+bool RevisitIn(const Redirects& redirects, uint64_t id) {
+  const size_t at = RedirectPlace(redirects, id);
+  return at < redirects.size() && redirects[at].revisit != 0;
 }
 
 // The end of every chain, over the holders of the URLs redirects name. Where

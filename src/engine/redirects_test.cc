@@ -126,5 +126,48 @@ TEST(RedirectsTest, HoldersAndKeysAreFoundByIdAndByUrl) {
   EXPECT_EQ(chains.Holder(KeyOf("https://c.example/")), nullptr);
 }
 
+TEST(RedirectsTest, ARevisitNamesTheCaptureOfItsDateElseItsUrl) {
+  Document r;
+  r.url = "https://a.example/p";
+  r.http_status = 200;
+  r.revisit_of = "https://a.example/p";
+  EXPECT_TRUE(IsRevisit(r));
+  EXPECT_EQ(RedirectKey(r), KeyOf("https://a.example/p"));  // no date: the URL
+  r.revisit_of_date = "2024-02-01T00:00:00Z";
+  // With a date: the capture of that URL whose keeper features hold it.
+  Document capture;
+  capture.url = "https://a.example/p";
+  capture.http_status = 200;
+  capture.body = "<p>text</p>";
+  capture.fetch_date = "2024-02-01T00:00:00Z";
+  const KeeperFeatures features = KeeperFeatures::Of(capture);
+  std::vector<uint64_t> names;
+  EachNameOf(features, true, [&](uint64_t key) { names.push_back(key); });
+  ASSERT_EQ(names.size(), 2u);
+  EXPECT_EQ(names[0], KeyOf(capture.url));
+  EXPECT_EQ(RedirectKey(r), names[1]);
+  EXPECT_NE(RedirectKey(r), names[0]);
+  capture.fetch_date = "2024-02-01T00:00:01Z";  // another capture
+  names.clear();
+  EachNameOf(KeeperFeatures::Of(capture), true, [&](uint64_t key) { names.push_back(key); });
+  EXPECT_NE(RedirectKey(r), names[1]);
+  names.clear();
+  EachNameOf(features, false, [&](uint64_t key) { names.push_back(key); });  // no revisit in the run
+  EXPECT_EQ(names.size(), 1u);
+  // A date that does not read as a time names the URL.
+  r.revisit_of_date = "yesterday";
+  EXPECT_EQ(RedirectKey(r), KeyOf("https://a.example/p"));
+  // A revisit of a 3xx response is that redirect.
+  r.http_status = 301;
+  r.redirect_target = "/q";
+  EXPECT_FALSE(IsRevisit(r));
+  EXPECT_EQ(RedirectKey(r), KeyOf("https://a.example/q"));
+  // Which of the two a page is, by id.
+  const std::vector<PageRedirect> redirects = {{2, 20, 0}, {5, 50, 1}};
+  EXPECT_FALSE(RevisitIn(redirects, 2));
+  EXPECT_TRUE(RevisitIn(redirects, 5));
+  EXPECT_FALSE(RevisitIn(redirects, 4));
+}
+
 }  // namespace
 }  // namespace neardup

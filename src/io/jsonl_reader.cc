@@ -5,7 +5,9 @@
 //   {"url": "...", "text": "..."}  -> ContentKind::kText
 // with optional "date" or "fetch_date" (string), "status" (integer) and
 // "redirect" (string: the Location of a 3xx, as the service takes it; such a
-// record needs no body).
+// record needs no body), and "revisit_of" with optional "revisit_of_date"
+// (strings: the URL and date of the earlier capture whose content this one
+// is, as a WARC revisit record names them; such a record has no body).
 // A line that is not such an object is reported as "bad-json" at the line's
 // offset and skipped; blank lines are ignored. Lines longer than
 // max_record_bytes are streamed past ("record-too-large").
@@ -75,7 +77,7 @@ bool JsonlReader::ParseLine(std::string_view line, Document* doc, std::string* w
     std::string_view key = field.key;
     std::string_view s;
     if (key == "url" || key == "html" || key == "text" || key == "date" || key == "fetch_date" ||
-        key == "redirect") {
+        key == "redirect" || key == "revisit_of" || key == "revisit_of_date") {
       if (field.value.get(s)) {
         *why = "field \"" + std::string(key) + "\" is not a string";
         return false;
@@ -84,6 +86,10 @@ bool JsonlReader::ParseLine(std::string_view line, Document* doc, std::string* w
         doc->url.assign(s);
       } else if (key == "redirect") {
         doc->redirect_target.assign(s);
+      } else if (key == "revisit_of") {
+        doc->revisit_of.assign(s);
+      } else if (key == "revisit_of_date") {
+        doc->revisit_of_date.assign(s);
       } else if (key == "html" || key == "text") {
         if (have_body) {
           *why = "both \"html\" and \"text\" given";
@@ -109,6 +115,19 @@ bool JsonlReader::ParseLine(std::string_view line, Document* doc, std::string* w
   if (!doc->redirect_target.empty() && (doc->http_status < 300 || doc->http_status >= 400)) {
     *why = "field \"redirect\" needs a \"status\" of 3xx";
     return false;
+  }
+  if (!doc->revisit_of_date.empty() && doc->revisit_of.empty()) {
+    *why = "field \"revisit_of_date\" needs \"revisit_of\"";
+    return false;
+  }
+  if (!doc->revisit_of.empty()) {
+    if (have_body) {
+      *why = "a revisit (\"revisit_of\") has no \"html\" or \"text\" of its own";
+      return false;
+    }
+    doc->kind = ContentKind::kHtml;
+    doc->content_type = "text/html";
+    return true;
   }
   if (!have_body && !doc->redirect_target.empty()) {
     doc->kind = ContentKind::kHtml;  // a redirect's body is its notice, often not kept

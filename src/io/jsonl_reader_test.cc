@@ -94,5 +94,27 @@ TEST(JsonlReaderTest, RedirectsNeedA3xxStatusAndNoBody) {
   EXPECT_EQ(r.observer.warnings[0].offset, data.find("{\"url\": \"http://a/wrong\""));
 }
 
+TEST(JsonlReaderTest, RevisitsNameACaptureAndHaveNoBody) {
+  const std::string data =
+      "{\"url\": \"http://a/p\", \"revisit_of\": \"http://a/p\", \"revisit_of_date\": \"2024-02-01T00:00:00Z\"}\n"
+      "{\"url\": \"http://a/q\", \"revisit_of\": \"http://a/p\"}\n"
+      "{\"url\": \"http://a/r\", \"revisit_of\": \"http://a/p\", \"html\": \"<p>a page</p>\"}\n"
+      "{\"url\": \"http://a/s\", \"revisit_of_date\": \"2024-02-01T00:00:00Z\", \"html\": \"<p>a page</p>\"}\n";
+  MemEnv env;
+  env.AddFile("v.jsonl", data);
+  ReadResult r = ReadAll({"v.jsonl"}, &env);
+  ASSERT_EQ(r.docs.size(), 2u) << r.observer.Dump();
+  EXPECT_EQ(r.docs[0].revisit_of, "http://a/p");
+  EXPECT_EQ(r.docs[0].revisit_of_date, "2024-02-01T00:00:00Z");
+  EXPECT_TRUE(r.docs[0].body.empty());
+  EXPECT_EQ(r.docs[1].revisit_of, "http://a/p");
+  EXPECT_TRUE(r.docs[1].revisit_of_date.empty());
+  // A revisit with a body of its own, and a date without the capture's URL.
+  EXPECT_EQ(r.skipped("bad-json"), 2u);
+  ASSERT_EQ(r.observer.warnings.size(), 2u);
+  EXPECT_NE(r.observer.warnings[0].message.find("no \"html\""), std::string::npos) << r.observer.Dump();
+  EXPECT_EQ(r.observer.warnings[1].offset, data.find("{\"url\": \"http://a/s\""));
+}
+
 }  // namespace
 }  // namespace neardup::io

@@ -110,6 +110,74 @@ std::string_view StripAngles(std::string_view s) {
   return s;
 }
 
+// Whether a revisit record's WARC-Profile says its content is an earlier
+// capture's, which the crawler did not store again: "identical-payload-digest"
+// and "server-not-modified" (WARC 1.0 and 1.1, "Revisit"), and the
+// "uri-agnostic-identical-payload-digest" profile some crawlers write, under
+// any version's namespace. A revisit of another or no profile is skipped as
+// type:revisit.
+bool RevisitOfEarlierCapture(std::string_view profile) {
+  profile = StripAngles(profile);
+  const size_t slash = profile.rfind('/');
+  const std::string_view name = slash == std::string_view::npos ? profile : profile.substr(slash + 1);
+  return EqualsNoCase(name, "identical-payload-digest") || EqualsNoCase(name, "server-not-modified") ||
+         EqualsNoCase(name, "uri-agnostic-identical-payload-digest");
+}
+
+// Reads the HTTP head at the start of `block` into doc: status, media type
+// and charset, and a 3xx's Location (a revisit's 304 has none). A status
+// other than 2xx is kept only with keep_non_2xx, but a revisit's 304 always:
+// the capture it revisits is what the server did not send again. False,
+// with a warning or a skip counted, when the record is not kept.
+bool TakeHttpHead(ReaderContext* ctx, std::string_view block, const Origin& origin, bool revisit, Document* doc,
+                  HttpHead* head) {
+  if (!ParseHttpHead(block, head)) {
+    ctx->Warn(origin.offset, origin.in_decompressed_stream, reason::kBadHttp,
+              revisit ? "revisit block has no HTTP status line" : "response block has no HTTP status line");
+    return false;
+  }
+  doc->http_status = head->status;
+  ParseContentType(head->content_type, &doc->content_type, &doc->declared_charset);
+  const bool not_modified = revisit && head->status == 304;
+  if (head->status >= 300 && head->status < 400 && !not_modified) doc->redirect_target.assign(head->location);
+  if ((head->status < 200 || head->status >= 300) && !not_modified && !ctx->options->keep_non_2xx) {
+    ctx->CountSkip(reason::kHttpStatus);
+    return false;
+  }
+  return true;
+}
+
+// doc->kind from its media type (plain text when `text` or a textual type);
+// false, counted as non-text, for media that is not text.
+bool TakeTextKind(ReaderContext* ctx, bool text, Document* doc) {
+  const MediaClass mc = ClassifyMediaType(doc->content_type);
+  if (mc == MediaClass::kNonText) {
+    ctx->CountSkip(reason::kNonText);
+    return false;
+  }
+  doc->kind = text || mc == MediaClass::kText ? ContentKind::kText : ContentKind::kHtml;
+  return true;
+}
+
+// A revisit record as a Document with no body: its HTTP status, Content-Type
+// and (for a 3xx) Location from the HTTP head the record keeps, the media
+// type from the WARC Content-Type when it keeps none, under the rules of
+// BuildDocumentFromBlock (TakeHttpHead, TakeTextKind). The caller sets the
+// URL, the date and what it revisits.
+bool BuildRevisitDocument(ReaderContext* ctx, std::string_view warc_content_type, std::string_view block,
+                          const Origin& origin, Document* doc) {
+  doc->source = ctx->file;
+  doc->source_offset = origin.offset;
+  doc->input_index = ctx->input_index;
+  if (StartsWithNoCase(block, "HTTP/")) {
+    HttpHead head;
+    if (!TakeHttpHead(ctx, block, origin, /*revisit=*/true, doc, &head)) return false;
+  } else if (!ContainsNoCase(warc_content_type, "application/http")) {
+    ParseContentType(warc_content_type, &doc->content_type, &doc->declared_charset);
+  }
+  return TakeTextKind(ctx, false, doc);
+}
+
 // Record-type names used as stats keys: lower case, [a-z0-9_.-], <= 32 bytes,
 // so damaged headers cannot explode the key space.
 std::string TypeKey(std::string_view type) {
@@ -159,12 +227,16 @@ struct WarcHeader {
   std::string target_uri;
   std::string date;
   std::string content_type;
+  std::string profile;              // WARC-Profile (revisit records)
+  std::string refers_to_target_uri;  // WARC-Refers-To-Target-URI (revisit records)
+  std::string refers_to_date;        // WARC-Refers-To-Date (revisit records)
   uint64_t content_length = 0;
   bool has_length = false;
   bool bad_length = false;
 
   void Clear() {
     version.clear(); type.clear(); target_uri.clear(); date.clear(); content_type.clear();
+    profile.clear(); refers_to_target_uri.clear(); refers_to_date.clear();
     content_length = 0; has_length = false; bad_length = false;
   }
 };
@@ -188,7 +260,7 @@ class WarcReader final : public RecordReader {
   ReaderContext* ctx_;
   WarcHeader h_;
   std::string length_text_;
-  bool seen_[5] = {false, false, false, false, false};
+  bool seen_[8] = {};
   std::string scratch_;
 };
 
@@ -265,6 +337,15 @@ void WarcReader::ParseHeader(std::string_view text) {
     } else if (EqualsNoCase(name, "Content-Type")) {
       slot = &h_.content_type;
       seen = &seen_[4];
+    } else if (EqualsNoCase(name, "WARC-Profile")) {
+      slot = &h_.profile;
+      seen = &seen_[5];
+    } else if (EqualsNoCase(name, "WARC-Refers-To-Target-URI")) {
+      slot = &h_.refers_to_target_uri;
+      seen = &seen_[6];
+    } else if (EqualsNoCase(name, "WARC-Refers-To-Date")) {
+      slot = &h_.refers_to_date;
+      seen = &seen_[7];
     }
     if (slot != nullptr && !*seen) {  // the first occurrence wins
       *seen = true;
@@ -320,7 +401,10 @@ bool WarcReader::Next(Document* doc) {
     }
     std::string type;
     for (char c : h_.type) type.push_back(Lower(c));
-    const bool wanted = type == "response" || type == "resource" || type == "conversion";
+    // A revisit record is read when its profile says its content is an
+    // earlier capture's (RevisitOfEarlierCapture); others are skipped.
+    const bool revisit = type == "revisit" && RevisitOfEarlierCapture(h_.profile);
+    const bool wanted = type == "response" || type == "resource" || type == "conversion" || revisit;
     const uint64_t len = h_.content_length;
 
     if (len > max_record) {
@@ -369,6 +453,16 @@ bool WarcReader::Next(Document* doc) {
                  "WARC record has no WARC-Type");
     } else if (!wanted) {
       ctx_->CountSkip(TypeKey(type));
+    } else if (revisit) {
+      doc->Clear();
+      emitted = BuildRevisitDocument(ctx_, h_.content_type, block, origin, doc);
+      if (emitted) {
+        doc->url.assign(StripAngles(h_.target_uri));
+        doc->fetch_date.assign(h_.date);
+        const std::string_view refers_to = StripAngles(h_.refers_to_target_uri);
+        doc->revisit_of.assign(refers_to.empty() ? std::string_view(doc->url) : refers_to);
+        doc->revisit_of_date.assign(h_.refers_to_date);
+      }
     } else {
       doc->Clear();
       BlockKind kind = type == "response"   ? BlockKind::kResponse
@@ -572,37 +666,16 @@ bool BuildDocumentFromBlock(ReaderContext* ctx, BlockKind kind,
                      ContainsNoCase(fallback_content_type, "application/http"));
   if (!http) {
     ParseContentType(fallback_content_type, &doc->content_type, &doc->declared_charset);
-    MediaClass mc = ClassifyMediaType(doc->content_type);
-    if (mc == MediaClass::kNonText) {
-      ctx->CountSkip(reason::kNonText);
-      return false;
-    }
-    doc->kind = (kind == BlockKind::kConversion || mc == MediaClass::kText) ? ContentKind::kText
-                                                                            : ContentKind::kHtml;
+    if (!TakeTextKind(ctx, kind == BlockKind::kConversion, doc)) return false;
     ctx->FitBody(block.size(), doc);
     doc->body.assign(block.data(), block.size());
     return true;
   }
 
   HttpHead head;
-  if (!ParseHttpHead(block, &head)) {
-    ctx->Warn(origin.offset, origin.in_decompressed_stream, reason::kBadHttp,
-              "response block has no HTTP status line");
+  if (!TakeHttpHead(ctx, block, origin, /*revisit=*/false, doc, &head) || !TakeTextKind(ctx, false, doc)) {
     return false;
   }
-  doc->http_status = head.status;
-  ParseContentType(head.content_type, &doc->content_type, &doc->declared_charset);
-  if (head.status >= 300 && head.status < 400) doc->redirect_target.assign(head.location);
-  if ((head.status < 200 || head.status >= 300) && !opts.keep_non_2xx) {
-    ctx->CountSkip(reason::kHttpStatus);
-    return false;
-  }
-  MediaClass mc = ClassifyMediaType(doc->content_type);
-  if (mc == MediaClass::kNonText) {
-    ctx->CountSkip(reason::kNonText);
-    return false;
-  }
-  doc->kind = mc == MediaClass::kText ? ContentKind::kText : ContentKind::kHtml;
 
   std::string_view body = block.substr(head.body_offset);
   const size_t max_out = static_cast<size_t>(opts.max_record_bytes);

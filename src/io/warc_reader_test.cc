@@ -60,7 +60,8 @@ TEST(WarcReaderTest, RealCopiesCountsMatchIndependentCount) {
     std::map<std::string, uint64_t> skipped;
   };
   const std::vector<Expect> expect = {
-      {"example.warc.gz", 1, 6, {{"type:request", 2}, {"type:revisit", 1}, {"type:warcinfo", 2}}},
+      // Its revisit record (uri-agnostic identical payload) is a document.
+      {"example.warc.gz", 2, 6, {{"type:request", 2}, {"type:warcinfo", 2}}},
       {"example-iana.org-chunked.warc", 1, 3, {{"type:request", 1}, {"type:warcinfo", 1}}},
       {"example.arc.gz", 1, 2, {{"type:filedesc", 1}}},
       {"redirect.warc", 1, 2, {{"type:request", 1}}},
@@ -85,7 +86,7 @@ TEST(WarcReaderTest, DocumentFields) {
                           DataDir() + "/whirlwind.warc.wet.gz", DataDir() + "/example.arc.gz",
                           DataDir() + "/example.warc.gz"},
                          nullptr);
-  ASSERT_EQ(r.docs.size(), 5u) << r.observer.Dump();
+  ASSERT_EQ(r.docs.size(), 6u) << r.observer.Dump();
   const Document& redirect = r.docs[0];
   EXPECT_EQ(redirect.url, "https://www.iana.org/domains/example");
   EXPECT_EQ(redirect.http_status, 301);
@@ -127,6 +128,16 @@ TEST(WarcReaderTest, DocumentFields) {
   ASSERT_LT(gz.source_offset + 3, file.size());
   EXPECT_EQ(static_cast<unsigned char>(file[gz.source_offset]), 0x1f);
   EXPECT_EQ(static_cast<unsigned char>(file[gz.source_offset + 1]), 0x8b);
+
+  // The revisit of that capture: no body, the capture named by URL and date.
+  const Document& revisit = r.docs[5];
+  EXPECT_EQ(revisit.url, "http://example.com/");
+  EXPECT_EQ(revisit.fetch_date, "2017-03-06T04:03:48Z");
+  EXPECT_EQ(revisit.revisit_of, "http://example.com/");
+  EXPECT_EQ(revisit.revisit_of_date, gz.fetch_date);
+  EXPECT_EQ(revisit.http_status, 200);
+  EXPECT_TRUE(revisit.body.empty());
+  EXPECT_TRUE(gz.revisit_of.empty());
 }
 
 TEST(WarcReaderTest, GzipAndPlainGiveTheSameDocuments) {
@@ -189,6 +200,52 @@ TEST(WarcReaderTest, ToleratesQuirks) {
   EXPECT_EQ(r.skipped("type:monkeys"), 1u);
   EXPECT_EQ(r.skipped("type:revisit"), 1u);
   EXPECT_EQ(r.stats.records, 6u);
+}
+
+TEST(WarcReaderTest, RevisitsOfAnEarlierCaptureAreReadWithoutABody) {
+  const std::string head = "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n";
+  auto revisit = [](const std::string& profile, const std::string& extra, const std::string& block) {
+    return "WARC/1.1\r\nWARC-Type: revisit\r\nWARC-Target-URI: <http://a.example/p>\r\n"
+           "WARC-Date: 2024-03-01T00:00:00Z\r\nWARC-Profile: " + profile + "\r\n" + extra +
+           "Content-Type: application/http; msgtype=response\r\nContent-Length: " + std::to_string(block.size()) +
+           "\r\n\r\n" + block + "\r\n\r\n";
+  };
+  std::string data;
+  // Identical payload, naming the capture by URL and date.
+  data += revisit("http://netpreserve.org/warc/1.1/revisit/identical-payload-digest",
+                  "WARC-Refers-To-Target-URI: http://a.example/p\r\nWARC-Refers-To-Date: 2024-02-01T00:00:00Z\r\n",
+                  head);
+  // Not modified, naming nothing: its own URL; the 304 is not skipped.
+  data += revisit("http://netpreserve.org/warc/1.0/revisit/server-not-modified", "",
+                  "HTTP/1.1 304 Not Modified\r\n\r\n");
+  // Another URL's payload (uri-agnostic), of a 3xx: read as that redirect.
+  data += revisit("http://netpreserve.org/warc/1.0/revisit/uri-agnostic-identical-payload-digest",
+                  "WARC-Refers-To-Target-URI: http://b.example/\r\n",
+                  "HTTP/1.1 301 Moved\r\nLocation: /q\r\n\r\n");
+  // Of non-text media: skipped as such; of an unknown profile: skipped.
+  data += revisit("http://netpreserve.org/warc/1.1/revisit/identical-payload-digest", "",
+                  "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n");
+  data += revisit("http://example.org/profiles/other", "", head);
+  MemEnv env;
+  env.AddFile("r.warc", data);
+  ReadResult r = ReadAll({"r.warc"}, &env);
+  EXPECT_TRUE(r.observer.warnings.empty()) << r.observer.Dump();
+  ASSERT_EQ(r.docs.size(), 3u);
+  EXPECT_EQ(r.docs[0].url, "http://a.example/p");
+  EXPECT_EQ(r.docs[0].fetch_date, "2024-03-01T00:00:00Z");
+  EXPECT_EQ(r.docs[0].revisit_of, "http://a.example/p");
+  EXPECT_EQ(r.docs[0].revisit_of_date, "2024-02-01T00:00:00Z");
+  EXPECT_EQ(r.docs[0].http_status, 200);
+  EXPECT_EQ(r.docs[0].content_type, "text/html");
+  EXPECT_TRUE(r.docs[0].body.empty());
+  EXPECT_EQ(r.docs[1].revisit_of, "http://a.example/p");
+  EXPECT_TRUE(r.docs[1].revisit_of_date.empty());
+  EXPECT_EQ(r.docs[1].http_status, 304);
+  EXPECT_EQ(r.docs[2].revisit_of, "http://b.example/");
+  EXPECT_EQ(r.docs[2].http_status, 301);
+  EXPECT_EQ(r.docs[2].redirect_target, "/q");
+  EXPECT_EQ(r.skipped("non-text"), 1u);
+  EXPECT_EQ(r.skipped("type:revisit"), 1u);
 }
 
 TEST(WarcReaderTest, HttpBodiesAreDecoded) {
