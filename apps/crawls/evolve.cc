@@ -219,12 +219,16 @@ Result<EvolveSummary> RunEvolve(const EvolveOptions& options, Executor* executor
     while (source->Next(&doc)) {
       if (current.count(doc.url)) continue;
       if (!doc.revisit_of.empty() && doc.redirect_target.empty()) {
-        // A revisit: its content is the capture it names. When that is the
-        // previous crawl's page of the URL, the page is unchanged; a capture
-        // this crawl read before already stands for the URL; else its
-        // content is unknown here and the URL is left out of this crawl.
-        const auto before = previous.find(doc.revisit_of);
-        if (before != previous.end()) current.emplace(doc.url, before->second);
+        // A revisit: its content is the capture it names, this crawl's page
+        // of that URL when it read one, else the previous crawl's (a page
+        // revisited at its own URL is then unchanged); when neither holds
+        // it, its content is unknown here and the URL is left out.
+        if (const auto now = current.find(doc.revisit_of); now != current.end()) {
+          const PageSketch same = now->second;
+          current.emplace(doc.url, same);
+        } else if (const auto before = previous.find(doc.revisit_of); before != previous.end()) {
+          current.emplace(doc.url, before->second);
+        }
         continue;
       }
       current.emplace(doc.url, crawls_internal::SketchPage(doc.body, doc.kind, doc.declared_charset,

@@ -220,12 +220,15 @@ TEST(EvolveTest, RunEvolveOnTwoTinyCrawls) {
     EXPECT_FALSE(testing::ReadFileOrEmpty(dir + "/out/" + f).empty()) << f;
   }
   // A recrawl whose crawler wrote revisits for the pages it found unchanged:
-  // u1 as it was (85), not a page gone; a revisit of nothing the previous
-  // crawl holds leaves its URL out.
+  // u1 as it was (85), not a page gone; a revisit of nothing either crawl
+  // holds leaves its URL out; one of a page this crawl read (another URL's
+  // payload) is that page, a URL that appeared.
   testing::WriteFileOrDie(dir + "/3.jsonl",
                           R"({"url": "http://a.test/1", "revisit_of": "http://a.test/1"})" "\n"
                           R"({"url": "http://b.test/2", "revisit_of": "http://b.test/elsewhere"})" "\n" +
-                              testing::JsonLine("http://a.test/3", "html", q));
+                              testing::JsonLine("http://a.test/3", "html", q) +
+                              testing::JsonLine("http://c.test/11", "html", r) +
+                              R"({"url": "http://c.test/10", "revisit_of": "http://c.test/11"})" "\n");
   o.crawls = {dir + "/1.jsonl", dir + "/3.jsonl"};
   o.out_dir = dir + "/out3";
   auto revisited = RunEvolve(o, nullptr, nullptr, nullptr);
@@ -234,6 +237,7 @@ TEST(EvolveTest, RunEvolveOnTwoTinyCrawls) {
   EXPECT_EQ(revisited->changes[0].common_urls, 2u);
   EXPECT_EQ(revisited->changes[0].disappeared, 1u);
   EXPECT_EQ(revisited->changes[0].by_amount[85], 2u);  // u1 revisited, u3 the same bytes
+  EXPECT_EQ(revisited->changes[0].appeared, 2u);       // c.test/11 and its revisit
   // One crawl is a usage error; a crawl with no page is NotFound.
   o.crawls = {dir + "/1.jsonl"};
   EXPECT_TRUE(RunEvolve(o, nullptr, nullptr, nullptr).status().IsInvalidArgument());
