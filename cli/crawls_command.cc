@@ -67,6 +67,10 @@ int RunEvolveCommand(const EvolveArgs& a) {
     std::fprintf(stderr, "neardup evolve: crawl %zu: %s URLs, %s clusters, %s duplicates (%s)\n", n + 1,
                  WithCommas(c.urls).c_str(), WithCommas(c.clusters).c_str(),
                  WithCommas(c.duplicates).c_str(), c.dedup_dir.c_str());
+    if (c.revisits_of_previous_crawl > 0) {
+      std::fprintf(stderr, "  revisits of crawl %zu's pages: %s, %s in a cluster with their pages' cluster-mates\n", n,
+                   WithCommas(c.revisits_of_previous_crawl).c_str(), WithCommas(c.revisits_joined).c_str());
+    }
   }
   for (const auto& c : s.changes) {
     const uint64_t same = c.by_amount[neardup::kChangeBuckets - 1];

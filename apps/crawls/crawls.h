@@ -120,6 +120,12 @@ struct EvolveCrawl {
   uint64_t urls = 0;      // distinct URLs (the first page of a URL counts)
   uint64_t clusters = 0;  // of two or more URLs
   uint64_t duplicates = 0;
+  // Revisit records of pages of the previous crawl (their content is that
+  // capture's), and those of them that joined a cluster of two or more URLs
+  // (crawls_internal::JoinRevisitsOfPreviousCrawl): clusters and duplicates
+  // above count them so.
+  uint64_t revisits_of_previous_crawl = 0;
+  uint64_t revisits_joined = 0;
 };
 
 struct EvolveSummary {

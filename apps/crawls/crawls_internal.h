@@ -10,6 +10,8 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "crawls/crawls.h"
@@ -57,6 +59,27 @@ PageSketch SketchPage(std::string_view body, ContentKind kind, std::string_view 
 
 // 85 for identical bytes, else the agreeing min-hash positions (0..m).
 int ChangeAmount(const PageSketch& a, const PageSketch& b);
+
+// Places the revisits of the previous crawl's pages in `crawl`'s
+// clustering. A deduplicating crawler (Heritrix, wget --warc-dedup, pywb)
+// writes a revisit record, not the page, for a page it found unchanged, and
+// the crawl's own run holds no content for it: each is a cluster of its own
+// there (with any redirect to it), and a cluster recrawled unchanged would
+// read as fallen apart into single pages. `revisits` pairs a revisit's URL
+// with the URL of the previous crawl's capture it names; `unchanged` lists
+// this crawl's URLs read again with all their features alike
+// (ChangeAmount 84 or 85); `previous_cluster` maps the previous crawl's URLs
+// to their clusters. The revisits of the pages of one previous cluster hold
+// those pages' contents, which the previous crawl's method put together: they
+// join one cluster, the one of this crawl holding most of that cluster's
+// pages read again alike (the smallest label on a tie), else the cluster of
+// the first of them by label. Clusters of pages this crawl read are never
+// joined to each other: their contents are this crawl's to judge. Pairs
+// whose URLs either crawl lacks are left alone. Returns the revisits now in
+// a cluster of two or more URLs.
+uint64_t JoinRevisitsOfPreviousCrawl(const std::unordered_map<std::string, uint64_t>& previous_cluster,
+                                     const std::vector<std::pair<std::string, std::string>>& revisits,
+                                     const std::vector<std::string>& unchanged, Clustering* crawl);
 
 // Options of the change-amount sketcher: k-term shingles with wrap
 // (Fetterly), m min-hashes, l = m / 6 (supershingles are not used).

@@ -118,6 +118,72 @@ HostClusterChange HostClusterCounts(const Clustering& first, const Clustering& l
   return change;
 }
 
+uint64_t JoinRevisitsOfPreviousCrawl(const std::unordered_map<std::string, uint64_t>& previous_cluster,
+                                     const std::vector<std::pair<std::string, std::string>>& revisits,
+                                     const std::vector<std::string>& unchanged, Clustering* crawl) {
+  std::unordered_map<std::string_view, uint32_t> index_of;  // URL -> its index in the crawl
+  for (size_t i = 0; i < crawl->urls.size(); ++i) index_of.emplace(crawl->urls[i], static_cast<uint32_t>(i));
+  auto cluster_before = [&](std::string_view url) -> const uint64_t* {
+    const auto it = previous_cluster.find(std::string(url));
+    return it == previous_cluster.end() ? nullptr : &it->second;
+  };
+  // Per cluster of the previous crawl: this crawl's labels of the pages
+  // read again alike (with how many), and of the revisits of its pages.
+  struct Reached {
+    std::map<uint64_t, uint32_t> read_again;
+    std::vector<uint64_t> revisits;
+  };
+  std::unordered_map<uint64_t, Reached> reached;
+  for (const std::string& url : unchanged) {
+    const auto here = index_of.find(url);
+    const uint64_t* before = cluster_before(url);
+    if (here != index_of.end() && before != nullptr) ++reached[*before].read_again[crawl->cluster[here->second]];
+  }
+  for (const auto& [url, capture] : revisits) {
+    const auto here = index_of.find(url);
+    const uint64_t* before = cluster_before(capture);
+    if (here != index_of.end() && before != nullptr) reached[*before].revisits.push_back(crawl->cluster[here->second]);
+  }
+  // Each revisit's cluster (the revisit and any redirect to it) is moved
+  // to its target: the cluster holding most of the pages read again alike
+  // (the smallest label on a tie), else the smallest label of the revisits'.
+  std::unordered_map<uint64_t, uint64_t> moved;  // a revisit's label -> its target's
+  for (auto& [before, r] : reached) {
+    if (r.revisits.empty()) continue;
+    uint64_t target = *std::min_element(r.revisits.begin(), r.revisits.end());
+    uint32_t most = 0;
+    for (const auto& [label, count] : r.read_again) {  // ascending labels: a tie keeps the first
+      if (count > most) {
+        most = count;
+        target = label;
+      }
+    }
+    for (uint64_t label : r.revisits) {
+      if (label != target) moved.emplace(label, target);
+    }
+  }
+  if (moved.empty()) return 0;
+  // A target may itself be moved (a revisit's cluster that another's
+  // revisits join): follow to the end, at most once per label.
+  auto final_label = [&](uint64_t label) {
+    for (size_t steps = 0; steps <= moved.size(); ++steps) {
+      const auto it = moved.find(label);
+      if (it == moved.end()) break;
+      label = it->second;
+    }
+    return label;
+  };
+  for (uint64_t& label : crawl->cluster) label = final_label(label);
+  std::unordered_map<uint64_t, uint64_t> size;
+  for (uint64_t label : crawl->cluster) ++size[label];
+  uint64_t joined = 0;
+  for (const auto& [url, capture] : revisits) {
+    const auto here = index_of.find(url);
+    joined += here != index_of.end() && cluster_before(capture) != nullptr && size[crawl->cluster[here->second]] > 1;
+  }
+  return joined;
+}
+
 }  // namespace crawls_internal
 
 using crawls_internal::Clustering;
@@ -175,7 +241,8 @@ Result<EvolveSummary> RunEvolve(const EvolveOptions& options, Executor* executor
   std::vector<Clustering> clusterings;
   std::string changes_tsv = "from\tto\turl\tamount\tcluster_size\n";
   std::unordered_map<std::string, PageSketch> previous;
-  std::unordered_map<std::string, uint64_t> previous_size;  // url -> its cluster's size
+  std::unordered_map<std::string, uint64_t> previous_size;     // url -> its cluster's size
+  std::unordered_map<std::string, uint64_t> previous_cluster;  // url -> its cluster
   for (size_t n = 0; n < options.crawls.size(); ++n) {
     EvolveCrawl crawl;
     crawl.input = options.crawls[n];
@@ -201,20 +268,12 @@ Result<EvolveSummary> RunEvolve(const EvolveOptions& options, Executor* executor
       clustering.urls.push_back(table.urls[i]);
       clustering.cluster.push_back(table.cluster[i]);
     }
-    std::unordered_map<uint64_t, uint64_t> size;
-    for (uint64_t c : clustering.cluster) ++size[c];
-    crawl.urls = clustering.urls.size();
-    for (const auto& [label, s] : size) {
-      if (s >= 2) {
-        ++crawl.clusters;
-        crawl.duplicates += s - 1;
-      }
-    }
-
     // The change amount needs each URL's page again: read the crawl.
     NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DocumentSource> source,
                              OpenDocumentSource(crawl.files, options.dedup.source, env, nullptr));
     std::unordered_map<std::string, PageSketch> current;
+    std::vector<std::pair<std::string, std::string>> revisits_of_previous;  // (URL, the capture's URL)
+    std::vector<std::string> read_here;  // URLs whose page this crawl read (not a revisit)
     Document doc;
     while (source->Next(&doc)) {
       if (current.count(doc.url)) continue;
@@ -228,12 +287,40 @@ Result<EvolveSummary> RunEvolve(const EvolveOptions& options, Executor* executor
           current.emplace(doc.url, same);
         } else if (const auto before = previous.find(doc.revisit_of); before != previous.end()) {
           current.emplace(doc.url, before->second);
+          revisits_of_previous.emplace_back(doc.url, doc.revisit_of);
         }
         continue;
       }
       current.emplace(doc.url, crawls_internal::SketchPage(doc.body, doc.kind, doc.declared_charset,
                                                           doc.url, &tokenizer, sketcher, &scratch,
                                                           &tokens));
+      read_here.push_back(doc.url);
+    }
+    // The crawl's own run holds no content for a revisit of the previous
+    // crawl's page: it joins the cluster of this crawl where that page's
+    // cluster-mates are (JoinRevisitsOfPreviousCrawl).
+    crawl.revisits_of_previous_crawl = revisits_of_previous.size();
+    constexpr int kAllFeaturesAlike = 84;  // a change amount of 84: every feature alike (85: the same bytes)
+    if (!revisits_of_previous.empty()) {
+      std::vector<std::string> unchanged;  // in input order
+      for (const std::string& url : read_here) {
+        const auto before = previous.find(url);
+        if (before != previous.end() &&
+            crawls_internal::ChangeAmount(before->second, current.at(url)) >= kAllFeaturesAlike) {
+          unchanged.push_back(url);
+        }
+      }
+      crawl.revisits_joined = crawls_internal::JoinRevisitsOfPreviousCrawl(previous_cluster, revisits_of_previous,
+                                                                            unchanged, &clustering);
+    }
+    std::unordered_map<uint64_t, uint64_t> size;
+    for (uint64_t c : clustering.cluster) ++size[c];
+    crawl.urls = clustering.urls.size();
+    for (const auto& [label, s] : size) {
+      if (s >= 2) {
+        ++crawl.clusters;
+        crawl.duplicates += s - 1;
+      }
     }
     if (n > 0) {
       CrawlPairChange change;
@@ -277,8 +364,10 @@ Result<EvolveSummary> RunEvolve(const EvolveOptions& options, Executor* executor
     }
     previous = std::move(current);
     previous_size.clear();
+    previous_cluster.clear();
     for (size_t i = 0; i < clustering.urls.size(); ++i) {
       previous_size[clustering.urls[i]] = size[clustering.cluster[i]];
+      previous_cluster[clustering.urls[i]] = clustering.cluster[i];
     }
     clusterings.push_back(std::move(clustering));
     summary.crawls.push_back(std::move(crawl));
@@ -297,6 +386,7 @@ Result<EvolveSummary> RunEvolve(const EvolveOptions& options, Executor* executor
       {"similarity", "avg of Psi_1^n(u) = |C_1(u) & C_n(u)| / |C_1(u) | C_n(u)| (Figure 5)"},
       {"reverse_containment", "avg of Phi_n^1(u) = |C_1(u) & C_n(u)| / |C_n(u)| (Figure 7)"},
       {"unavailable", "URLs of crawl 1 missing in crawl n form one 'could not download' cluster"},
+      {"revisits_of_previous_crawl", "revisit records of crawl n naming a page of crawl n-1: the revisits of one crawl-(n-1) cluster's pages join the crawl-n cluster holding most of its pages read again with all 84 features alike, else one of their own (revisits_joined: those now in a cluster of 2 or more URLs)"},
       {"change_amount", "min-hash features in common between successive crawls of a URL (0..84, m = 84 of 5-term shingles); 85: identical bytes (Figures 8-10)"},
       {"host_changes", "per host, clusters of >= 2 URLs holding its pages in crawl n minus in crawl 1 (Figure 6)"}};
   j["method"] = options.dedup.method;
@@ -312,6 +402,8 @@ Result<EvolveSummary> RunEvolve(const EvolveOptions& options, Executor* executor
                       {"urls", c.urls},
                       {"clusters", c.clusters},
                       {"duplicates", c.duplicates},
+                      {"revisits_of_previous_crawl", c.revisits_of_previous_crawl},
+                      {"revisits_joined", c.revisits_joined},
                       {"unavailable_from_crawl_1", summary.unavailable[n]}});
   }
   j["crawls"] = crawls;

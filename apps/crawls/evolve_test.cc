@@ -7,6 +7,8 @@
 
 #include <filesystem>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "crawls/crawls_internal.h"
@@ -178,6 +180,61 @@ TEST(EvolveTest, CrawlFilesAndClusterTable) {
   std::filesystem::remove_all(dir);
 }
 
+// JoinRevisitsOfPreviousCrawl by hand. Previous crawl: {a, b, c, h} {d, e}
+// {f}. This crawl: a revisit of a (label 10), b and h read again alike
+// (20 and 22: this crawl's method put them apart), c changed (21), x new
+// beside b (20), d and e revisits (30, 31), g a revisit of f (40).
+TEST(EvolveTest, RevisitsJoinTheirPagesClusterMates) {
+  const std::unordered_map<std::string, uint64_t> previous{{"a", 1}, {"b", 1}, {"c", 1}, {"h", 1},
+                                                           {"d", 2}, {"e", 2}, {"f", 3}};
+  Clustering crawl{{"a", "b", "c", "h", "x", "d", "e", "g"}, {10, 20, 21, 22, 20, 30, 31, 40}};
+  const std::vector<std::pair<std::string, std::string>> revisits{{"a", "a"}, {"d", "d"}, {"e", "e"}, {"g", "f"}};
+  const uint64_t joined = crawls_internal::JoinRevisitsOfPreviousCrawl(previous, revisits, {"b", "h"}, &crawl);
+  // a joins b's cluster (a tie of read-again pages, 20 and 22: the smaller
+  // label); h stays apart from b, as this crawl judged; d and e are one
+  // cluster; g, the only page of its cluster, stays alone.
+  EXPECT_EQ(crawl.cluster, (std::vector<uint64_t>{20, 20, 21, 22, 20, 30, 30, 40}));
+  EXPECT_EQ(joined, 3u);  // a, d, e
+  // Without a revisit nothing moves; a revisit of a page the previous
+  // crawl lacks is left alone.
+  Clustering again{{"b", "h", "y"}, {20, 22, 50}};
+  EXPECT_EQ(crawls_internal::JoinRevisitsOfPreviousCrawl(previous, {{"y", "z"}}, {"b", "h"}, &again), 0u);
+  EXPECT_EQ(again.cluster, (std::vector<uint64_t>{20, 22, 50}));
+}
+
+// A real recrawl by a deduplicating crawler: two WARC files of gov.uk pages
+// (from the British Library's warc-indexer tests), the second written with
+// revisit records for 47 of its 55 URLs, every URL's page unchanged (48 the
+// same bytes, 5 the same text). Its clusters are the first crawl's.
+TEST(EvolveTest, ARecrawlOfRevisitsKeepsItsClusters) {
+  NEARDUP_REQUIRE_SHARED_DATA(shared);
+  const std::string folder = shared + "/warc/ukwa-webarchive-discovery/gov.uk-revisit-warcs_BL-";
+  const std::string first = folder + "20140325121225068-00000-32090_opera_8443.warc.gz";
+  const std::string second = folder + "20140325122341434-00000-32090_opera_8443.warc.gz";
+  if (!std::filesystem::exists(first) || !std::filesystem::exists(second)) {
+    GTEST_SKIP() << "the gov.uk revisit WARCs are not in the shared data folder";
+  }
+  const std::string dir = testing::MakeTempDir("crawls-evolve-revisits");
+  EvolveOptions o;
+  o.crawls = {first, second};
+  o.out_dir = dir + "/out";
+  auto result = RunEvolve(o, nullptr, nullptr, nullptr);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  const EvolveSummary& s = result.value();
+  ASSERT_EQ(s.crawls.size(), 2u);
+  EXPECT_GT(s.crawls[1].revisits_of_previous_crawl, 40u);
+  EXPECT_GT(s.crawls[1].revisits_joined, 0u);
+  EXPECT_GT(s.crawls[0].clusters, 1u);
+  EXPECT_EQ(s.crawls[1].clusters, s.crawls[0].clusters);
+  EXPECT_EQ(s.crawls[1].duplicates, s.crawls[0].duplicates);
+  for (const SizeClassCurve& c : s.size_classes) {
+    if (c.urls == 0) continue;
+    EXPECT_DOUBLE_EQ(c.containment[1], 1.0) << c.label;
+    EXPECT_DOUBLE_EQ(c.similarity[1], 1.0) << c.label;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(EvolveTest, RunEvolveOnTwoTinyCrawls) {
   // Crawl 1: u1 and u2 the same page P, u3 page Q. Crawl 2: u1 P (same
   // bytes: 85), u2 P with other markup (same text: 84), u3 an unrelated page
@@ -238,6 +295,38 @@ TEST(EvolveTest, RunEvolveOnTwoTinyCrawls) {
   EXPECT_EQ(revisited->changes[0].disappeared, 1u);
   EXPECT_EQ(revisited->changes[0].by_amount[85], 2u);  // u1 revisited, u3 the same bytes
   EXPECT_EQ(revisited->changes[0].appeared, 2u);       // c.test/11 and its revisit
+  EXPECT_EQ(revisited->crawls[1].revisits_of_previous_crawl, 1u);  // a.test/1 (c.test/10's capture is here)
+  // A crawl whose crawler found every page unchanged: u1 and u2 revisits,
+  // u3 read again. Its own run holds no content for the revisits, yet the
+  // cluster {u1, u2} is whole, not fallen apart: Φ and Ψ stay 1.
+  testing::WriteFileOrDie(dir + "/4.jsonl",
+                          R"({"url": "http://a.test/1", "revisit_of": "http://a.test/1"})" "\n"
+                          R"({"url": "http://b.test/2", "revisit_of": "http://b.test/2"})" "\n" +
+                              testing::JsonLine("http://a.test/3", "html", q));
+  o.crawls = {dir + "/1.jsonl", dir + "/4.jsonl"};
+  o.out_dir = dir + "/out4";
+  auto unchanged = RunEvolve(o, nullptr, nullptr, nullptr);
+  ASSERT_TRUE(unchanged.ok()) << unchanged.status().message();
+  ASSERT_EQ(unchanged->crawls.size(), 2u);
+  EXPECT_EQ(unchanged->crawls[1].revisits_of_previous_crawl, 2u);
+  EXPECT_EQ(unchanged->crawls[1].revisits_joined, 2u);
+  EXPECT_EQ(unchanged->crawls[1].clusters, 1u);
+  EXPECT_EQ(unchanged->crawls[1].duplicates, 1u);
+  EXPECT_DOUBLE_EQ(unchanged->size_classes[1].containment[1], 1.0);
+  EXPECT_DOUBLE_EQ(unchanged->size_classes[1].similarity[1], 1.0);
+  EXPECT_EQ(unchanged->changes[0].by_amount[85], 3u);
+  // One revisit, its cluster-mate read again alike: one cluster too.
+  testing::WriteFileOrDie(dir + "/5.jsonl",
+                          R"({"url": "http://a.test/1", "revisit_of": "http://a.test/1"})" "\n" +
+                              testing::JsonLine("http://b.test/2", "html", p) +
+                              testing::JsonLine("http://a.test/3", "html", q));
+  o.crawls = {dir + "/1.jsonl", dir + "/5.jsonl"};
+  o.out_dir = dir + "/out5";
+  auto half = RunEvolve(o, nullptr, nullptr, nullptr);
+  ASSERT_TRUE(half.ok()) << half.status().message();
+  EXPECT_EQ(half->crawls[1].clusters, 1u);
+  EXPECT_EQ(half->crawls[1].revisits_joined, 1u);
+  EXPECT_DOUBLE_EQ(half->size_classes[1].containment[1], 1.0);
   // One crawl is a usage error; a crawl with no page is NotFound.
   o.crawls = {dir + "/1.jsonl"};
   EXPECT_TRUE(RunEvolve(o, nullptr, nullptr, nullptr).status().IsInvalidArgument());

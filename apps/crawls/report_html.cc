@@ -46,16 +46,18 @@ std::string EvolveHtml(const EvolveSummary& s) {
   HtmlReport report("neardup evolve: clusters across successive crawls");
   report.AddSection("Crawls",
                     "Each crawl clustered on its own (Fetterly, Manasse and Najork, \"On the "
-                    "Evolution of Clusters of Near-Duplicate Web Pages\").");
+                    "Evolution of Clusters of Near-Duplicate Web Pages\"); a revisit record of the "
+                    "previous crawl's page joins the cluster of its page's cluster-mates.");
   std::vector<std::vector<std::string>> rows;
   for (size_t n = 0; n < s.crawls.size(); ++n) {
     const EvolveCrawl& c = s.crawls[n];
     rows.push_back({std::to_string(n + 1), c.input, std::to_string(c.documents), std::to_string(c.urls),
                     std::to_string(c.clusters), std::to_string(c.duplicates),
+                    std::to_string(c.revisits_of_previous_crawl) + " (" + std::to_string(c.revisits_joined) + ")",
                     std::to_string(s.unavailable[n])});
   }
   report.AddTable({"crawl", "input", "documents", "URLs", "clusters", "duplicates",
-                   "URLs of crawl 1 missing"},
+                   "revisits of the previous crawl's pages (joined)", "URLs of crawl 1 missing"},
                   rows);
 
   report.AddSection("Cluster containment and similarity",
