@@ -120,6 +120,10 @@ int RunConnectedCommand(const ConnectedArgs& a) {
   std::fprintf(stderr, "neardup connected: %s documents, seeds %s, %s links inside the crawl\n",
                WithCommas(s.documents).c_str(), seeds.empty() ? "(none)" : seeds.c_str(),
                WithCommas(s.links).c_str());
+  if (s.revisits_left_out > 0) {
+    std::fprintf(stderr, "  revisit records of URLs captured in the crawl, left out: %s\n",
+                 WithCommas(s.revisits_left_out).c_str());
+  }
   part("complete", s.complete);
   part("connected", s.connected);
   part("disconnected", s.disconnected);

@@ -168,10 +168,14 @@ Result<ConnectedSummary> RunConnected(const ConnectedOptions& options, Executor*
   TokenizedDocument tokens;
   crawls_internal::LinkGraph graph;
   std::vector<std::string> raw_urls;
+  std::vector<uint64_t> record_of;  // a document's number among the crawl's records, as dedup lists them
+  std::vector<bool> is_revisit;
   std::vector<std::vector<std::string>> links;
   Document doc;
-  while (source->Next(&doc)) {
+  for (uint64_t record = 0; source->Next(&doc); ++record) {
     raw_urls.push_back(doc.url);
+    record_of.push_back(record);
+    is_revisit.push_back(!doc.revisit_of.empty() && doc.redirect_target.empty());
     graph.urls.push_back(NormalizeUrl(doc.url));
     tokenizer.Tokenize(doc, &tokens);
     std::vector<std::string> out;
@@ -180,6 +184,40 @@ Result<ConnectedSummary> RunConnected(const ConnectedOptions& options, Executor*
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     links.push_back(std::move(out));
+  }
+  // A revisit of a URL the crawl holds another record of is that document
+  // captured again, not a document of the web: it leaves the study (the
+  // first of a URL's records stays when all are revisits).
+  {
+    std::unordered_map<std::string_view, size_t> first_capture;  // URL -> its first record that is no revisit
+    for (size_t i = 0; i < graph.urls.size(); ++i) {
+      if (!is_revisit[i]) first_capture.emplace(graph.urls[i], i);
+    }
+    std::unordered_map<std::string_view, size_t> first_record;
+    for (size_t i = 0; i < graph.urls.size(); ++i) first_record.emplace(graph.urls[i], i);
+    std::vector<size_t> keep;
+    for (size_t i = 0; i < graph.urls.size(); ++i) {
+      const bool recaptured = is_revisit[i] && (first_capture.count(graph.urls[i]) || first_record.at(graph.urls[i]) != i);
+      if (recaptured) {
+        ++summary.revisits_left_out;
+      } else {
+        keep.push_back(i);
+      }
+    }
+    if (keep.size() < graph.urls.size()) {
+      for (size_t k = 0; k < keep.size(); ++k) {
+        const size_t i = keep[k];
+        if (i == k) continue;
+        raw_urls[k] = std::move(raw_urls[i]);
+        record_of[k] = record_of[i];
+        graph.urls[k] = std::move(graph.urls[i]);
+        links[k] = std::move(links[i]);
+      }
+      raw_urls.resize(keep.size());
+      record_of.resize(keep.size());
+      graph.urls.resize(keep.size());
+      links.resize(keep.size());
+    }
   }
   summary.documents = raw_urls.size();
   if (summary.documents == 0) {
@@ -244,15 +282,15 @@ Result<ConnectedSummary> RunConnected(const ConnectedOptions& options, Executor*
                            crawls_internal::ReadClusterTable(summary.dedup_dir + "/clusters.tsv", env));
   std::unordered_map<std::string_view, uint64_t> first_row;
   for (size_t r = 0; r < table.urls.size(); ++r) first_row.emplace(table.urls[r], table.cluster[r]);
-  // A document's row: the same row number when its URL is there (the table
-  // lists pages in crawl order), else the first row of its URL.
+  // A document's row: its record's number when its URL is there (the table
+  // lists the crawl's records in order), else the first row of its URL.
   std::vector<uint64_t> cluster(summary.documents);
   std::vector<bool> matched(summary.documents, true);
   // Labels of unmatched documents: past every row number, one each.
   uint64_t next_label = table.urls.size() + 1;
   for (size_t i = 0; i < summary.documents; ++i) {
-    if (i < table.urls.size() && table.urls[i] == raw_urls[i]) {
-      cluster[i] = table.cluster[i];
+    if (const uint64_t row = record_of[i]; row < table.urls.size() && table.urls[row] == raw_urls[i]) {
+      cluster[i] = table.cluster[row];
     } else if (auto it = first_row.find(raw_urls[i]); it != first_row.end()) {
       cluster[i] = it->second;
     } else {
@@ -289,6 +327,7 @@ Result<ConnectedSummary> RunConnected(const ConnectedOptions& options, Executor*
   j["seed_urls"] = summary.seed_urls;
   j["seeds_not_found"] = summary.seeds_not_found;
   j["documents"] = summary.documents;
+  j["revisits_left_out"] = summary.revisits_left_out;
   j["links"] = summary.links;
   j["links_outside"] = summary.links_outside;
   j["max_depth"] = summary.max_depth;

@@ -137,6 +137,35 @@ TEST(ConnectedTest, RunConnectedOnTheSixPages) {
   EXPECT_EQ(r2.value().seeds_not_found, 1u);
   EXPECT_EQ(r2.value().complete.duplicates, 2u);
   EXPECT_EQ(r2.value().unmatched_documents, 0u);
+  // The crawl again, as a deduplicating crawler wrote it: a revisit record
+  // of y right after it (y captured again: left out) and one at another
+  // URL naming z's payload (a document of its own, in z's cluster).
+  std::string with_revisits;
+  for (size_t start = 0, line = 0; start < jsonl.size(); ++line) {
+    const size_t end = jsonl.find('\n', start) + 1;
+    with_revisits += jsonl.substr(start, end - start);
+    if (line == 2) with_revisits += R"({"url": "http://a.test/y", "revisit_of": "http://a.test/y"})" "\n";
+    start = end;
+  }
+  with_revisits += R"({"url": "http://d.test/copy", "revisit_of": "http://b.test/z"})" "\n";
+  testing::WriteFileOrDie(dir + "/revisits.jsonl", with_revisits);
+  o.inputs = {dir + "/revisits.jsonl"};
+  o.seed_urls.clear();
+  o.dedup_dir.clear();
+  o.out_dir = dir + "/out3";
+  auto r3 = RunConnected(o, nullptr, nullptr, nullptr);
+  ASSERT_TRUE(r3.ok()) << r3.status().message();
+  const ConnectedSummary& s3 = r3.value();
+  EXPECT_EQ(s3.revisits_left_out, 1u);
+  EXPECT_EQ(s3.documents, 7u);
+  EXPECT_EQ(s3.unmatched_documents, 0u);
+  EXPECT_EQ(s3.complete.duplicates, 3u);  // d.test/copy beside y and z
+  const auto rows3 = testing::ReadTsvRows(s3.tsv_path);
+  ASSERT_EQ(rows3.size(), 8u);
+  EXPECT_EQ(rows3[4][0], "http://b.test/");  // the revisit of y is not listed
+  EXPECT_NE(rows3[4][3], rows3[3][3]);       // b's home is its own cluster, not y's
+  EXPECT_EQ(rows3[7][0], "http://d.test/copy");
+  EXPECT_EQ(rows3[7][3], rows3[5][3]);  // in z's cluster
   // A dedup folder without clusters.tsv is NotFound.
   o.dedup_dir = dir + "/nothing";
   EXPECT_TRUE(RunConnected(o, nullptr, nullptr, nullptr).status().IsNotFound());

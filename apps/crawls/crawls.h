@@ -191,6 +191,11 @@ struct ConnectedOptions {
 
 struct ConnectedSummary {
   uint64_t documents = 0;
+  // WARC revisit records of a URL that the crawl holds another record of
+  // (its capture, or an earlier revisit): the same document recaptured,
+  // left out of `documents` and of every count (a revisit of another URL's
+  // payload is a document of its own, in its capture's cluster).
+  uint64_t revisits_left_out = 0;
   uint64_t links = 0;            // links between pages of the crawl (edges)
   uint64_t links_outside = 0;    // links to URLs the crawl does not hold
   std::vector<std::string> seed_urls;  // the seeds used (normalized)
