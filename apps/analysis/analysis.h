@@ -242,6 +242,10 @@ SimilarityTables ComputeSimilarityTables(const std::vector<PairRow>& pairs, uint
 
 struct RunReport {
   uint64_t documents = 0, clusters = 0, duplicates = 0;  // counted from clusters.tsv
+  // The duplicates by what put them in their cluster (clusters.tsv's
+  // `method`: `exact` copies, the near method's name, `redirect`,
+  // `revisit`): where a crawl's duplication comes from.
+  std::map<std::string, uint64_t> duplicates_by_method;
   ClusterSizeStats cluster_sizes;
   std::vector<LargeCluster> largest_clusters;
   std::vector<SiteDuplicates> sites;  // all hosts, most duplicates first

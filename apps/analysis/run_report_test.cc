@@ -60,6 +60,7 @@ TEST(RunReportTest, HandCountedFolder) {
   EXPECT_EQ(report->documents, 7u);
   EXPECT_EQ(report->clusters, 4u);
   EXPECT_EQ(report->duplicates, 3u);
+  EXPECT_EQ(report->duplicates_by_method, (std::map<std::string, uint64_t>{{"combined", 1}, {"exact", 2}}));
   EXPECT_EQ(report->cluster_sizes.size_histogram, (std::map<uint64_t, uint64_t>{{1, 2}, {2, 1}, {3, 1}}));
   ASSERT_GE(report->largest_clusters.size(), 2u);
   EXPECT_EQ(report->largest_clusters[0].cluster, 0u);
@@ -88,6 +89,8 @@ TEST(RunReportTest, HandCountedFolder) {
   EXPECT_EQ(j["summary"]["documents"], 7);
   EXPECT_EQ(j["summary"]["clusters"], 4);
   EXPECT_EQ(j["summary"]["duplicates"], 3);
+  EXPECT_EQ(j["summary"]["duplicates_by_method"]["exact"], 2);
+  EXPECT_NE(env.GetContents("run/report.html").value().find("exact 2, combined 1"), std::string::npos);
   EXPECT_EQ(j["summary"]["summary_json"]["documents_read"], 8);
   EXPECT_EQ(j["malformed_rows"]["clusters_tsv"], 2);
   EXPECT_EQ(j["largest_clusters"].size(), 1u);
