@@ -94,6 +94,10 @@ int RunReport(const ReportArgs& a) {
                  WithCommas(r.documents).c_str(), WithCommas(r.clusters).c_str(), WithCommas(r.duplicates).c_str(),
                  WithCommas(r.largest_clusters.empty() ? 0 : r.largest_clusters[0].size).c_str(), fit.c_str(),
                  mle.c_str(), edges.c_str(), run.has_mirrors ? "; mirrors section included" : "");
+    if (r.duplicates > 0) {
+      std::fprintf(stderr, "  duplicates by what put them in their cluster: %s\n",
+                   neardup::DuplicatesByMethodText(r.duplicates_by_method).c_str());
+    }
     const std::string dir = a.dir.empty() || a.dir.back() == '/' ? a.dir : a.dir + "/";
     std::fprintf(stderr, "  wrote %sreport.html, %sreport.json\n", dir.c_str(), dir.c_str());
   }

@@ -88,10 +88,12 @@ TEST(ReportCliTest, SampleRunFiguresMatchClustersTsv) {
   std::map<std::string, uint64_t> cluster_size;
   std::map<std::string, std::set<std::string>> cluster_hosts;
   uint64_t duplicates = 0;
+  std::map<std::string, uint64_t> by_method;
   for (size_t i = 1; i < rows.size(); ++i) {
     ++cluster_size[rows[i][1]];
     cluster_hosts[rows[i][1]].insert(HostOf(rows[i][0]));
     duplicates += rows[i][2] == "duplicate";
+    if (rows[i][2] == "duplicate") ++by_method[rows[i][3]];
   }
   std::map<uint64_t, uint64_t> histogram;
   uint64_t largest = 0;
@@ -107,6 +109,9 @@ TEST(ReportCliTest, SampleRunFiguresMatchClustersTsv) {
   EXPECT_EQ(j["summary"]["documents"], rows.size() - 1);
   EXPECT_EQ(j["summary"]["clusters"], cluster_size.size());
   EXPECT_EQ(j["summary"]["duplicates"], duplicates);
+  using ByMethod = std::map<std::string, uint64_t>;
+  EXPECT_EQ(j["summary"]["duplicates_by_method"].get<ByMethod>(), by_method);
+  EXPECT_NE(out.find("duplicates by what put them in their cluster: "), std::string::npos) << out;
   EXPECT_EQ(j["summary"]["method"], "combined");
   // dedup's own summary agrees with the count.
   EXPECT_EQ(j["summary"]["summary_json"]["duplicates"], duplicates);

@@ -253,6 +253,10 @@ struct RunReport {
   std::optional<SimilarityTables> similarity;     // when pairs.tsv has B or C
 };
 
+// RunReport::duplicates_by_method as text, most first: "revisit 42,
+// redirect 4" ("none" when empty).
+std::string DuplicatesByMethodText(const std::map<std::string, uint64_t>& by_method);
+
 // Computes every section from the loaded run.
 Result<RunReport> ComputeRunReport(const DedupRun& run, const ReportOptions& options);
 // report.json's content (pretty-printed JSON) and report.html's content.

@@ -299,10 +299,7 @@ std::string RunReportJson(const DedupRun& run, const RunReport& r, const ReportO
   return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
-namespace {
-
-// "exact 12, robust 30, revisit 45" (most first), or "none".
-std::string ByMethodText(const std::map<std::string, uint64_t>& by_method) {
+std::string DuplicatesByMethodText(const std::map<std::string, uint64_t>& by_method) {
   std::vector<std::pair<uint64_t, std::string>> order;
   for (const auto& [method, n] : by_method) order.push_back({n, method});
   std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
@@ -311,15 +308,13 @@ std::string ByMethodText(const std::map<std::string, uint64_t>& by_method) {
   return text.empty() ? "none" : text;
 }
 
-}  // namespace
-
 std::string RunReportHtml(const DedupRun& run, const RunReport& r, const ReportOptions& options) {
   HtmlReport page("neardup report: " + (run.method.empty() ? std::string("dedup run") : run.method + " run"));
   std::vector<std::pair<std::string, std::string>> kv = {
       {"documents", std::to_string(r.documents)},
       {"clusters", std::to_string(r.clusters)},
       {"duplicates", std::to_string(r.duplicates) + " (" + Percent(r.duplicates, r.documents) + ")"},
-      {"duplicates by what put them in their cluster", ByMethodText(r.duplicates_by_method)},
+      {"duplicates by what put them in their cluster", DuplicatesByMethodText(r.duplicates_by_method)},
       {"method", run.method.empty() ? "(summary.json missing)" : run.method},
       {"method spec", run.method_spec},
   };
