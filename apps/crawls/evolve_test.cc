@@ -280,15 +280,18 @@ TEST(EvolveTest, RunEvolveOnTwoTinyCrawls) {
   // u1 as it was (85), not a page gone; a revisit of nothing either crawl
   // holds leaves its URL out; one of a page this crawl read (another URL's
   // payload) is that page, a URL that appeared.
-  testing::WriteFileOrDie(dir + "/3.jsonl",
-                          R"({"url": "http://a.test/1", "revisit_of": "http://a.test/1"})" "\n"
-                          R"({"url": "http://b.test/2", "revisit_of": "http://b.test/elsewhere"})" "\n" +
-                              testing::JsonLine("http://a.test/3", "html", q) +
-                              testing::JsonLine("http://c.test/11", "html", r) +
-                              R"({"url": "http://c.test/10", "revisit_of": "http://c.test/11"})" "\n");
-  o.crawls = {dir + "/1.jsonl", dir + "/3.jsonl"};
-  o.out_dir = dir + "/out3";
-  auto revisited = RunEvolve(o, nullptr, nullptr, nullptr);
+  // Crawl 1 against a second crawl of these JSON Lines.
+  auto against_first = [&](const std::string& name, const std::string& second) {
+    testing::WriteFileOrDie(dir + "/" + name + ".jsonl", second);
+    o.crawls = {dir + "/1.jsonl", dir + "/" + name + ".jsonl"};
+    o.out_dir = dir + "/out-" + name;
+    return RunEvolve(o, nullptr, nullptr, nullptr);
+  };
+  auto revisited = against_first("3", R"({"url": "http://a.test/1", "revisit_of": "http://a.test/1"})" "\n"
+                                       R"({"url": "http://b.test/2", "revisit_of": "http://b.test/elsewhere"})" "\n" +
+                                           testing::JsonLine("http://a.test/3", "html", q) +
+                                           testing::JsonLine("http://c.test/11", "html", r) +
+                                           R"({"url": "http://c.test/10", "revisit_of": "http://c.test/11"})" "\n");
   ASSERT_TRUE(revisited.ok()) << revisited.status().message();
   ASSERT_EQ(revisited->changes.size(), 1u);
   EXPECT_EQ(revisited->changes[0].common_urls, 2u);
@@ -299,13 +302,9 @@ TEST(EvolveTest, RunEvolveOnTwoTinyCrawls) {
   // A crawl whose crawler found every page unchanged: u1 and u2 revisits,
   // u3 read again. Its own run holds no content for the revisits, yet the
   // cluster {u1, u2} is whole, not fallen apart: Φ and Ψ stay 1.
-  testing::WriteFileOrDie(dir + "/4.jsonl",
-                          R"({"url": "http://a.test/1", "revisit_of": "http://a.test/1"})" "\n"
-                          R"({"url": "http://b.test/2", "revisit_of": "http://b.test/2"})" "\n" +
-                              testing::JsonLine("http://a.test/3", "html", q));
-  o.crawls = {dir + "/1.jsonl", dir + "/4.jsonl"};
-  o.out_dir = dir + "/out4";
-  auto unchanged = RunEvolve(o, nullptr, nullptr, nullptr);
+  auto unchanged = against_first("4", R"({"url": "http://a.test/1", "revisit_of": "http://a.test/1"})" "\n"
+                                       R"({"url": "http://b.test/2", "revisit_of": "http://b.test/2"})" "\n" +
+                                           testing::JsonLine("http://a.test/3", "html", q));
   ASSERT_TRUE(unchanged.ok()) << unchanged.status().message();
   ASSERT_EQ(unchanged->crawls.size(), 2u);
   EXPECT_EQ(unchanged->crawls[1].revisits_of_previous_crawl, 2u);
@@ -316,13 +315,9 @@ TEST(EvolveTest, RunEvolveOnTwoTinyCrawls) {
   EXPECT_DOUBLE_EQ(unchanged->size_classes[1].similarity[1], 1.0);
   EXPECT_EQ(unchanged->changes[0].by_amount[85], 3u);
   // One revisit, its cluster-mate read again alike: one cluster too.
-  testing::WriteFileOrDie(dir + "/5.jsonl",
-                          R"({"url": "http://a.test/1", "revisit_of": "http://a.test/1"})" "\n" +
-                              testing::JsonLine("http://b.test/2", "html", p) +
-                              testing::JsonLine("http://a.test/3", "html", q));
-  o.crawls = {dir + "/1.jsonl", dir + "/5.jsonl"};
-  o.out_dir = dir + "/out5";
-  auto half = RunEvolve(o, nullptr, nullptr, nullptr);
+  auto half = against_first("5", R"({"url": "http://a.test/1", "revisit_of": "http://a.test/1"})" "\n" +
+                                     testing::JsonLine("http://b.test/2", "html", p) +
+                                     testing::JsonLine("http://a.test/3", "html", q));
   ASSERT_TRUE(half.ok()) << half.status().message();
   EXPECT_EQ(half->crawls[1].clusters, 1u);
   EXPECT_EQ(half->crawls[1].revisits_joined, 1u);
