@@ -582,12 +582,7 @@ TEST(DeduperTest, RevisitsJoinTheClusterOfTheCaptureTheyName) {
   };
   for (const char* method : kMethods) {
     SCOPED_TRACE(method);
-    DedupOptions o;
-    o.method = method;
-    o.temp_dir = testing::MakeTempDir("deduper");
-    auto created = Deduper::Create(o);
-    ASSERT_TRUE(created.ok()) << created.status().ToString();
-    auto& d = *created;
+    auto d = MakeDeduper(method);
     ASSERT_TRUE(d->Add(std::span<const Document>(docs)).ok());
     auto c = d->Cluster();
     ASSERT_TRUE(c.ok()) << c.status().ToString();
