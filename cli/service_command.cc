@@ -176,11 +176,13 @@ Command AddIngestCommand(CLI::App* app) {
               std::fprintf(stderr,
                            "neardup ingest: %s pages in %s requests, %s duplicates, %s redirects, %s removed, "
                            "%s errors, %s read warnings, %s revisit records not sent (unchanged captures), "
+                           "%s revisits of other URLs sent (placed with the content of the page they name), "
                            "%.1f s (%.0f pages/s)\n",
                            WithCommas(r->pages).c_str(), WithCommas(r->batches).c_str(),
                            WithCommas(r->duplicates).c_str(), WithCommas(r->redirects).c_str(),
                            WithCommas(r->removed).c_str(), WithCommas(r->errors).c_str(),
-                           WithCommas(r->warnings).c_str(), WithCommas(r->revisits).c_str(), r->seconds,
+                           WithCommas(r->warnings).c_str(), WithCommas(r->revisits).c_str(),
+                           WithCommas(r->revisits_of_other_urls).c_str(), r->seconds,
                            r->seconds > 0 ? r->pages / r->seconds : 0.0);
             }
             return r->errors ? kExitNoData : kExitOk;

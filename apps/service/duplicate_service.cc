@@ -301,7 +301,10 @@ class Signer {
   void SignChunk(size_t c) {
     for (size_t i = c * kChunk; i < std::min(pages_.size(), (c + 1) * kChunk); ++i) {
       const PageInput& p = pages_[i];
-      if (!p.error.empty() || IsRedirect(p) || IsRemovalStatus(p.status) || IsFailedFetch(p.status)) continue;
+      if (!p.error.empty() || IsRedirect(p) || IsRemovalStatus(p.status) || IsFailedFetch(p.status) ||
+          !p.revisit_of.empty()) {
+        continue;  // no content of its own (a revisit takes its page's when applied)
+      }
       Document d;
       d.url = p.url;
       d.body = p.body;
@@ -1593,6 +1596,7 @@ class ServiceImpl final : public DuplicateService {
   }
 
   PageAnswer ApplyOne(Ctx* ctx, const PageInput& in, Signed* s) {
+    if (!in.revisit_of.empty()) return ApplyRevisit(ctx, in, s);
     PageRecord p;
     const bool known = LoadByUrl(ctx, in.url, &p);
     if (IsRemovalStatus(in.status)) {
@@ -1764,6 +1768,36 @@ class ServiceImpl final : public DuplicateService {
     a.tier = 2;
     a.moved = old_group != 0 && p.group != old_group;
     return a;
+  }
+
+  // A revisit (PageInput::revisit_of): the page takes the stored content of
+  // the page it names and is applied as a capture with that content (a
+  // redirect when that page is one), so it is placed as a page with the
+  // same bytes sent again would be. Nothing changes when the named page is
+  // not held, or is the page itself.
+  PageAnswer ApplyRevisit(Ctx* ctx, const PageInput& in, Signed* s) {
+    PageAnswer error;
+    error.url = in.url;
+    error.role = "error";
+    PageRecord of;
+    if (!LoadByUrl(ctx, in.revisit_of, &of) || of.state == PageState::kRemoved) {
+      error.error = "\"revisit_of\": the store holds no page at " + in.revisit_of +
+                    " whose content this capture repeats (send that page first)";
+      return error;
+    }
+    if (in.revisit_of == in.url) return AnswerFor(ctx, of);  // an unchanged capture; neither tier ran
+    PageInput capture = in;
+    capture.revisit_of.clear();
+    capture.status = of.http_status != 0 ? of.http_status : 200;
+    if (of.state == PageState::kRedirect) {
+      capture.redirect = of.redirect;  // absolute: resolved when it was stored
+      if (!IsRedirect(capture)) capture.status = 302;
+    } else {
+      capture.redirect.clear();
+      s->signature = of.signature;
+      s->body_hash = of.body_hash;
+    }
+    return ApplyOne(ctx, capture, s);
   }
 
   bool AloneIn(Ctx* ctx, const PageRecord& p) {

@@ -267,6 +267,55 @@ TEST_F(ServiceTest, UpdatedPageLeavesItsGroupWithItsRedirects) {  // case 1
   EXPECT_EQ(Get("https://c.example/old-q").group, alone.group);
 }
 
+// A revisit (a WARC revisit record) of another URL is a capture with the
+// stored content of the page it names, as dedup reads it: it joins that
+// page's group, keeps the content when that page changes, and is matched by
+// later copies of it. A revisit of its own URL changes nothing; one of a URL
+// the store does not hold is an error and stores nothing.
+TEST_F(ServiceTest, RevisitOfAnotherUrlTakesThatPagesContent) {
+  const std::string a = Article(7), b = Article(8);
+  auto revisit = [](const std::string& url, const std::string& of) {
+    PageInput p;
+    p.url = url;
+    p.status = 304;  // a server-not-modified revisit
+    p.revisit_of = of;
+    return p;
+  };
+  PageAnswer original = One(Page("https://a.example/p", a));
+  PageAnswer agnostic = One(revisit("https://mirror.example/copy/of/p", "https://a.example/p"));
+  EXPECT_EQ(agnostic.role, "duplicate");
+  EXPECT_EQ(agnostic.group, original.group);
+  EXPECT_EQ(agnostic.winner, "https://a.example/p");
+  EXPECT_DOUBLE_EQ(agnostic.similarity, 1.0);
+  auto g = service_->Group(original.group);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->members.size(), 2u);
+  // Its own URL: unchanged, answered as the page stands.
+  PageAnswer same = One(revisit("https://a.example/p", "https://a.example/p"));
+  EXPECT_EQ(same.role, "keep");
+  EXPECT_EQ(same.group, original.group);
+  // A URL the store does not hold: an error, nothing stored.
+  PageAnswer unknown = One(revisit("https://c.example/q", "https://none.example/"));
+  EXPECT_EQ(unknown.role, "error");
+  EXPECT_NE(unknown.error.find("https://none.example/"), std::string::npos);
+  EXPECT_FALSE(service_->Lookup("https://c.example/q").ok());
+  // The named page changes: the revisit keeps the content it had, and a
+  // later copy of that content still finds it.
+  PageAnswer changed = One(Page("https://a.example/p", b));
+  EXPECT_TRUE(changed.moved);
+  EXPECT_NE(Get("https://mirror.example/copy/of/p").group, changed.group);
+  EXPECT_EQ(Get("https://mirror.example/copy/of/p").role, "keep");
+  PageAnswer copy = One(Page("https://d.example/a-much-longer/path/than/the-revisits", a));
+  EXPECT_EQ(copy.role, "duplicate");
+  EXPECT_EQ(copy.winner, "https://mirror.example/copy/of/p");
+  // A revisit of a redirect is a redirect to the same target.
+  PageAnswer r = One(Redirect("https://e.example/old", "https://a.example/p"));
+  PageAnswer rr = One(revisit("https://f.example/old", "https://e.example/old"));
+  EXPECT_EQ(rr.role, "redirect");
+  EXPECT_EQ(rr.group, r.group);
+  EXPECT_EQ(rr.group, changed.group);
+}
+
 TEST_F(ServiceTest, RedirectChainsEndInTheFinalTargetsGroup) {  // case 3
   // The chain arrives from its far end first: r2 -> r1 -> t.
   PageAnswer r2 = One(Redirect("https://x.example/r2", "/r1"));  // relative Location
@@ -466,6 +515,10 @@ TEST(PageLine, FieldsAreReadAndCheckedOneByOne) {
   ParsePageLine(R"({"url": "https://a.example/", "status": 301, "redirect": "/b", "html": null})", 2, 1 << 20, &p);
   ASSERT_TRUE(p.error.empty()) << p.error;
   EXPECT_EQ(p.redirect, "/b");
+  ParsePageLine(R"({"url": "https://b.example/", "status": 304, "revisit_of": "https://a.example/"})", 3, 1 << 20, &p);
+  ASSERT_TRUE(p.error.empty()) << p.error;
+  EXPECT_EQ(p.revisit_of, "https://a.example/");
+  EXPECT_TRUE(p.body.empty());
   const std::vector<std::pair<std::string, std::string>> bad = {
       {R"([1, 2])", "not a JSON object"},
       {R"({"url": 7, "html": "x"})", "\"url\" must be a string"},
@@ -478,6 +531,9 @@ TEST(PageLine, FieldsAreReadAndCheckedOneByOne) {
       {R"({"url": "u", "html_b64": "%%%"})", "not valid base64"},
       {R"({"url": "u"})", "missing"},
       {R"({"url": "u", "fetched": 3, "html": "x"})", "\"fetched\" must be a string"},
+      {R"({"url": "u", "revisit_of": "v", "html": "x"})", "\"revisit_of\""},
+      {R"({"url": "u", "revisit_of": "v", "status": 410})", "\"revisit_of\""},
+      {R"({"url": "u", "revisit_of": 1})", "\"revisit_of\" must be a string"},
       {"{\"url\": \"u\", \"html\": \"\xff\"}", "not valid JSON"},
       {R"({"url": "u", "html": "x"} trailing)", "not valid JSON"},
       {"", "not valid JSON"},

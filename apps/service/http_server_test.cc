@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -106,13 +107,25 @@ TEST_F(HttpTest, PagesAreAnsweredLineByLineInOrder) {
   EXPECT_EQ(client_->Get("/v1/pages")->status, 400);
   EXPECT_EQ(client_->Get("/v1/nothing")->status, 404);
 
-  // A revisit would replace the page it repeats with one without a body:
-  // refused with the reason, and the page is as it was.
-  auto revisit = client_->Post("/v1/pages", R"({"url": "https://a.example/p", "revisit_of": "https://a.example/p"})",
+  // A revisit of a page's own URL is an unchanged capture: answered as the
+  // page stands. One naming a URL the store does not hold, or carrying a
+  // body, is an error and changes nothing.
+  auto revisit = client_->Post("/v1/pages",
+                               std::string(R"({"url": "https://a.example/p", "revisit_of": "https://a.example/p"})") +
+                                   "\n" + R"({"url": "https://f.example/", "revisit_of": "https://none.example/"})" +
+                                   "\n" +
+                                   R"({"url": "https://f.example/", "revisit_of": "https://a.example/p", "html": "x"})",
                                "application/x-ndjson");
   ASSERT_TRUE(revisit);
-  EXPECT_EQ(Lines(revisit->body)[0]["role"], "error");
-  EXPECT_NE(Lines(revisit->body)[0]["error"].get<std::string>().find("revisit_of"), std::string::npos) << revisit->body;
+  const auto revisit_lines = Lines(revisit->body);
+  ASSERT_EQ(revisit_lines.size(), 3u) << revisit->body;
+  EXPECT_EQ(revisit_lines[0]["role"], "keep");
+  EXPECT_EQ(revisit_lines[0]["group"], lines[0]["group"]);
+  EXPECT_EQ(revisit_lines[1]["role"], "error");
+  EXPECT_NE(revisit_lines[1]["error"].get<std::string>().find("https://none.example/"), std::string::npos);
+  EXPECT_EQ(revisit_lines[2]["role"], "error");
+  EXPECT_NE(revisit_lines[2]["error"].get<std::string>().find("revisit_of"), std::string::npos);
+  EXPECT_EQ(client_->Get("/v1/pages?url=https%3A%2F%2Ff.example%2F")->status, 404);
   auto kept = client_->Get("/v1/pages?url=https%3A%2F%2Fa.example%2Fp");
   ASSERT_TRUE(kept);
   EXPECT_EQ(nlohmann::json::parse(kept->body)["role"], "keep");
@@ -257,6 +270,29 @@ TEST(ServeProcess, IngestThenExportAfterStop) {
   EXPECT_NE(out.find("1 pages in 1 requests"), std::string::npos) << out;
   EXPECT_NE(out.find("1 revisit records not sent"), std::string::npos) << out;
   EXPECT_EQ(nlohmann::json::parse(testing::ReadFileOrEmpty(revisits)).at("role"), "keep");
+  // A revisit of another URL (a URL-agnostic one) is sent, and the service
+  // places it with the content of the page it names.
+  const std::string agnostic = dir + "/agnostic.jsonl";
+  {
+    std::ofstream f(agnostic);
+    f << R"({"url": "https://g.example/story", "html": "<p>)" << std::string(40, 'w') << R"( one story told once</p>"})"
+      << "\n"
+      << R"({"url": "https://h.example/elsewhere/story", "revisit_of": "https://g.example/story"})" << "\n";
+  }
+  const std::string agnostic_answers = dir + "/agnostic.ndjson";
+  ASSERT_EQ(testing::RunCommand(testing::Q(testing::CliPath()) + " ingest " + testing::Q(agnostic) +
+                                    " --server http://127.0.0.1:" + std::to_string(port) + " --answers " +
+                                    testing::Q(agnostic_answers),
+                                &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("1 revisits of other URLs sent"), std::string::npos) << out;
+  const auto agnostic_lines = Lines(testing::ReadFileOrEmpty(agnostic_answers));
+  ASSERT_EQ(agnostic_lines.size(), 2u);
+  EXPECT_EQ(agnostic_lines[0].at("role"), "keep");
+  EXPECT_EQ(agnostic_lines[1].at("url"), "https://h.example/elsewhere/story");
+  EXPECT_EQ(agnostic_lines[1].at("role"), "duplicate");
+  EXPECT_EQ(agnostic_lines[1].at("group"), agnostic_lines[0].at("group"));
   kill(pid, SIGTERM);
   int status = 0;
   waitpid(pid, &status, 0);

@@ -55,7 +55,11 @@ void AppendPageLine(const Document& d, std::string* out) {
   out->append("{\"url\":");
   AppendJsonString(text(d.url), out);
   const bool is_text = d.kind == ContentKind::kText;
-  if (IsValidUtf8(d.body)) {
+  if (!d.revisit_of.empty()) {
+    // A revisit of another URL: the service gives it that page's content.
+    out->append(",\"revisit_of\":");
+    AppendJsonString(text(d.revisit_of), out);
+  } else if (IsValidUtf8(d.body)) {
     out->append(is_text ? ",\"text\":" : ",\"html\":");
     AppendJsonString(d.body, out);
   } else {
@@ -228,9 +232,14 @@ Result<IngestSummary> RunIngest(const std::vector<std::string>& inputs, const In
   Document doc;
   bool sending = true;
   while (sending && source->Next(&doc)) {
-    if (!doc.revisit_of.empty() && doc.redirect_target.empty()) {
-      ++summary.revisits;  // an unchanged capture: nothing for the service to change (IngestSummary)
-      continue;
+    if (!doc.revisit_of.empty() && !doc.redirect_target.empty()) {
+      doc.revisit_of.clear();  // a redirect is sent as one (dedup reads it as one too)
+    } else if (!doc.revisit_of.empty()) {
+      if (doc.revisit_of == doc.url) {
+        ++summary.revisits;  // an unchanged capture: nothing for the service to change (IngestSummary)
+        continue;
+      }
+      ++summary.revisits_of_other_urls;
     }
     AppendPageLine(doc, &batch.body);
     batch.origin.emplace_back(doc.source, doc.source_offset);

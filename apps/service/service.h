@@ -102,6 +102,14 @@ struct PageInput {
   int status = 200;                     // HTTP status of the fetch
   std::string redirect;                 // Location of a 3xx, as sent
   std::string fetched;                  // ISO 8601 fetch date
+  // A revisit (a WARC revisit record): the URL of the page whose content
+  // this capture repeats, which the store must hold; no body is sent. The
+  // page takes that page's stored content (signature and body hash) as its
+  // own and is placed as a page with it: for another URL (a URL-agnostic
+  // revisit) it joins that page's group, and keeps the content when that
+  // page changes later. For its own URL it changes nothing (an unchanged
+  // capture). Empty for every other page.
+  std::string revisit_of;
   // Set by the parser when the line could not be read; the page is then
   // answered with an error and nothing else is done with it.
   std::string error;
@@ -237,10 +245,13 @@ struct IngestOptions {
 };
 struct IngestSummary {
   uint64_t pages = 0, errors = 0, duplicates = 0, redirects = 0, removed = 0, batches = 0, warnings = 0;
-  // Revisit records (Document::revisit_of, not redirects) read and not
-  // sent: the capture they repeat is the page the service holds at its URL,
-  // which a page without a body would replace.
+  // Revisit records (Document::revisit_of, not redirects) of their own URL
+  // read and not sent: an unchanged capture of the page the service holds
+  // at that URL changes nothing.
   uint64_t revisits = 0;
+  // Revisit records of another URL (URL-agnostic revisits) sent as pages
+  // with `revisit_of` (counted in `pages` too).
+  uint64_t revisits_of_other_urls = 0;
   double seconds = 0;
 };
 // Streams every document of `inputs` (anything `dedup` reads) to the

@@ -149,15 +149,10 @@ void ParsePageLine(std::string_view line, uint64_t line_number, uint64_t max_pag
     page->status = static_cast<int>(status);
   }
   if (!text_field("redirect", &page->redirect) || !text_field("fetched", &page->fetched)) return;
-  // A revisit (a capture whose content is an earlier one's) has no body, and
-  // the service holds one page a URL: taken as a page, it would replace the
-  // capture it repeats. Refused, with the reason; `neardup ingest` leaves
-  // revisits out.
-  if (simdjson::dom::element value; field("revisit_of", &value)) {
-    fail("\"revisit_of\": a revisit repeats a capture the service already holds; send nothing for it "
-         "(neardup ingest leaves revisits out)");
-    return;
-  }
+  // A revisit: a capture whose content is that of the page the service
+  // holds at `revisit_of` (a WARC revisit record; one naming another URL is
+  // a URL-agnostic revisit). It has no body of its own.
+  if (!text_field("revisit_of", &page->revisit_of)) return;
   // The body: html or text, or their base64 forms (html_b64, text_b64) for
   // bytes that are not UTF-8 (`neardup ingest` sends those as they are).
   int bodies = 0;
@@ -187,6 +182,13 @@ void ParsePageLine(std::string_view line, uint64_t line_number, uint64_t max_pag
   }
   const bool redirect = page->status >= 300 && page->status < 400 && !page->redirect.empty();
   const bool removal = page->status == 404 || page->status == 410;
+  if (!page->revisit_of.empty()) {
+    if (bodies > 0 || redirect || removal) {
+      fail("\"revisit_of\" names the page whose content this capture repeats: give no body, \"redirect\" or "
+           "404/410 status with it");
+    }
+    return;
+  }
   if (bodies == 0 && !redirect && !removal) {
     fail("\"html\" or \"text\" is missing (only a 3xx with \"redirect\" or a 404/410 may have no body)");
     return;
