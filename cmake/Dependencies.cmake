@@ -21,6 +21,9 @@ endif()
 if(NEARDUP_JEMALLOC)
   pkg_check_modules(JEMALLOC REQUIRED IMPORTED_TARGET jemalloc)  # Debian: libjemalloc-dev
 endif()
+if(NEARDUP_URING)
+  pkg_check_modules(URING REQUIRED IMPORTED_TARGET liburing)  # Debian: liburing-dev
+endif()
 if(NEARDUP_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -31,6 +31,7 @@ PACKAGES=(
   bsdextrautils                                          # column, for the sample script
   librocksdb-dev libcpp-httplib-dev                      # the service's store and HTTP
   libjemalloc-dev                                        # the CLI's memory allocator
+  liburing-dev                                           # batched out-of-order reads (io_uring)
   openmpi-bin libopenmpi-dev                             # neardup-mpi
   pybind11-dev python3-dev python3-numpy                 # the Python module
   python3-venv python3-pip python3-setuptools python3-wheel python3-pytest

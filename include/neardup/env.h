@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,19 @@ class MappedFile {
   // make their neighbourhood resident. The default copies from data().
   // InvalidArgument when the range passes the end.
   virtual Status ReadAt(uint64_t offset, size_t n, char* scratch) const;
+  // One read of ReadMany: the n bytes at `offset` into `scratch`.
+  struct ReadRequest {
+    uint64_t offset = 0;
+    size_t n = 0;
+    char* scratch = nullptr;
+  };
+  // Every request's bytes, as ReadAt reads them, for reads out of order
+  // known together (a batch of pairs' records). The POSIX file hands them
+  // to the kernel in few calls where it can (io_uring, when the build and
+  // the system have it), else reads each with pread. The default calls
+  // ReadAt for each. The first error is returned; requests after it may be
+  // unread.
+  virtual Status ReadMany(std::span<const ReadRequest> requests) const;
 };
 
 class Env {

@@ -1062,14 +1062,21 @@ Result<Clustering> DeduperImpl::ClusterLive(bool release) {
       const bool last_round = round + 1 == kVerificationRounds;
       RunTasks(verifiers, (n + kVerifyPagesPerTask - 1) / kVerifyPagesPerTask, [&](size_t task) {
         const uint32_t end = static_cast<uint32_t>(std::min<uint64_t>(n, (task + 1) * kVerifyPagesPerTask));
+        // The task's pairs are decided together (MethodRun::DecideMany).
+        std::vector<std::pair<uint32_t, uint32_t>> pairs;
         for (uint32_t i = static_cast<uint32_t>(task * kVerifyPagesPerTask); i < end; ++i) {
           passes_kept[i] = 1;
           if (!in_play[i]) continue;
           const uint32_t k = keeper[i];
           if (k == i || grouper.Root(i) == grouper.Root(k)) continue;
-          const PairDecision decision = run_->Decide(i, k);
-          passes_kept[i] = decision.duplicate;
-          similarity_by_id[run_ids_[i]] = decision.similarity;
+          pairs.emplace_back(i, k);
+        }
+        std::vector<PairDecision> decisions(pairs.size());
+        run_->DecideMany(pairs, decisions.data());
+        for (size_t j = 0; j < pairs.size(); ++j) {
+          const uint32_t i = pairs[j].first;
+          passes_kept[i] = decisions[j].duplicate;
+          similarity_by_id[run_ids_[i]] = decisions[j].similarity;
         }
       });
       bool any_failing = false;

@@ -148,6 +148,13 @@ class MethodRun {
     (void)a, (void)b;
     return PairDecision{false, 0, "decided inside the method's batch stage"};
   }
+  // Decide for several pairs: decisions[i] holds Decide(pairs[i].first,
+  // pairs[i].second)'s duplicate and similarity (its reason may be left
+  // out). A run that reads its pages from a file reads them together. The
+  // default calls Decide for each.
+  virtual void DecideMany(std::span<const std::pair<uint32_t, uint32_t>> pairs, PairDecision* decisions) const {
+    for (size_t i = 0; i < pairs.size(); ++i) decisions[i] = Decide(pairs[i].first, pairs[i].second);
+  }
   // Whether the method's candidate tables made pages a and b a candidate
   // pair (PairDecision::candidacy), in words; "" when the method does not
   // say. REQUIRES: FindPairs ran.

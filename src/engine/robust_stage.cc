@@ -732,6 +732,24 @@ const uint32_t* RobustPages::FetchMins(uint32_t p, uint64_t* scratch) const {
   return reinterpret_cast<const uint32_t*>(scratch);
 }
 
+void RobustPages::FetchManyMins(std::span<const uint32_t> ps, uint64_t* scratch, const uint32_t** out) const {
+  if (file == nullptr) {
+    for (size_t i = 0; i < ps.size(); ++i) out[i] = Mins(ps[i]);
+    return;
+  }
+  const size_t words = MinsWords();
+  thread_local std::vector<MappedFile::ReadRequest> requests;
+  requests.resize(ps.size());
+  for (size_t i = 0; i < ps.size(); ++i) {
+    requests[i] = {(uint64_t{ps[i]} * record_words + mins_word) * sizeof(uint64_t), words * sizeof(uint64_t),
+                   reinterpret_cast<char*>(scratch + i * words)};
+  }
+  const bool read = file->ReadMany(requests).ok();
+  for (size_t i = 0; i < ps.size(); ++i) {
+    out[i] = read ? reinterpret_cast<const uint32_t*>(scratch + i * words) : FetchMins(ps[i], scratch + i * words);
+  }
+}
+
 void RobustPages::FetchShingleCounts(uint32_t p, RobustPageView* v) const {
   v->main_shingles = v->shingles = 0;
   if (main_shingles == nullptr) return;
@@ -774,12 +792,34 @@ RobustPageView RobustPages::Fetch(uint32_t p, uint64_t* scratch) const {
            .ok()) {
     return View(p);  // the mapping holds the same bytes
   }
+  return RecordView(p, scratch);
+}
+
+RobustPageView RobustPages::RecordView(uint32_t p, const uint64_t* record) const {
   RobustPageView v;
-  v.mins = reinterpret_cast<const uint32_t*>(scratch + mins_word);
+  v.mins = reinterpret_cast<const uint32_t*>(record + mins_word);
   v.site = site[p];
-  v.digest = digests ? scratch + digest_word : nullptr;
-  if (main_shingles) UnpackShingleCounts(scratch[main_shingles_word], &v);
+  v.digest = digests ? record + digest_word : nullptr;
+  if (main_shingles) UnpackShingleCounts(record[main_shingles_word], &v);
   return v;
+}
+
+void RobustPages::FetchMany(std::span<const uint32_t> ps, uint64_t* scratch, RobustPageView* views) const {
+  if (file == nullptr) {
+    for (size_t i = 0; i < ps.size(); ++i) views[i] = View(ps[i]);
+    return;
+  }
+  const size_t bytes = record_words * sizeof(uint64_t);
+  thread_local std::vector<MappedFile::ReadRequest> requests;
+  requests.resize(ps.size());
+  for (size_t i = 0; i < ps.size(); ++i) {
+    requests[i] = {uint64_t{ps[i]} * bytes, bytes, reinterpret_cast<char*>(scratch + i * record_words)};
+  }
+  if (!file->ReadMany(requests).ok()) {
+    for (size_t i = 0; i < ps.size(); ++i) views[i] = Fetch(ps[i], scratch + i * record_words);
+    return;
+  }
+  for (size_t i = 0; i < ps.size(); ++i) views[i] = RecordView(ps[i], scratch + i * record_words);
 }
 
 SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,
@@ -1121,16 +1161,22 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
         RunTasks(writers > 1 ? site_threads : nullptr, writers, [&](size_t w) {
           const uint32_t from = static_cast<uint32_t>(m * w / writers), to = static_cast<uint32_t>(m * (w + 1) / writers);
           ResidentPages read(pages);  // one per thread: each releases what it read
-          std::vector<uint64_t> scratch(pages.record_words);
           Status& ws = written[w];
           // kColumnBlockPages pages' values at a time, turned into a
-          // slice of each column, each slice one append.
+          // slice of each column, each slice one append; read out of
+          // order, they are read together (FetchManyMins).
           std::vector<uint32_t> block(size_t{kColumnBlockPages} * (to - from));
+          std::vector<uint64_t> scratch(dense ? 0 : size_t{kColumnBlockPages} * pages.MinsWords());
+          std::vector<const uint32_t*> fetched(kColumnBlockPages);
           for (size_t q0 = 0; ws.ok() && q0 < pages_of_site; q0 += kColumnBlockPages) {
             const size_t count = std::min<size_t>(kColumnBlockPages, pages_of_site - q0);
+            if (!dense) {
+              pages.FetchManyMins(std::span<const uint32_t>(by_site.data() + s + q0, count), scratch.data(),
+                                  fetched.data());
+            }
             for (size_t k = 0; k < count; ++k) {
               const uint32_t page = by_site[s + q0 + k];
-              const uint32_t* v = dense ? pages.Mins(page) : pages.FetchMins(page, scratch.data());
+              const uint32_t* v = dense ? pages.Mins(page) : fetched[k];
               for (uint32_t t = from; t < to; ++t) block[size_t{t - from} * kColumnBlockPages + k] = v[t];
               if (dense) read.Read();
             }
@@ -1164,13 +1210,23 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       x->block_first = j / per_block * per_block;
       x->block_end = std::min(m, x->block_first + per_block);
       x->block.resize(size_t{x->block_end - x->block_first} * pages_of_site);
-      for (size_t q = 0; q < pages_of_site; ++q) {
-        const uint32_t page = by_site[s + q];
-        const uint32_t* v = map_blocks ? pages.Mins(page) : pages.FetchMins(page, x->scratch_a.data());
-        for (uint32_t t = x->block_first; t < x->block_end; ++t) {
-          x->block[size_t{t - x->block_first} * pages_of_site + q] = v[t];
+      // Read out of order, kFetchPages pages' values are read together.
+      constexpr size_t kFetchPages = 64;
+      std::array<const uint32_t*, kFetchPages> fetched;
+      if (!map_blocks) x->scratch_a.resize(kFetchPages * pages.MinsWords());
+      for (size_t q0 = 0; q0 < pages_of_site; q0 += kFetchPages) {
+        const size_t count = std::min(kFetchPages, pages_of_site - q0);
+        if (!map_blocks) {
+          pages.FetchManyMins(std::span<const uint32_t>(by_site.data() + s + q0, count), x->scratch_a.data(),
+                              fetched.data());
         }
-        if (map_blocks) resident.Read();
+        for (size_t q = q0; q < q0 + count; ++q) {
+          const uint32_t* v = map_blocks ? pages.Mins(by_site[s + q]) : fetched[q - q0];
+          for (uint32_t t = x->block_first; t < x->block_end; ++t) {
+            x->block[size_t{t - x->block_first} * pages_of_site + q] = v[t];
+          }
+          if (map_blocks) resident.Read();
+        }
       }
     };
     // The site's pages' values at position j, in the site's page order:
@@ -2178,23 +2234,39 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
     if (collect_pairs) matches.assign(batch.size(), SiteTemplates::Match());
     const size_t tasks = (batch.size() + kPairsPerTask - 1) / kPairsPerTask;
     RunTasks(executor, tasks, [&](size_t task) {
-      std::vector<uint64_t> scratch_a(pages.record_words), scratch_b(pages.record_words);  // Fetch
-      // The pairs are in (a, b) order: page a is read once for its run of pairs.
-      uint32_t fetched_a = UINT32_MAX;
-      RobustPageView view_a;
+      // kFetchPairs pairs' pages are read together (FetchMany): the pairs
+      // are in (a, b) order, so page a is read once for its run of pairs in
+      // a group.
+      constexpr size_t kFetchPairs = 32;
+      std::vector<uint64_t> records(2 * kFetchPairs * pages.record_words);
+      std::vector<uint32_t> fetch;
+      fetch.reserve(2 * kFetchPairs);
+      std::array<RobustPageView, 2 * kFetchPairs> views;
+      std::array<uint8_t, kFetchPairs> slot_a, slot_b;
       const size_t end = std::min(batch.size(), (task + 1) * kPairsPerTask);
-      for (size_t k = task * kPairsPerTask; k < end; ++k) {
-        const uint32_t a = static_cast<uint32_t>(batch[k] >> 32), b = static_cast<uint32_t>(batch[k]);
-        if (a != fetched_a) {
-          view_a = pages.Fetch(a, scratch_a.data());
-          fetched_a = a;
+      for (size_t first = task * kPairsPerTask; first < end; first += kFetchPairs) {
+        const size_t last = std::min(end, first + kFetchPairs);
+        fetch.clear();
+        uint8_t current_a = 0;
+        for (size_t k = first; k < last; ++k) {
+          const uint32_t a = static_cast<uint32_t>(batch[k] >> 32), b = static_cast<uint32_t>(batch[k]);
+          if (k == first || a != fetch[current_a]) {
+            current_a = static_cast<uint8_t>(fetch.size());
+            fetch.push_back(a);
+          }
+          slot_a[k - first] = current_a;
+          fetch.push_back(b);
+          slot_b[k - first] = static_cast<uint8_t>(fetch.size() - 1);
         }
-        SiteTemplates::Match match;
-        const bool duplicate = RobustDecide(learned, view_a, pages.Fetch(b, scratch_b.data()), options, &match,
-                                            /*with_reason=*/false)
-                                   .duplicate;
-        if (!duplicate) batch[k] = kRejectedPair;  // each task writes its own pairs only
-        if (collect_pairs) matches[k] = match;
+        pages.FetchMany(fetch, records.data(), views.data());
+        for (size_t k = first; k < last; ++k) {
+          SiteTemplates::Match match;
+          const bool duplicate = RobustDecide(learned, views[slot_a[k - first]], views[slot_b[k - first]], options,
+                                              &match, /*with_reason=*/false)
+                                     .duplicate;
+          if (!duplicate) batch[k] = kRejectedPair;  // each task writes its own pairs only
+          if (collect_pairs) matches[k] = match;
+        }
       }
     });
     for (size_t k = 0; k < batch.size(); ++k) {

@@ -329,9 +329,20 @@ struct RobustPages {
   // View(p) for a read out of order: with a file, page p's record copied
   // into scratch (record_words words), which the view then points into.
   RobustPageView Fetch(uint32_t p, uint64_t* scratch) const;
+  // Fetch for several pages read together (MappedFile::ReadMany: few system
+  // calls for many records): page ps[i]'s record into scratch + i *
+  // record_words, its view into views[i].
+  void FetchMany(std::span<const uint32_t> ps, uint64_t* scratch, RobustPageView* views) const;
+  // The view of page p whose record (record_words words) is at `record`.
+  RobustPageView RecordView(uint32_t p, const uint64_t* record) const;
   // Fetch(p, scratch).mins, reading only the record's min-hash words (half
   // the record's bytes: a template's copy checks read nothing else).
   const uint32_t* FetchMins(uint32_t p, uint64_t* scratch) const;
+  // FetchMins for several pages read together (MappedFile::ReadMany): page
+  // ps[i]'s values into scratch + i * MinsWords(), their address into
+  // mins[i].
+  void FetchManyMins(std::span<const uint32_t> ps, uint64_t* scratch, const uint32_t** mins) const;
+  size_t MinsWords() const { return (size_t{m} + 1) / 2; }  // two values a word
   // Page p's two shingle counts (RobustPageView::main_shingles and
   // shingles) into *v, reading only the record's word that keeps them;
   // both 0 when they are not kept.

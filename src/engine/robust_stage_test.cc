@@ -508,6 +508,15 @@ TEST(RobustStageTest, PairsDecidedOnAnExecutorAreThePairsOfOneThread) {
   EXPECT_GT(a->candidate_pairs, 3 * 4096u);  // several tasks
   EXPECT_GT(a->pairs, 1000u);
   EXPECT_LT(a->pairs, a->candidate_pairs);  // some pairs fail the rule
+  // Each pair found is one the rule accepts on its own two pages, with the
+  // same match (the rule reads a group of pairs' pages together: each pair
+  // is decided on its own).
+  for (const RobustPair& p : a->pairs_found) {
+    SiteTemplates::Match m;
+    ASSERT_TRUE(RobustDecide(t1, pages.View(p.a), pages.View(p.b), s.options, &m, false).duplicate) << p.a << " " << p.b;
+    EXPECT_EQ(m.agreeing, p.match.agreeing);
+    EXPECT_EQ(m.positions, p.match.positions);
+  }
   // On threads, with the candidate tables in memory and in files (one set
   // of tables a range of pages).
   const std::string dir = testing::MakeTempDir("robust-threads");

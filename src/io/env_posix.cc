@@ -8,6 +8,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef NEARDUP_WITH_URING
+#include <liburing.h>
+#endif
 
 #include <algorithm>
 #include <cstring>
@@ -63,6 +66,11 @@ Status MappedFile::ReadAt(uint64_t offset, size_t n, char* scratch) const {
   return Status::OK();
 }
 
+Status MappedFile::ReadMany(std::span<const ReadRequest> requests) const {
+  for (const ReadRequest& r : requests) NEARDUP_RETURN_IF_ERROR(ReadAt(r.offset, r.n, r.scratch));
+  return Status::OK();
+}
+
 Result<std::unique_ptr<MappedFile>> Env::MapFile(const std::string& path) {
   NEARDUP_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(this, path));
   return std::unique_ptr<MappedFile>(new ReadMappedFile(std::move(bytes)));
@@ -88,6 +96,7 @@ class PosixMappedFile final : public MappedFile {
     if (base_ != nullptr) (void)::madvise(base_, size_, MADV_DONTNEED);
   }
   Status ReadAt(uint64_t offset, size_t n, char* scratch) const override;
+  Status ReadMany(std::span<const ReadRequest> requests) const override;
 
  private:
   std::string path_;
@@ -199,6 +208,75 @@ Status PosixMappedFile::ReadAt(uint64_t offset, size_t n, char* scratch) const {
     offset += static_cast<uint64_t>(got);
     n -= static_cast<size_t>(got);
   }
+  return Status::OK();
+}
+
+#ifdef NEARDUP_WITH_URING
+// The calling thread's io_uring, made on its first batch of reads: a
+// system call is dear where the kernel runs virtualized, and one submission
+// of kUringEntries reads of pages in the page cache costs about what one
+// pread does (bench/RESULTS.md). nullptr where the system refuses one (an
+// old kernel, a seccomp filter, io_uring_disabled): reads then use pread.
+constexpr unsigned kUringEntries = 64;
+struct ThreadUring {
+  io_uring ring;
+  bool ok = false;
+  ThreadUring() { ok = io_uring_queue_init(kUringEntries, &ring, 0) == 0; }
+  ~ThreadUring() {
+    if (ok) io_uring_queue_exit(&ring);
+  }
+};
+io_uring* CallingThreadsUring() {
+  thread_local ThreadUring uring;
+  return uring.ok ? &uring.ring : nullptr;
+}
+#endif
+
+Status PosixMappedFile::ReadMany(std::span<const ReadRequest> requests) const {
+  for (const ReadRequest& r : requests) {
+    if (r.offset > size_ || r.n > size_ - r.offset) return Status::InvalidArgument(path_ + ": read past the end");
+  }
+#ifdef NEARDUP_WITH_URING
+  io_uring* ring = requests.size() > 1 ? CallingThreadsUring() : nullptr;
+  if (ring != nullptr) {
+    for (size_t first = 0; first < requests.size(); first += kUringEntries) {
+      const size_t count = std::min<size_t>(kUringEntries, requests.size() - first);
+      size_t queued = 0;
+      for (; queued < count; ++queued) {
+        io_uring_sqe* sqe = io_uring_get_sqe(ring);
+        if (sqe == nullptr) break;
+        const ReadRequest& r = requests[first + queued];
+        io_uring_prep_read(sqe, fd_, r.scratch, static_cast<unsigned>(r.n), r.offset);
+        io_uring_sqe_set_data64(sqe, first + queued);
+      }
+      int submitted = io_uring_submit_and_wait(ring, static_cast<unsigned>(queued));
+      while (submitted == -EINTR) submitted = io_uring_submit_and_wait(ring, static_cast<unsigned>(queued));
+      if (submitted < 0) return PosixError(path_, -submitted);
+      // Each completion: a read cut short (or failed) is finished by pread,
+      // which names the error.
+      size_t seen = 0;
+      Status status;
+      while (seen < queued) {
+        io_uring_cqe* cqe = nullptr;
+        const int got = io_uring_wait_cqe(ring, &cqe);
+        if (got == -EINTR) continue;
+        if (got < 0) return PosixError(path_, -got);
+        const ReadRequest& r = requests[io_uring_cqe_get_data64(cqe)];
+        const int res = cqe->res;
+        io_uring_cqe_seen(ring, cqe);
+        ++seen;
+        const size_t done = res > 0 ? static_cast<size_t>(res) : 0;
+        if (done < r.n && status.ok()) status = ReadAt(r.offset + done, r.n - done, r.scratch + done);
+      }
+      NEARDUP_RETURN_IF_ERROR(status);
+      for (size_t k = first + queued; k < first + count; ++k) {  // no submission entry was free
+        NEARDUP_RETURN_IF_ERROR(ReadAt(requests[k].offset, requests[k].n, requests[k].scratch));
+      }
+    }
+    return Status::OK();
+  }
+#endif
+  for (const ReadRequest& r : requests) NEARDUP_RETURN_IF_ERROR(ReadAt(r.offset, r.n, r.scratch));
   return Status::OK();
 }
 

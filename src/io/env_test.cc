@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <memory>
+#include <random>
 #include <string>
 
 #include "neardup/env.h"
@@ -116,6 +118,47 @@ TEST(PosixEnvTest, MappedFileSurvivesReleasingItsPages) {
   auto empty = env->MapFile(path + ".empty");
   ASSERT_TRUE(empty.ok());
   EXPECT_TRUE((*empty)->data().empty());
+}
+
+// ReadMany reads what ReadAt reads, request by request: many at once (more
+// than one submission's worth, where io_uring takes them), of any length and
+// order, on the POSIX file and the default (MemEnv's) alike; a request past
+// the end is InvalidArgument.
+TEST(PosixEnvTest, ReadManyReadsWhatReadAtReads) {
+  std::mt19937_64 rng(7);
+  std::string bytes(1 << 20, '\0');
+  for (char& c : bytes) c = static_cast<char>(rng());
+  const std::string path = testing::MakeTempDir("env-read-many") + "/records";
+  MemEnv mem;
+  for (Env* env : {Env::Default(), static_cast<Env*>(&mem)}) {
+    {
+      auto f = env->NewWritableFile(path);
+      ASSERT_TRUE(f.ok());
+      ASSERT_TRUE((*f)->Append(bytes).ok());
+      ASSERT_TRUE((*f)->Close().ok());
+    }
+    auto m = env->MapFile(path);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    for (size_t count : {size_t{1}, size_t{2}, size_t{63}, size_t{64}, size_t{65}, size_t{300}}) {
+      std::vector<MappedFile::ReadRequest> requests(count);
+      std::vector<std::string> got(count);
+      for (size_t i = 0; i < count; ++i) {
+        const size_t n = i % 17 == 0 ? 0 : static_cast<size_t>(rng() % 5000);
+        got[i].assign(n, '\x5a');
+        requests[i] = {rng() % (bytes.size() - n + 1), n, got[i].data()};
+      }
+      ASSERT_TRUE((*m)->ReadMany(requests).ok());
+      for (size_t i = 0; i < count; ++i) {
+        std::string want(requests[i].n, '\0');
+        ASSERT_TRUE((*m)->ReadAt(requests[i].offset, requests[i].n, want.data()).ok());
+        ASSERT_EQ(got[i], want) << "request " << i << " of " << count;
+        ASSERT_EQ(got[i], bytes.substr(requests[i].offset, requests[i].n));
+      }
+    }
+    char sink[8];
+    const std::vector<MappedFile::ReadRequest> past = {{0, 8, sink}, {bytes.size() - 4, 8, sink}};
+    EXPECT_TRUE((*m)->ReadMany(past).IsInvalidArgument());
+  }
 }
 
 TEST(MemEnvTest, MapFileReadsTheWholeFile) {
