@@ -216,67 +216,97 @@ Status PosixMappedFile::ReadAt(uint64_t offset, size_t n, char* scratch) const {
 // system call is dear where the kernel runs virtualized, and one submission
 // of kUringEntries reads of pages in the page cache costs about what one
 // pread does (bench/RESULTS.md). nullptr where the system refuses one (an
-// old kernel, a seccomp filter, io_uring_disabled): reads then use pread.
+// old kernel, a seccomp filter, io_uring_disabled) or after it failed
+// once: reads then use pread.
 constexpr unsigned kUringEntries = 64;
 struct ThreadUring {
   io_uring ring;
   bool ok = false;
   ThreadUring() { ok = io_uring_queue_init(kUringEntries, &ring, 0) == 0; }
-  ~ThreadUring() {
+  ~ThreadUring() { Close(); }
+  void Close() {
     if (ok) io_uring_queue_exit(&ring);
+    ok = false;
   }
 };
-io_uring* CallingThreadsUring() {
+ThreadUring& CallingThreadsUring() {
   thread_local ThreadUring uring;
-  return uring.ok ? &uring.ring : nullptr;
+  return uring;
+}
+
+// Reads requests[first, first + count) through the ring (count <=
+// kUringEntries). false when the ring failed before any read was submitted
+// (the ring is then closed and the reads are left to pread); a read cut
+// short or failed is finished by ReadAt, whose error is returned.
+bool UringReads(ThreadUring* uring, int fd, std::span<const MappedFile::ReadRequest> requests,
+                const MappedFile& file, Status* status) {
+  io_uring* ring = &uring->ring;
+  for (size_t k = 0; k < requests.size(); ++k) {
+    io_uring_sqe* sqe = io_uring_get_sqe(ring);  // free: every earlier batch was taken and reaped
+    if (sqe == nullptr) {
+      uring->Close();  // nothing was submitted: closing drops the queued entries
+      return false;
+    }
+    const MappedFile::ReadRequest& r = requests[k];
+    io_uring_prep_read(sqe, fd, r.scratch, static_cast<unsigned>(r.n), r.offset);
+    io_uring_sqe_set_data64(sqe, k);
+  }
+  int submitted;
+  do {
+    submitted = io_uring_submit_and_wait(ring, static_cast<unsigned>(requests.size()));
+  } while (submitted == -EINTR);
+  if (submitted < 0) {
+    uring->Close();  // nothing was submitted: closing drops the queued entries
+    return false;
+  }
+  // Every submitted read is reaped before returning, so that none writes
+  // into a caller's buffer later.
+  for (size_t seen = 0; seen < static_cast<size_t>(submitted);) {
+    io_uring_cqe* cqe = nullptr;
+    if (io_uring_wait_cqe(ring, &cqe) < 0) continue;  // interrupted: wait again
+    const MappedFile::ReadRequest& r = requests[io_uring_cqe_get_data64(cqe)];
+    const int res = cqe->res;
+    io_uring_cqe_seen(ring, cqe);
+    ++seen;
+    const size_t done = res > 0 ? static_cast<size_t>(res) : 0;
+    if (done < r.n && status->ok()) *status = file.ReadAt(r.offset + done, r.n - done, r.scratch + done);
+  }
+  if (static_cast<size_t>(submitted) < requests.size()) {
+    // Entries the kernel did not take stay queued: closing the ring drops
+    // them (a later batch would submit them into buffers gone by then),
+    // and pread reads them.
+    uring->Close();
+    for (size_t k = static_cast<size_t>(submitted); k < requests.size() && status->ok(); ++k) {
+      *status = file.ReadAt(requests[k].offset, requests[k].n, requests[k].scratch);
+    }
+  }
+  return true;
 }
 #endif
 
 Status PosixMappedFile::ReadMany(std::span<const ReadRequest> requests) const {
+  bool large = false;
   for (const ReadRequest& r : requests) {
     if (r.offset > size_ || r.n > size_ - r.offset) return Status::InvalidArgument(path_ + ": read past the end");
+    large |= r.n > (size_t{1} << 30);
   }
+  size_t first = 0;
 #ifdef NEARDUP_WITH_URING
-  io_uring* ring = requests.size() > 1 ? CallingThreadsUring() : nullptr;
-  if (ring != nullptr) {
-    for (size_t first = 0; first < requests.size(); first += kUringEntries) {
+  ThreadUring& uring = CallingThreadsUring();
+  if (requests.size() > 1 && !large) {
+    for (; uring.ok && first < requests.size(); first += kUringEntries) {
       const size_t count = std::min<size_t>(kUringEntries, requests.size() - first);
-      size_t queued = 0;
-      for (; queued < count; ++queued) {
-        io_uring_sqe* sqe = io_uring_get_sqe(ring);
-        if (sqe == nullptr) break;
-        const ReadRequest& r = requests[first + queued];
-        io_uring_prep_read(sqe, fd_, r.scratch, static_cast<unsigned>(r.n), r.offset);
-        io_uring_sqe_set_data64(sqe, first + queued);
-      }
-      int submitted = io_uring_submit_and_wait(ring, static_cast<unsigned>(queued));
-      while (submitted == -EINTR) submitted = io_uring_submit_and_wait(ring, static_cast<unsigned>(queued));
-      if (submitted < 0) return PosixError(path_, -submitted);
-      // Each completion: a read cut short (or failed) is finished by pread,
-      // which names the error.
-      size_t seen = 0;
       Status status;
-      while (seen < queued) {
-        io_uring_cqe* cqe = nullptr;
-        const int got = io_uring_wait_cqe(ring, &cqe);
-        if (got == -EINTR) continue;
-        if (got < 0) return PosixError(path_, -got);
-        const ReadRequest& r = requests[io_uring_cqe_get_data64(cqe)];
-        const int res = cqe->res;
-        io_uring_cqe_seen(ring, cqe);
-        ++seen;
-        const size_t done = res > 0 ? static_cast<size_t>(res) : 0;
-        if (done < r.n && status.ok()) status = ReadAt(r.offset + done, r.n - done, r.scratch + done);
-      }
+      if (!UringReads(&uring, fd_, requests.subspan(first, count), *this, &status)) break;
       NEARDUP_RETURN_IF_ERROR(status);
-      for (size_t k = first + queued; k < first + count; ++k) {  // no submission entry was free
-        NEARDUP_RETURN_IF_ERROR(ReadAt(requests[k].offset, requests[k].n, requests[k].scratch));
-      }
     }
-    return Status::OK();
   }
+#else
+  (void)large;
 #endif
-  for (const ReadRequest& r : requests) NEARDUP_RETURN_IF_ERROR(ReadAt(r.offset, r.n, r.scratch));
+  for (; first < requests.size(); ++first) {
+    NEARDUP_RETURN_IF_ERROR(ReadAt(requests[first].offset, requests[first].n, requests[first].scratch));
+  }
   return Status::OK();
 }
 

@@ -93,6 +93,18 @@ TEST(PosixEnvTest, LargeAppendsAreWrittenInOrder) {
   std::filesystem::remove_all(dir);
 }
 
+// Writes `bytes` to `path` and maps it.
+std::unique_ptr<MappedFile> WriteAndMap(Env* env, const std::string& path, const std::string& bytes) {
+  auto f = env->NewWritableFile(path);
+  EXPECT_TRUE(f.ok());
+  if (!f.ok()) return nullptr;
+  EXPECT_TRUE((*f)->Append(bytes).ok());
+  EXPECT_TRUE((*f)->Close().ok());
+  auto m = env->MapFile(path);
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  return m.ok() ? std::move(m).value() : nullptr;
+}
+
 // MapFile: the whole file, valid across ReleaseResident (the pages are read
 // again); the default (MemEnv) reads it into memory.
 TEST(PosixEnvTest, MappedFileSurvivesReleasingItsPages) {
@@ -100,18 +112,12 @@ TEST(PosixEnvTest, MappedFileSurvivesReleasingItsPages) {
   const std::string path = testing::MakeTempDir("env-map") + "/words";
   std::string bytes;
   for (int i = 0; i < 300000; ++i) bytes += static_cast<char>('a' + i % 26);
-  {
-    auto f = env->NewWritableFile(path);
-    ASSERT_TRUE(f.ok());
-    ASSERT_TRUE((*f)->Append(bytes).ok());
-    ASSERT_TRUE((*f)->Close().ok());
-  }
-  auto m = env->MapFile(path);
-  ASSERT_TRUE(m.ok()) << m.status().ToString();
-  ASSERT_EQ((*m)->data(), bytes);
-  (*m)->ReleaseResident();
-  EXPECT_EQ((*m)->data().substr(123457, 5), bytes.substr(123457, 5));
-  EXPECT_EQ((*m)->data(), bytes);
+  auto m = WriteAndMap(env, path, bytes);
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(m->data(), bytes);
+  m->ReleaseResident();
+  EXPECT_EQ(m->data().substr(123457, 5), bytes.substr(123457, 5));
+  EXPECT_EQ(m->data(), bytes);
   EXPECT_TRUE(env->MapFile(path + ".missing").status().IsNotFound());
   // An empty file maps to no bytes.
   ASSERT_TRUE(env->NewWritableFile(path + ".empty").value()->Close().ok());
@@ -131,14 +137,8 @@ TEST(PosixEnvTest, ReadManyReadsWhatReadAtReads) {
   const std::string path = testing::MakeTempDir("env-read-many") + "/records";
   MemEnv mem;
   for (Env* env : {Env::Default(), static_cast<Env*>(&mem)}) {
-    {
-      auto f = env->NewWritableFile(path);
-      ASSERT_TRUE(f.ok());
-      ASSERT_TRUE((*f)->Append(bytes).ok());
-      ASSERT_TRUE((*f)->Close().ok());
-    }
-    auto m = env->MapFile(path);
-    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    auto m = WriteAndMap(env, path, bytes);
+    ASSERT_NE(m, nullptr);
     for (size_t count : {size_t{1}, size_t{2}, size_t{63}, size_t{64}, size_t{65}, size_t{300}}) {
       std::vector<MappedFile::ReadRequest> requests(count);
       std::vector<std::string> got(count);
@@ -147,17 +147,17 @@ TEST(PosixEnvTest, ReadManyReadsWhatReadAtReads) {
         got[i].assign(n, '\x5a');
         requests[i] = {rng() % (bytes.size() - n + 1), n, got[i].data()};
       }
-      ASSERT_TRUE((*m)->ReadMany(requests).ok());
+      ASSERT_TRUE(m->ReadMany(requests).ok());
       for (size_t i = 0; i < count; ++i) {
         std::string want(requests[i].n, '\0');
-        ASSERT_TRUE((*m)->ReadAt(requests[i].offset, requests[i].n, want.data()).ok());
+        ASSERT_TRUE(m->ReadAt(requests[i].offset, requests[i].n, want.data()).ok());
         ASSERT_EQ(got[i], want) << "request " << i << " of " << count;
         ASSERT_EQ(got[i], bytes.substr(requests[i].offset, requests[i].n));
       }
     }
     char sink[8];
     const std::vector<MappedFile::ReadRequest> past = {{0, 8, sink}, {bytes.size() - 4, 8, sink}};
-    EXPECT_TRUE((*m)->ReadMany(past).IsInvalidArgument());
+    EXPECT_TRUE(m->ReadMany(past).IsInvalidArgument());
   }
 }
 
