@@ -738,16 +738,21 @@ void RobustPages::FetchManyMins(std::span<const uint32_t> ps, uint64_t* scratch,
     return;
   }
   const size_t words = MinsWords();
-  thread_local std::vector<MappedFile::ReadRequest> requests;
-  requests.resize(ps.size());
-  for (size_t i = 0; i < ps.size(); ++i) {
-    requests[i] = {(uint64_t{ps[i]} * record_words + mins_word) * sizeof(uint64_t), words * sizeof(uint64_t),
-                   reinterpret_cast<char*>(scratch + i * words)};
-  }
-  const bool read = file->ReadMany(requests).ok();
+  const bool read = ReadRecordWords(ps, mins_word, words, scratch);
   for (size_t i = 0; i < ps.size(); ++i) {
     out[i] = read ? reinterpret_cast<const uint32_t*>(scratch + i * words) : FetchMins(ps[i], scratch + i * words);
   }
+}
+
+bool RobustPages::ReadRecordWords(std::span<const uint32_t> ps, size_t first_word, size_t words,
+                                  uint64_t* scratch) const {
+  thread_local std::vector<MappedFile::ReadRequest> requests;
+  requests.resize(ps.size());
+  for (size_t i = 0; i < ps.size(); ++i) {
+    requests[i] = {(uint64_t{ps[i]} * record_words + first_word) * sizeof(uint64_t), words * sizeof(uint64_t),
+                   reinterpret_cast<char*>(scratch + i * words)};
+  }
+  return file->ReadMany(requests).ok();
 }
 
 void RobustPages::FetchShingleCounts(uint32_t p, RobustPageView* v) const {
@@ -809,13 +814,7 @@ void RobustPages::FetchMany(std::span<const uint32_t> ps, uint64_t* scratch, Rob
     for (size_t i = 0; i < ps.size(); ++i) views[i] = View(ps[i]);
     return;
   }
-  const size_t bytes = record_words * sizeof(uint64_t);
-  thread_local std::vector<MappedFile::ReadRequest> requests;
-  requests.resize(ps.size());
-  for (size_t i = 0; i < ps.size(); ++i) {
-    requests[i] = {uint64_t{ps[i]} * bytes, bytes, reinterpret_cast<char*>(scratch + i * record_words)};
-  }
-  if (!file->ReadMany(requests).ok()) {
+  if (!ReadRecordWords(ps, 0, record_words, scratch)) {
     for (size_t i = 0; i < ps.size(); ++i) views[i] = Fetch(ps[i], scratch + i * record_words);
     return;
   }

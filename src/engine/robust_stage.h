@@ -343,6 +343,9 @@ struct RobustPages {
   // mins[i].
   void FetchManyMins(std::span<const uint32_t> ps, uint64_t* scratch, const uint32_t** mins) const;
   size_t MinsWords() const { return (size_t{m} + 1) / 2; }  // two values a word
+  // Words [first_word, first_word + words) of page ps[i]'s record into
+  // scratch + i * words, with one MappedFile::ReadMany. REQUIRES: file.
+  bool ReadRecordWords(std::span<const uint32_t> ps, size_t first_word, size_t words, uint64_t* scratch) const;
   // Page p's two shingle counts (RobustPageView::main_shingles and
   // shingles) into *v, reading only the record's word that keeps them;
   // both 0 when they are not kept.

@@ -340,10 +340,13 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
   // of resident memory.
   PairDecision Decide(uint32_t a, uint32_t b) const override {
     uint64_t* scratch = Scratch();
-    const uint64_t* ra = Record(a, scratch);
-    const uint64_t* rb = Record(b, scratch + l_.words());
-    if (ra[1] != 0 && ra[1] == rb[1]) return PairDecision{true, 1.0, kEqualAfterNormalization};
-    return RobustDecide(templates_, ViewOf(a, ra), ViewOf(b, rb), o_);
+    return DecideRecords(a, Record(a, scratch), b, Record(b, scratch + l_.words()), /*with_reason=*/true);
+  }
+  // The rule over pages a and b whose records are ra and rb: equal after
+  // normalization, or RobustDecide.
+  PairDecision DecideRecords(uint32_t a, const uint64_t* ra, uint32_t b, const uint64_t* rb, bool with_reason) const {
+    if (ra[1] != 0 && ra[1] == rb[1]) return PairDecision{true, 1.0, with_reason ? kEqualAfterNormalization : ""};
+    return RobustDecide(templates_, ViewOf(a, ra), ViewOf(b, rb), o_, nullptr, with_reason);
   }
   // Decide for pairs whose records are read together, kDecidePairs pairs'
   // at a time (MappedFile::ReadMany), without the reasons.
@@ -373,11 +376,7 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
       for (size_t i = 0; i < count; ++i) {
         const auto [a, b] = pairs[first + i];
         const uint64_t* ra = records.data() + 2 * i * words;
-        const uint64_t* rb = ra + words;
-        decisions[first + i] = ra[1] != 0 && ra[1] == rb[1]
-                                   ? PairDecision{true, 1.0, {}}
-                                   : RobustDecide(templates_, ViewOf(a, ra), ViewOf(b, rb), o_, nullptr,
-                                                  /*with_reason=*/false);
+        decisions[first + i] = DecideRecords(a, ra, b, ra + words, /*with_reason=*/false);
       }
     }
   }
@@ -434,11 +433,9 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
   }
   double Similarity(uint32_t page, uint32_t kept) const override {
     uint64_t* scratch = Scratch();
-    const uint64_t* ra = Record(page, scratch);
-    const uint64_t* rb = Record(kept, scratch + l_.words());
-    if (ra[1] != 0 && ra[1] == rb[1]) return 1.0;  // as Decide
     // The similarity of the rule's decision (the main text's when it decided).
-    return RobustDecide(templates_, ViewOf(page, ra), ViewOf(kept, rb), o_, nullptr, /*with_reason=*/false).similarity;
+    return DecideRecords(page, Record(page, scratch), kept, Record(kept, scratch + l_.words()), /*with_reason=*/false)
+        .similarity;
   }
   // Each call reads its records into the calling thread's scratch; the
   // templates and sites are not written after FindPairs.
