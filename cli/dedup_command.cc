@@ -8,6 +8,7 @@
 #include <memory>
 #include <thread>
 
+#include "neardup/dedup_job.h"
 #include "neardup/executor.h"
 #include "neardup/method.h"
 
@@ -333,7 +334,8 @@ neardup::DedupProgressCallback DedupProgressPrinter(bool quiet, StderrObserver* 
 }
 
 int RunDedupCommand(const std::vector<std::string>& inputs, const std::string& out,
-                    neardup::DedupOptions options, int threads, bool quiet, uint64_t warning_limit) {
+                    neardup::DedupOptions options, int threads, bool quiet, uint64_t warning_limit,
+                    const AllocatorPhases& allocator) {
   if (threads <= 0) threads = neardup::UsableCpus();
   // The main thread reads and signs beside threads - 1 workers; one thread:
   // everything inline on it (per-core figures).
@@ -342,7 +344,20 @@ int RunDedupCommand(const std::vector<std::string>& inputs, const std::string& o
   StderrObserver observer(quiet, warning_limit);
   auto progress = DedupProgressPrinter(quiet, &observer);
   options.memory_probe = ProcessMemory;
-  auto result = neardup::RunDedup(inputs, out, options, executor.get(), nullptr, &observer, progress, 0.5);
+  // RunDedup's steps, with the allocator told where reading ends.
+  auto run = [&]() -> neardup::Result<neardup::DedupSummary> {
+    neardup::DedupJobOptions job_options;
+    job_options.spill_signatures = true;  // one process, Finish() alone (as RunDedup)
+    NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<neardup::DedupJob> job,
+                             neardup::DedupJob::Create(inputs, out, options, job_options, executor.get(), nullptr,
+                                                       &observer));
+    if (allocator.reading) allocator.reading();
+    const neardup::Status read = job->Read(neardup::InputShare(), progress, 0.5);
+    if (allocator.clustering) allocator.clustering();
+    NEARDUP_RETURN_IF_ERROR(read);
+    return job->Finish();
+  };
+  auto result = run();
   if (!quiet && isatty(STDERR_FILENO)) std::fprintf(stderr, "\n");
   if (!result.ok()) {
     const auto& st = result.status();

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -64,10 +65,22 @@ void PrintDedupSummary(const neardup::DedupSummary& s);
 // A progress line on stderr every 0.5 s (on a terminal) or 5 s (in logs).
 neardup::DedupProgressCallback DedupProgressPrinter(bool quiet, StderrObserver* observer);
 
+// What the process's allocator is told as the job moves between its phases
+// (main.cc sets both where it links jemalloc; empty: nothing). `reading`
+// runs before the input is read: pages and batches come and go there, and
+// freed memory kept a while for the next page saves faulting it in anew.
+// `clustering` runs when reading ends: from then on freed memory goes back
+// to the system at once, so that the run's peak is what its stages hold.
+struct AllocatorPhases {
+  std::function<void()> reading;
+  std::function<void()> clustering;
+};
+
 // `neardup dedup`: runs the job, prints progress, warnings and the summary;
 // returns the exit code.
 int RunDedupCommand(const std::vector<std::string>& inputs, const std::string& out,
-                    neardup::DedupOptions options, int threads, bool quiet, uint64_t warning_limit);
+                    neardup::DedupOptions options, int threads, bool quiet, uint64_t warning_limit,
+                    const AllocatorPhases& allocator = AllocatorPhases());
 
 }  // namespace neardup_cli
 

@@ -265,16 +265,39 @@ int RunSynthCommand(const neardup::SynthOptions& options) {
 }
 
 #ifdef NEARDUP_WITH_JEMALLOC
+// How long jemalloc keeps freed pages for reuse before it gives them back to
+// the system (its dirty_decay_ms), for the arenas there are and those to
+// come. At 0 the pages held now go back too.
+void KeepFreedPagesFor(ssize_t decay_ms) {
+  mallctl("arenas.dirty_decay_ms", nullptr, nullptr, &decay_ms, sizeof(decay_ms));
+  // Arena by arena: "arena.<MALLCTL_ARENAS_ALL>" takes no decay time (those
+  // not initialized yet refuse it too, and get the default above).
+  unsigned arenas = 0;
+  size_t size = sizeof(arenas);
+  if (mallctl("arenas.narenas", &arenas, &size, nullptr, 0) != 0) arenas = 0;
+  for (unsigned i = 0; i < arenas; ++i) {
+    const std::string name = "arena." + std::to_string(i) + ".dirty_decay_ms";
+    mallctl(name.c_str(), nullptr, nullptr, &decay_ms, sizeof(decay_ms));
+  }
+  if (decay_ms == 0) {
+    const std::string purge = "arena." + std::to_string(MALLCTL_ARENAS_ALL) + ".purge";
+    mallctl(purge.c_str(), nullptr, nullptr, nullptr, 0);
+  }
+}
+
 // The server allocates and frees each request's pages, parsed lines and
 // transaction again and again: jemalloc's default of keeping freed pages 10
-// seconds before returning them (instead of at once, as the batch commands
-// do; `malloc_conf` below) saves faulting them in anew for every request.
-void KeepFreedPagesForReuse() {
-  ssize_t decay_ms = 10000;
-  mallctl("arenas.dirty_decay_ms", nullptr, nullptr, &decay_ms, sizeof(decay_ms));
-  const std::string all = "arena." + std::to_string(MALLCTL_ARENAS_ALL) + ".dirty_decay_ms";
-  mallctl(all.c_str(), nullptr, nullptr, &decay_ms, sizeof(decay_ms));
-}
+// seconds (instead of returning them at once, as the batch commands do;
+// `malloc_conf` below) saves faulting them in anew for every request.
+void KeepFreedPagesForReuse() { KeepFreedPagesFor(10000); }
+
+// `dedup` while it reads: every page's body, tokens and signature scratch
+// are freed and allocated again page after page, and returned at once they
+// are faulted in anew (a fault about every 4 KiB: 5% of a run over long
+// documentation pages). A second's worth of them is kept; reading holds a
+// bounded number of batches, so this bounds what is kept too. Clustering
+// then returns freed pages at once again (AllocatorPhases).
+constexpr ssize_t kReadingDecayMs = 1000;
 #endif
 
 }  // namespace
@@ -417,8 +440,13 @@ int main(int argc, char** argv) {
   if (dedup->parsed()) {
     neardup::DedupOptions options;
     if (int rc = dedup_flags.ToOptions(&options); rc != kExitOk) return rc;
+    neardup_cli::AllocatorPhases allocator;
+#ifdef NEARDUP_WITH_JEMALLOC
+    allocator.reading = [] { KeepFreedPagesFor(kReadingDecayMs); };
+    allocator.clustering = [] { KeepFreedPagesFor(0); };
+#endif
     return RunDedupCommand(dedup_flags.inputs, dedup_flags.out_dir, options, dedup_flags.threads, dedup_flags.quiet,
-                           dedup_flags.warning_limit);
+                           dedup_flags.warning_limit, allocator);
   }
   for (const neardup_cli::Command& c : commands) {
     if (!c.app->parsed()) continue;
