@@ -293,11 +293,15 @@ void KeepFreedPagesForReuse() { KeepFreedPagesFor(10000); }
 
 // `dedup` while it reads: every page's body, tokens and signature scratch
 // are freed and allocated again page after page, and returned at once they
-// are faulted in anew (a fault about every 4 KiB: 5% of a run over long
-// documentation pages). A second's worth of them is kept; reading holds a
-// bounded number of batches, so this bounds what is kept too. Clustering
-// then returns freed pages at once again (AllocatorPhases).
-constexpr ssize_t kReadingDecayMs = 1000;
+// are faulted in anew (a fault about every 4 KiB). A quarter second's worth
+// of them is kept: on long documentation pages (95 KB each) that cut the
+// faults from 58,800 to 36,200 on one thread (105,000 to 66,000 on two)
+// and the run by 6% (10%), for 14 MB (35 MB) more at the peak; on short
+// pages (8 KB) the faults and the peak stay as they were
+// (bench/RESULTS.md). Reading holds a bounded
+// number of batches, so what is kept is bounded too. Clustering then
+// returns freed pages at once again (AllocatorPhases).
+constexpr ssize_t kReadingDecayMs = 250;
 #endif
 
 }  // namespace
