@@ -131,6 +131,9 @@ void DedupFlags::Register(CLI::App* dedup) {
                   "around them are one volatile class, as Henzinger's timestamps, counters and ids)");
   dedup->add_flag("--keep-own-url", keep_own_url,
                   "robust: compare the page's own URL or host shown in its text as it is");
+  dedup->add_flag("--keep-text-urls", keep_text_urls,
+                  "robust: only the page's own URL in its text is one class, not every URL written there "
+                  "(http:// or https:// up to white space)");
   dedup->add_option("--bits", sim_bits, "simhash, combined: sketch bits b (multiple of 64, 64..512)")
       ->check(CLI::Range(64, 512));
   threshold_option = dedup->add_option(
@@ -199,6 +202,7 @@ int DedupFlags::ToOptions(neardup::DedupOptions* options) const {
   options->robust.min_main_containment = min_containment;
   options->robust.normalize_numbers = !keep_numbers;
   options->robust.normalize_own_url = !keep_own_url;
+  options->robust.normalize_text_urls = !keep_text_urls;
   options->robust.seed = seed;
   options->keeper = keeper;
   options->verify = !no_verify;

@@ -190,6 +190,11 @@ struct RobustMethodOptions {
   double min_main_containment = 0.8;
   bool normalize_numbers = true;  // terms with digits (and dates) -> one class
   bool normalize_own_url = true;  // the page's URL or host in its text -> one class
+  // Every URL written in the page's text ("http://" or "https://" up to
+  // white space or markup), whoever's it is, -> the own-URL class: a copy
+  // on another host that keeps the original's "URL: ..." line then reads
+  // as the original, which names its own. Needs normalize_own_url.
+  bool normalize_text_urls = true;
   uint64_t seed = 1234;           // draws the min-hash functions
   // The min-hash values' functions: 32, functions of the shingles' low 32
   // mixed bits, each value the pre-image of the least 32-bit image
@@ -204,7 +209,7 @@ struct RobustMethodOptions {
   uint32_t positions() const { return num_minhashes + main_minhashes; }
   // Whether a page carries its main text's number of distinct shingles.
   bool keeps_main_shingles() const { return main_minhashes > 0 && min_main_containment > 0; }
-  // e.g. "robust:k=5,m=84,r=3,template=2,template-fraction=0.05,content=0.2,edit=30,main-m=42,main-r=2,...,numbers,own-url,hash=32,seed=1234"
+  // e.g. "robust:k=5,m=84,r=3,template=2,template-fraction=0.05,content=0.2,edit=30,main-m=42,main-r=2,...,numbers,own-url,text-urls,hash=32,seed=1234"
   std::string Spec() const;
   // Parses a spec as Spec() writes it ("robust" or "robust:KEY=VALUE,...";
   // keys left out keep their defaults). A whole spec (one naming k, m, r,

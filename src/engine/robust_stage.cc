@@ -369,7 +369,7 @@ std::string RobustMethodOptions::Spec() const {
                                     std::to_string(main_line_terms) + ",main-min=" + std::to_string(main_min_terms) +
                                     ",main=" + main_sim + (keeps_main_shingles() ? ",contain=" + contain : "")) +
          (normalize_numbers ? ",numbers" : ",no-numbers") +
-         (normalize_own_url ? ",own-url" : ",no-own-url") +
+         (normalize_own_url ? ",own-url" : ",no-own-url") + (normalize_text_urls ? ",text-urls" : "") +
          // 64-bit values are what a whole spec without `hash` means.
          (minhash_bits == 32 ? ",hash=32" : "") + ",seed=" + std::to_string(seed);
 }
@@ -514,6 +514,18 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
         }
         n_own += static_cast<uint32_t>(len);
         i += len;
+      }
+    }
+  }
+  if (options.normalize_own_url && options.normalize_text_urls) {
+    // Every URL written in the text is one term, whoever's it is: a copy
+    // that keeps the original's URL reads as the original, which names
+    // its own.
+    for (size_t k = 0; k + 1 < doc.url_spans.size(); k += 2) {
+      for (uint32_t j = doc.url_spans[k]; j < doc.url_spans[k + 1] && j < n; ++j) {
+        if (cls[j] == 1) --n_volatile;
+        if (cls[j] != 2) ++n_own;
+        cls[j] = 2;
       }
     }
   }

@@ -99,6 +99,27 @@ TEST(RobustNormalizeTest, OwnUrlInTextIsOneClassTerm) {
             Normalized("<p>Permalink: http://mirror.example.net/a</p>", "http://mirror.example.net/a", off));
 }
 
+// A copy on another host that keeps the original's "URL: ..." line reads
+// as the original, which names its own URL; without text-urls the copy's
+// line stays literal and the two differ.
+TEST(RobustNormalizeTest, UrlsWrittenInTextAreOneClassWhoeverTheyName) {
+  const std::string page =
+      "<p>A story about the harbour and its boats.</p>"
+      "<div>URL: http://www.river.example.co.uk/sports/story-1307/</div>";
+  const auto original = Normalized(page, "http://www.river.example.co.uk/sports/story-1307/");
+  const auto copy = Normalized(page, "https://feed.example.net/2026/11/story.html");
+  EXPECT_EQ(original, copy);
+  RobustMethodOptions off;
+  off.normalize_text_urls = false;
+  EXPECT_NE(Normalized(page, "http://www.river.example.co.uk/sports/story-1307/", off),
+            Normalized(page, "https://feed.example.net/2026/11/story.html", off));
+  // Words around the URL stay content; a URL ends at white space or markup.
+  EXPECT_NE(Normalized("<p>See http://a.example.org/x now.</p>", "http://b.example.org/"),
+            Normalized("<p>See http://a.example.org/x later.</p>", "http://b.example.org/"));
+  EXPECT_EQ(Normalized("<p>See http://a.example.org/x now.</p>", "http://b.example.org/"),
+            Normalized("<p>See https://c.example.com/y/z?q=1 now.</p>", "http://b.example.org/"));
+}
+
 TEST(RobustNormalizeTest, FiguresInTableCellsAreContent) {
   // Two nutrient tables in one template: their figures are what they are.
   auto table = [](const std::string& a, const std::string& b) {
@@ -2127,6 +2148,13 @@ TEST(RobustMainTextTest, SpecsRoundTripAndSpecsWrittenBeforeMainTextKeepTheirMea
   ASSERT_TRUE(old.ok());
   EXPECT_EQ(old->main_minhashes, 0u);
   EXPECT_EQ(old->Spec(), before);
+  // Whole specs written before URLs in the text were one class: only the
+  // page's own was; today's spec says text-urls.
+  EXPECT_FALSE(old->normalize_text_urls);
+  EXPECT_TRUE(o.normalize_text_urls);
+  EXPECT_NE(spec.find(",own-url,text-urls,"), std::string::npos) << spec;
+  EXPECT_TRUE(parsed->normalize_text_urls);
+  EXPECT_FALSE(RobustMethodOptions::Parse("robust:no-text-urls")->normalize_text_urls);
   // ... and one written with main text, before containment.
   const std::string before_containment =
       "robust:k=5,m=84,r=3,template=2,template-fraction=0.05,content=0.2,no-template=0.8,edit=30,"

@@ -434,6 +434,7 @@ void TokenizedDocument::Clear() {
   line_ends.clear();
   line_link_terms.clear();
   line_is_cell.clear();
+  url_spans.clear();
   links.clear();
   canonical_url.clear();
   text_chars = 0;
@@ -480,6 +481,8 @@ struct Tokenizer::Impl {
   bool term_in_link = false;     // the open term started inside a link
   uint32_t line_link_terms = 0;  // link-text terms of the open line
   bool line_cell = false;        // the open line began at a table cell (<td>, <th>)
+  bool in_url = false;           // inside a URL written in the text (url_spans)
+  uint32_t url_start = 0;
   // An element whose end tag never comes (ElementEnd): the latest names
   // searched for in vain, each with the range searched (a later search for
   // the name within it fails too, so that many unclosed elements of a name
@@ -543,6 +546,7 @@ struct Tokenizer::Impl {
   void LineEnd() {
     EndTerm();
     pending_space = true;
+    if (in_url) CloseUrl();
     CloseLine();
   }
 
@@ -560,6 +564,16 @@ struct Tokenizer::Impl {
   void Break() {
     EndTerm();
     pending_space = true;
+    if (in_url) CloseUrl();
+  }
+
+  void CloseUrl() {
+    in_url = false;
+    const uint32_t n = static_cast<uint32_t>(out->term_hashes.size());
+    if (n > url_start) {
+      out->url_spans.push_back(url_start);
+      out->url_spans.push_back(n);
+    }
   }
 
   // One visible character at position `pos` (Pereira et al.: a sentence
@@ -602,6 +616,13 @@ struct Tokenizer::Impl {
   // A run [s, s + n) of [0-9A-Za-z]; bytes up to `end` may be read.
   void AsciiRun(const char* s, size_t n, const char* end) {
     if (term_split) EndTerm();
+    if ((n == 4 || n == 5) && !in_url && end - (s + n) >= 3 && s[n] == ':' && s[n + 1] == '/' && s[n + 2] == '/' &&
+        (s[0] | 0x20) == 'h' && (s[1] | 0x20) == 't' && (s[2] | 0x20) == 't' && (s[3] | 0x20) == 'p' &&
+        (n == 4 || (s[4] | 0x20) == 's')) {
+      EndTerm();
+      in_url = true;
+      url_start = static_cast<uint32_t>(out->term_hashes.size());
+    }
     if (pending_space) {
       pending_space = false;
       if (pos > 0) CountOne();
@@ -706,6 +727,7 @@ struct Tokenizer::Impl {
       if (c == kByteSpace || (c == kByteNewline && newline_is_space)) {
         EndTerm();
         pending_space = true;
+        if (in_url) CloseUrl();
         p = SkipAsciiSpace(p + 1, end, newline_is_space);
         continue;
       }
@@ -1125,6 +1147,7 @@ struct Tokenizer::Impl {
     max_chars = options.sentence_max_chars;
     pre_depth = 0;
     in_link = false;
+    in_url = false;
     line_link_terms = 0;
     line_cell = false;
     base_seen = false;
@@ -1161,6 +1184,7 @@ struct Tokenizer::Impl {
     Scan(text.data(), text.data() + text.size(), html ? kHtml : kPlainMode);
 
     EndTerm();
+    if (in_url) CloseUrl();
     if (keep) terms.Finish();
     const uint32_t n = static_cast<uint32_t>(o->term_hashes.size());
     if (n > (o->sentence_ends.empty() ? 0u : o->sentence_ends.back())) o->sentence_ends.push_back(n);

@@ -71,6 +71,9 @@ struct TokenizedDocument {
   std::vector<uint32_t> line_link_terms;
   // Per line, 1 when it is a table cell's text (it began at <td> or <th>).
   std::vector<uint8_t> line_is_cell;
+  // URLs written in the visible text ("http://" or "https://" up to white
+  // space or markup): [begin, end) term ranges, two entries a URL.
+  std::vector<uint32_t> url_spans;
   // Links found in the page, absolute, in document order (duplicates kept).
   std::vector<std::string> links;
   // For a page whose URL has no host (a file, a record without a URL):

@@ -53,6 +53,22 @@ TEST(TokenizerTest, TermsAreMaximalAlphanumericRunsCaseFolded) {
   EXPECT_EQ(T("  \n\t "), Terms{});
 }
 
+// URLs written in the text: from "http://" or "https://" (any case) to
+// white space or markup, as term ranges; "http" without "://" is a word.
+TEST(TokenizerTest, UrlSpansInText) {
+  Tokenizer tokenizer;
+  TokenizedDocument doc;
+  tokenizer.Tokenize("<p>See HTTP://www.a.example/x?y=1 and https://b.example now. Not http: here"
+                     "<a href=\"/\">http://c.example</a>after</p>",
+                     ContentKind::kHtml, "utf-8", "", &doc);
+  // see http www a example x y 1 and https b example now not http here http c exampleafter
+  // 0   1    2   3 4       5 6 7 8   9     10 11     12  13  14   15   16   17 18
+  // (</a> is a formatting tag: no break, so the last URL runs to the </p>)
+  EXPECT_EQ(doc.url_spans, (std::vector<uint32_t>{1, 8, 9, 12, 16, 19}));
+  tokenizer.Tokenize("http://only.example", ContentKind::kText, "", "", &doc);
+  EXPECT_EQ(doc.url_spans, (std::vector<uint32_t>{0, 3}));
+}
+
 TEST(TokenizerTest, FullUnicodeCaseFolding) {
   EXPECT_EQ(T("Straße STRASSE ÀÉÎ ΣΊΣΥΦΟΣ Ǆemal"),
             (Terms{"strasse", "strasse", "àéî", "σίσυφοσ", "ǆemal"}));

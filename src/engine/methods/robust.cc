@@ -36,6 +36,9 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
   if (whole && !names("hash")) o->minhash_bits = 64;
   // ... before containment (main text, no `contain`): none ...
   if (whole && !names("contain")) o->min_main_containment = 0;
+  // ... before URLs in the text were one class (no `text-urls`): only the
+  // page's own ...
+  if (whole && !names("text-urls") && !names("no-text-urls")) o->normalize_text_urls = false;
   // ... and before main-text bands of their own (no `main-r`): main text
   // banded as the whole page (r), as its store's keys were made.
   const bool main_rows_as_whole = whole && !names("main-r");
@@ -81,6 +84,8 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
       o->normalize_numbers = it.key == "numbers";
     } else if ((it.key == "own-url" || it.key == "no-own-url") && !it.has_value) {
       o->normalize_own_url = it.key == "own-url";
+    } else if ((it.key == "text-urls" || it.key == "no-text-urls") && !it.has_value) {
+      o->normalize_text_urls = it.key == "text-urls";
     } else if (it.key == "hash") {
       s = as_u32(32, 64, &o->minhash_bits);  // 32 or 64: ValidateRobust
     } else if (it.key == "seed") {
@@ -89,7 +94,7 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
       return UnknownSpecKey("robust", it,
                             "k=N, m=N, r=N, template=N, template-fraction=X, content=X, no-template=X, edit=N, "
                             "same-site-edit=N, main-m=N, main-r=N, main-line=N, main-min=N, main=X, contain=X, numbers, no-numbers, "
-                            "own-url, no-own-url, hash=32|64, seed=N");
+                            "own-url, no-own-url, text-urls, no-text-urls, hash=32|64, seed=N");
     }
     NEARDUP_RETURN_IF_ERROR(s);
   }
