@@ -616,10 +616,12 @@ struct Tokenizer::Impl {
   // A run [s, s + n) of [0-9A-Za-z]; bytes up to `end` may be read.
   void AsciiRun(const char* s, size_t n, const char* end) {
     if (term_split) EndTerm();
-    if ((n == 4 || n == 5) && !in_url && end - (s + n) >= 3 && s[n] == ':' && s[n + 1] == '/' && s[n + 2] == '/' &&
-        (s[0] | 0x20) == 'h' && (s[1] | 0x20) == 't' && (s[2] | 0x20) == 't' && (s[3] | 0x20) == 'p' &&
-        (n == 4 || (s[4] | 0x20) == 's')) {
-      EndTerm();
+    // "http://" or "https://" (any case) starting a term opens a URL
+    // written in the text (url_spans); glued to a term before it, it is
+    // that term's end, not a URL.
+    if ((n == 4 || n == 5) && !in_url && !in_term && end - (s + n) >= 3 && s[n] == ':' && s[n + 1] == '/' &&
+        s[n + 2] == '/' && (s[0] | 0x20) == 'h' && (s[1] | 0x20) == 't' && (s[2] | 0x20) == 't' &&
+        (s[3] | 0x20) == 'p' && (n == 4 || (s[4] | 0x20) == 's')) {
       in_url = true;
       url_start = static_cast<uint32_t>(out->term_hashes.size());
     }

@@ -61,12 +61,18 @@ TEST(TokenizerTest, UrlSpansInText) {
   tokenizer.Tokenize("<p>See HTTP://www.a.example/x?y=1 and https://b.example now. Not http: here"
                      "<a href=\"/\">http://c.example</a>after</p>",
                      ContentKind::kHtml, "utf-8", "", &doc);
-  // see http www a example x y 1 and https b example now not http here http c exampleafter
-  // 0   1    2   3 4       5 6 7 8   9     10 11     12  13  14   15   16   17 18
-  // (</a> is a formatting tag: no break, so the last URL runs to the </p>)
-  EXPECT_EQ(doc.url_spans, (std::vector<uint32_t>{1, 8, 9, 12, 16, 19}));
+  // see http www a example x y 1 and https b example now not http herehttp c exampleafter
+  // 0   1    2   3 4       5 6 7 8   9     10 11     12  13  14
+  // <a> is a formatting tag, no break: "here" and the last "http" are one
+  // term, glued, and no URL opens there.
+  EXPECT_EQ(doc.url_spans, (std::vector<uint32_t>{1, 8, 9, 12}));
   tokenizer.Tokenize("http://only.example", ContentKind::kText, "", "", &doc);
   EXPECT_EQ(doc.url_spans, (std::vector<uint32_t>{0, 3}));
+  // Glued to a word before it, "http" is part of that word (the terms are as
+  // before URLs were marked) and opens no URL.
+  tokenizer.Tokenize("\xd1\x81\xd0\xb0\xd0\xb9\xd1\x82http://x.example", ContentKind::kText, "utf-8", "", &doc);
+  EXPECT_EQ(doc.num_terms(), 3u);
+  EXPECT_TRUE(doc.url_spans.empty());
 }
 
 TEST(TokenizerTest, FullUnicodeCaseFolding) {
