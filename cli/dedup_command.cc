@@ -133,7 +133,7 @@ void DedupFlags::Register(CLI::App* dedup) {
                   "robust: compare the page's own URL or host shown in its text as it is");
   dedup->add_flag("--keep-text-urls", keep_text_urls,
                   "robust: only the page's own URL in its text is one class, not every URL written there "
-                  "(http:// or https:// up to white space)");
+                  "(http:// or https:// up to white space or markup)");
   dedup->add_option("--bits", sim_bits, "simhash, combined: sketch bits b (multiple of 64, 64..512)")
       ->check(CLI::Range(64, 512));
   threshold_option = dedup->add_option(

@@ -193,7 +193,8 @@ struct RobustMethodOptions {
   // Every URL written in the page's text ("http://" or "https://" up to
   // white space or markup), whoever's it is, -> the own-URL class: a copy
   // on another host that keeps the original's "URL: ..." line then reads
-  // as the original, which names its own. Needs normalize_own_url.
+  // as the original, which names its own. Acts only with
+  // normalize_own_url (Spec() writes it only then).
   bool normalize_text_urls = true;
   uint64_t seed = 1234;           // draws the min-hash functions
   // The min-hash values' functions: 32, functions of the shingles' low 32

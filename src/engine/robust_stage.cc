@@ -369,7 +369,10 @@ std::string RobustMethodOptions::Spec() const {
                                     std::to_string(main_line_terms) + ",main-min=" + std::to_string(main_min_terms) +
                                     ",main=" + main_sim + (keeps_main_shingles() ? ",contain=" + contain : "")) +
          (normalize_numbers ? ",numbers" : ",no-numbers") +
-         (normalize_own_url ? ",own-url" : ",no-own-url") + (normalize_text_urls ? ",text-urls" : "") +
+         (normalize_own_url ? ",own-url" : ",no-own-url") +
+         // text-urls acts through own-url: without it the key changes nothing
+         // and is not written (a whole spec without it means no-text-urls).
+         (normalize_own_url && normalize_text_urls ? ",text-urls" : "") +
          // 64-bit values are what a whole spec without `hash` means.
          (minhash_bits == 32 ? ",hash=32" : "") + ",seed=" + std::to_string(seed);
 }

@@ -2155,6 +2155,11 @@ TEST(RobustMainTextTest, SpecsRoundTripAndSpecsWrittenBeforeMainTextKeepTheirMea
   EXPECT_NE(spec.find(",own-url,text-urls,"), std::string::npos) << spec;
   EXPECT_TRUE(parsed->normalize_text_urls);
   EXPECT_FALSE(RobustMethodOptions::Parse("robust:no-text-urls")->normalize_text_urls);
+  // Without own-url, text-urls changes nothing and is not written: the
+  // spec round-trips to the same string.
+  const std::string no_own = RobustMethodOptions::Parse("robust:no-own-url")->Spec();
+  EXPECT_EQ(no_own.find("text-urls"), std::string::npos) << no_own;
+  EXPECT_EQ(RobustMethodOptions::Parse(no_own)->Spec(), no_own);
   // ... and one written with main text, before containment.
   const std::string before_containment =
       "robust:k=5,m=84,r=3,template=2,template-fraction=0.05,content=0.2,no-template=0.8,edit=30,"
