@@ -8,7 +8,6 @@
 #include <memory>
 #include <thread>
 
-#include "neardup/dedup_job.h"
 #include "neardup/executor.h"
 #include "neardup/method.h"
 
@@ -348,20 +347,13 @@ int RunDedupCommand(const std::vector<std::string>& inputs, const std::string& o
   StderrObserver observer(quiet, warning_limit);
   auto progress = DedupProgressPrinter(quiet, &observer);
   options.memory_probe = ProcessMemory;
-  // RunDedup's steps, with the allocator told where reading ends.
-  auto run = [&]() -> neardup::Result<neardup::DedupSummary> {
-    neardup::DedupJobOptions job_options;
-    job_options.spill_signatures = true;  // one process, Finish() alone (as RunDedup)
-    NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<neardup::DedupJob> job,
-                             neardup::DedupJob::Create(inputs, out, options, job_options, executor.get(), nullptr,
-                                                       &observer));
-    if (allocator.reading) allocator.reading();
-    const neardup::Status read = job->Read(neardup::InputShare(), progress, 0.5);
-    if (allocator.clustering) allocator.clustering();
-    NEARDUP_RETURN_IF_ERROR(read);
-    return job->Finish();
-  };
-  auto result = run();
+  auto result = neardup::RunDedup(inputs, out, options, executor.get(), nullptr, &observer, progress, 0.5,
+                                  [&](neardup::DedupPhase phase) {
+                                    const auto& hook = phase == neardup::DedupPhase::kReading
+                                                           ? allocator.reading
+                                                           : allocator.clustering;
+                                    if (hook) hook();
+                                  });
   if (!quiet && isatty(STDERR_FILENO)) std::fprintf(stderr, "\n");
   if (!result.ok()) {
     const auto& st = result.status();

@@ -234,6 +234,39 @@ TEST(DedupTest, ProgressCallbackCanCancel) {
   fs::remove_all(dir);
 }
 
+// The phase callback hears of reading before the first page is read and of
+// clustering once all are read, also when reading was cancelled.
+TEST(DedupTest, PhaseCallbackMarksReadingAndClustering) {
+  const std::string dir = MakeTempDir("phases");
+  WriteFileOrDie(dir + "/a.jsonl", RandomCorpus(300, 5));
+  DedupOptions options;
+  options.batch_documents = 10;
+  std::vector<std::pair<DedupPhase, uint64_t>> phases;  // with the documents read by then
+  uint64_t read = 0;
+  auto on_progress = [&](const DedupProgress& p) {
+    read = p.documents;
+    return true;
+  };
+  auto on_phase = [&](DedupPhase phase) { phases.emplace_back(phase, read); };
+  auto r = RunDedup({dir + "/a.jsonl"}, dir + "/out", options, nullptr, nullptr, nullptr, on_progress, 0.0,
+                    on_phase);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(phases.size(), 2u);
+  EXPECT_EQ(phases[0], std::make_pair(DedupPhase::kReading, uint64_t{0}));
+  EXPECT_EQ(phases[1].first, DedupPhase::kClustering);
+  EXPECT_GT(phases[1].second, 0u);
+  EXPECT_EQ(r.value().documents, 300u);
+
+  phases.clear();
+  read = 0;
+  auto cancelled = RunDedup({dir + "/a.jsonl"}, dir + "/out2", options, nullptr, nullptr, nullptr,
+                            [](const DedupProgress& p) { return p.documents < 50; }, 0.0, on_phase);
+  EXPECT_TRUE(cancelled.status().IsCancelled()) << cancelled.status().ToString();
+  ASSERT_EQ(phases.size(), 2u);
+  EXPECT_EQ(phases[1].first, DedupPhase::kClustering);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace neardup
 

@@ -340,6 +340,17 @@ struct DedupProgress {
 // then returns Status::Cancelled("cancelled").
 using DedupProgressCallback = std::function<bool(const DedupProgress&)>;
 
+// Where a run of RunDedup stands: kReading before the first page is read,
+// kClustering when reading has ended (whether or not it failed) and the
+// job turns to what it read. A caller tunes what suits each phase there;
+// the CLI keeps freed memory a while for the next page while reading and
+// returns it at once from clustering on, so that the run's peak is what
+// its stages hold.
+enum class DedupPhase { kReading, kClustering };
+
+// Called from the thread that calls RunDedup, once as each phase begins.
+using DedupPhaseCallback = std::function<void(DedupPhase)>;
+
 struct StageStats {
   // "read", "tokenize", "exact", "near" (a near-duplicate method),
   // "keepers" (the clusters' kept pages chosen), "verify" (members checked
@@ -483,12 +494,14 @@ struct DedupSummary {
 // Returns the summary even when no document could be read (documents == 0;
 // the caller decides how to report that). Errors: InvalidArgument for bad
 // options, IOError when the output cannot be written, Cancelled
-// when the progress callback returned false.
+// when the progress callback returned false. `on_phase` (may be empty) is
+// told as each phase begins.
 Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std::string& out_dir,
                               const DedupOptions& options = DedupOptions(), Executor* executor = nullptr,
                               Env* env = nullptr, ReadObserver* observer = nullptr,
                               const DedupProgressCallback& progress = {},
-                              double progress_interval_seconds = 0.5);
+                              double progress_interval_seconds = 0.5,
+                              const DedupPhaseCallback& on_phase = {});
 
 }  // namespace neardup
 

@@ -992,12 +992,15 @@ Result<std::unique_ptr<DedupJob>> DedupJob::Create(const std::vector<std::string
 Result<DedupSummary> RunDedup(const std::vector<std::string>& inputs, const std::string& out_dir,
                               const DedupOptions& options, Executor* executor, Env* env,
                               ReadObserver* observer, const DedupProgressCallback& progress,
-                              double progress_interval_seconds) {
+                              double progress_interval_seconds, const DedupPhaseCallback& on_phase) {
   DedupJobOptions job_options;
   job_options.spill_signatures = true;  // one process, Finish() alone
   NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DedupJob> job,
                            DedupJob::Create(inputs, out_dir, options, job_options, executor, env, observer));
-  NEARDUP_RETURN_IF_ERROR(job->Read(InputShare(), progress, progress_interval_seconds));
+  if (on_phase) on_phase(DedupPhase::kReading);
+  const Status read = job->Read(InputShare(), progress, progress_interval_seconds);
+  if (on_phase) on_phase(DedupPhase::kClustering);
+  NEARDUP_RETURN_IF_ERROR(read);
   return job->Finish();
 }
 
