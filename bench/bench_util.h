@@ -34,6 +34,28 @@ inline std::string GunzipFile(const std::string& path) {
   return out;
 }
 
+// Up to `max_pages` HTML files (".html", ".htm", by path order) under
+// `dir`, recursively: another kind of page to measure on (on Debian,
+// /usr/share/doc holds tag-dense manuals). Empty when there is none.
+inline std::vector<std::string> LoadHtmlFolder(const std::string& dir, size_t max_pages) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    const std::string ext = it->path().extension().string();
+    if (it->is_regular_file(ec) && (ext == ".html" || ext == ".htm")) files.push_back(it->path());
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<std::string> pages;
+  for (const auto& f : files) {
+    if (pages.size() >= max_pages) break;
+    std::string page = GunzipFile(f.string());
+    if (!page.empty()) pages.push_back(std::move(page));
+  }
+  return pages;
+}
+
 // 200 real pages: the first 20 (by name) of each of ten sources of
 // shared/data/html, a mix of languages, charsets and page styles. Empty when
 // the shared folder is absent.

@@ -3,9 +3,13 @@
 // Tokenizer throughput on real pages: 20 pages from each of ten sources of
 // the shared real-data folder (`shared/data` beside the repository, or
 // $NEARDUP_SHARED_DATA), decompressed once up front; a synthetic page when
-// the folder is absent. Bytes processed are the raw HTML bytes.
+// the folder is absent. With $NEARDUP_BENCH_HTML_DIR set, the first 300
+// HTML files under that folder instead (tag-dense manuals under
+// /usr/share/doc, the end-to-end benchmark's long pages). Bytes processed
+// are the raw HTML bytes.
 //
 //   build/text_bench --benchmark_filter=Tokenize
+//   NEARDUP_BENCH_HTML_DIR=/usr/share/doc build/text_bench --benchmark_filter=TokenizeForDedup
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -48,7 +52,9 @@ std::string SyntheticPage() {
 
 const std::vector<std::string>& Pages() {
   static const std::vector<std::string>* pages = [] {
-    auto* v = new std::vector<std::string>(neardup::bench::LoadBenchPages());
+    const char* dir = std::getenv("NEARDUP_BENCH_HTML_DIR");
+    auto* v = new std::vector<std::string>(dir && *dir ? neardup::bench::LoadHtmlFolder(dir, 300)
+                                                       : neardup::bench::LoadBenchPages());
     if (v->empty()) {
       std::fprintf(stderr, "text_bench: shared real-data folder not found; synthetic page\n");
       v->push_back(SyntheticPage());
