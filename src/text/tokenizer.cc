@@ -560,7 +560,8 @@ struct Tokenizer::Impl {
     line_link_terms = 0;
   }
 
-  // Markup replaced by white space.
+  // White space, or markup replaced by white space: it ends the open term
+  // and a URL written in the text.
   void Break() {
     EndTerm();
     pending_space = true;
@@ -682,9 +683,8 @@ struct Tokenizer::Impl {
         CountChar();
         if (in_term) AppendFolded(cp);
         break;
-      case text_internal::kClassSpace:
-        EndTerm();
-        pending_space = true;
+      case text_internal::kClassSpace:  // &nbsp;, U+3000 and the like
+        Break();
         break;
       case text_internal::kClassIgnore:
         break;
@@ -727,9 +727,7 @@ struct Tokenizer::Impl {
       // other (indentation between tags: "\n    <div>").
       const bool newline_is_space = mode != kPlainMode && pre_depth == 0;
       if (c == kByteSpace || (c == kByteNewline && newline_is_space)) {
-        EndTerm();
-        pending_space = true;
-        if (in_url) CloseUrl();
+        Break();
         p = SkipAsciiSpace(p + 1, end, newline_is_space);
         continue;
       }

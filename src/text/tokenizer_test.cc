@@ -68,6 +68,13 @@ TEST(TokenizerTest, UrlSpansInText) {
   EXPECT_EQ(doc.url_spans, (std::vector<uint32_t>{1, 8, 9, 12}));
   tokenizer.Tokenize("http://only.example", ContentKind::kText, "", "", &doc);
   EXPECT_EQ(doc.url_spans, (std::vector<uint32_t>{0, 3}));
+  // White space that is not ASCII (a no-break space, written or as a
+  // character reference) ends a URL too.
+  tokenizer.Tokenize("<p>See http://a.example/x&nbsp;now and http://b.exampleÂ then</p>", ContentKind::kHtml,
+                     "utf-8", "", &doc);
+  // see http a example x now and http b example then
+  // 0   1    2 3       4 5   6   7    8 9       10
+  EXPECT_EQ(doc.url_spans, (std::vector<uint32_t>{1, 5, 7, 10}));
   // Glued to a word before it, "http" is part of that word (the terms are as
   // before URLs were marked) and opens no URL.
   tokenizer.Tokenize("\xd1\x81\xd0\xb0\xd0\xb9\xd1\x82http://x.example", ContentKind::kText, "utf-8", "", &doc);
