@@ -8,16 +8,27 @@
 // /usr/share/doc, the end-to-end benchmark's long pages). Bytes processed
 // are the raw HTML bytes.
 //
+// BM_TermFloor is the least work a tokenizer that yields these terms does
+// (markup skipped, runs of letters and digits hashed): a floor to read the
+// tokenizer against.
+//
 //   build/text_bench --benchmark_filter=Tokenize
+//   build/text_bench --benchmark_filter='TermFloor|TokenizeForDedup$'
 //   NEARDUP_BENCH_HTML_DIR=/usr/share/doc build/text_bench --benchmark_filter=TokenizeForDedup
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#include <xxhash.h>
 
 #include "bench_util.h"
 #include "engine/robust_stage.h"
@@ -130,6 +141,129 @@ void BM_TokenizeBodyStartsForDedup(benchmark::State& state) {
   RunTokenize(state, o, BodyStarts());
 }
 BENCHMARK(BM_TokenizeBodyStartsForDedup)->Unit(benchmark::kMillisecond);
+
+// The least work a tokenizer that yields the tokenizer's terms does: a
+// floor to read BM_TokenizeForDedup against (bench/RESULTS.md). Markup is
+// skipped from '<' to the next '>', each run of ASCII letters and digits is
+// lower-cased into a term buffer and hashed with XXH3 as the tokenizer
+// hashes its terms, and its hash and end offset are appended. Runs are found
+// in the classes of 64 bytes at a time (bit masks, SSE2 on x86-64), term
+// ends by counting bits, with no other state: no entities, no UTF-8, no
+// sentences, lines, links or URL spans, no tag names. Terms of bytes past
+// ASCII are not found, so the pages' terms counted here are fewer.
+uint64_t TermFloorMask(const char* p, uint64_t* lt, uint64_t* gt) {
+  uint64_t alnum = 0, l = 0, g = 0;
+#if defined(__SSE2__)
+  for (int k = 0; k < 4; ++k) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+    const __m128i letter = _mm_sub_epi8(_mm_or_si128(x, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
+    const __m128i digit = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+    const __m128i is_alnum = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(letter, _mm_set1_epi8(25)), letter),
+                                          _mm_cmpeq_epi8(_mm_min_epu8(digit, _mm_set1_epi8(9)), digit));
+    alnum |= uint64_t{static_cast<uint16_t>(_mm_movemask_epi8(is_alnum))} << (16 * k);
+    l |= uint64_t{static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('<'))))} << (16 * k);
+    g |= uint64_t{static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('>'))))} << (16 * k);
+  }
+#else
+  for (int i = 0; i < 64; ++i) {
+    const unsigned char c = static_cast<unsigned char>(p[i]);
+    alnum |= uint64_t{static_cast<unsigned>((c | 0x20) - 'a') < 26u || static_cast<unsigned>(c - '0') < 10u} << i;
+    l |= uint64_t{c == '<'} << i;
+    g |= uint64_t{c == '>'} << i;
+  }
+#endif
+  *lt = l;
+  *gt = g;
+  return alnum;
+}
+
+void TermFloor(const std::string& page, std::string* term_bytes, std::vector<uint64_t>* hashes,
+               std::vector<uint32_t>* offsets) {
+  // The page in 64-byte blocks, the last padded with spaces.
+  const size_t blocks = (page.size() + 63) / 64;
+  thread_local std::string padded;
+  padded.assign(page);
+  padded.resize(blocks * 64 + 16, ' ');
+  term_bytes->resize(page.size() + 64);
+  hashes->clear();
+  offsets->assign(1, 0);
+  const char* base = padded.data();
+  char* out = term_bytes->data();
+  size_t written = 0;
+  bool in_markup = false;
+  size_t term_start = 0;
+  bool in_term = false;
+  for (size_t b = 0; b < blocks; ++b) {
+    uint64_t lt, gt;
+    uint64_t text = TermFloorMask(base + 64 * b, &lt, &gt);
+    // Bytes inside markup are not text: from each '<' outside markup to the
+    // next '>'.
+    uint64_t markup = 0;
+    unsigned from = 0;  // where the open markup begins in this block
+    for (uint64_t events = lt | gt; events != 0; events &= events - 1) {
+      const unsigned i = static_cast<unsigned>(std::countr_zero(events));
+      if (!in_markup && ((lt >> i) & 1)) {
+        in_markup = true;
+        from = i;
+      } else if (in_markup && ((gt >> i) & 1)) {
+        const uint64_t through_i = i == 63 ? ~uint64_t{0} : (uint64_t{1} << (i + 1)) - 1;
+        markup |= (~uint64_t{0} << from) & through_i;
+        in_markup = false;
+      }
+    }
+    if (in_markup) markup |= ~uint64_t{0} << from;
+    text &= ~markup;
+    // Term starts and ends (an end is the first byte after a term).
+    const uint64_t carry = in_term ? 1 : 0;
+    uint64_t edges = (text ^ ((text << 1) | carry));
+    for (; edges != 0; edges &= edges - 1) {
+      const size_t at = 64 * b + static_cast<size_t>(std::countr_zero(edges));
+      if (!in_term) {
+        term_start = at;
+        in_term = true;
+        continue;
+      }
+      in_term = false;
+      const size_t n = at - term_start;
+      for (size_t i = 0; i < n; i += 16) {
+#if defined(__SSE2__)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + written + i),
+                         _mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(base + term_start + i)),
+                                      _mm_set1_epi8(0x20)));
+#else
+        for (size_t j = i; j < std::min(n, i + 16); ++j) out[written + j] = static_cast<char>(base[term_start + j] | 0x20);
+#endif
+      }
+      hashes->push_back(XXH3_64bits(out + written, n));
+      written += n;
+      offsets->push_back(static_cast<uint32_t>(written));
+      if (term_bytes->size() < written + 64) term_bytes->resize(2 * term_bytes->size());
+      out = term_bytes->data();
+    }
+  }
+}
+
+void BM_TermFloor(benchmark::State& state) {
+  const std::vector<std::string>& pages = Pages();
+  size_t bytes = 0;
+  for (const auto& p : pages) bytes += p.size();
+  std::string term_bytes;
+  std::vector<uint64_t> hashes;
+  std::vector<uint32_t> offsets;
+  uint64_t terms = 0;
+  for (auto _ : state) {
+    for (const auto& p : pages) {
+      TermFloor(p, &term_bytes, &hashes, &offsets);
+      terms += hashes.size();
+      benchmark::DoNotOptimize(hashes.data());
+    }
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+  state.counters["pages"] = static_cast<double>(pages.size());
+  state.counters["terms_per_page"] =
+      static_cast<double>(terms) / static_cast<double>(state.iterations() * pages.size());
+}
+BENCHMARK(BM_TermFloor)->Unit(benchmark::kMillisecond);
 
 void BM_TokenizeSynthetic(benchmark::State& state) {
   const std::string page = SyntheticPage();
