@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -265,6 +268,45 @@ TEST(DedupTest, PhaseCallbackMarksReadingAndClustering) {
   ASSERT_EQ(phases.size(), 2u);
   EXPECT_EQ(phases[1].first, DedupPhase::kClustering);
   fs::remove_all(dir);
+}
+
+// A page of a million and a half terms takes about a hundred megabytes of
+// scratch to sign (its tokens, shingles, the distinct-shingle set, the
+// normalized terms). That room is let go after the page (SignUnclaimed,
+// ReleaseIfLarge): once reading ends the run holds what its ordinary pages
+// need, and the memory budget is left to the stages after it. Counted in
+// glibc malloc's bytes in use, all arenas (mallinfo2), on two threads.
+TEST(DedupTest, ScratchOfAVeryLongPageIsLetGoAfterIt) {
+#if !defined(__GLIBC__) || defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "counts glibc malloc's bytes in use";
+#else
+  const std::string dir = MakeTempDir("long-page");
+  std::string long_text;
+  std::mt19937 rng(7);
+  for (int i = 0; i < 1500000; ++i) long_text += "w" + std::to_string(rng() % 200000) + " ";
+  std::string jsonl = RandomCorpus(40, 3);
+  jsonl += JsonLine("http://long.example.org/all.txt", "text", long_text);
+  jsonl += RandomCorpus(40, 4);
+  WriteFileOrDie(dir + "/a.jsonl", jsonl);
+  long_text.clear();
+  long_text.shrink_to_fit();
+  auto in_use = [] {
+    const struct mallinfo2 m = mallinfo2();
+    return static_cast<int64_t>(m.uordblks + m.hblkhd);
+  };
+  const int64_t before = in_use();
+  int64_t at_clustering = 0;
+  auto on_phase = [&](DedupPhase phase) {
+    if (phase == DedupPhase::kClustering) at_clustering = in_use();
+  };
+  auto executor = NewThreadPoolExecutor(1);
+  auto r = RunDedup({dir + "/a.jsonl"}, dir + "/out", DedupOptions(), executor.get(), nullptr, nullptr, nullptr, 0.0,
+                    on_phase);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r.value().documents, 81u);
+  EXPECT_LT(at_clustering - before, int64_t{24} << 20) << "bytes in use once reading ended";
+  fs::remove_all(dir);
+#endif
 }
 
 }  // namespace

@@ -164,6 +164,12 @@ struct SignBatch {
   }
 };
 
+// A sign context is kept for the next page only while its page had at most
+// kKeptContextTerms terms and kKeptContextBodyBytes of body (SignUnclaimed):
+// a text of millions of terms needs tens of bytes a term of scratch.
+constexpr size_t kKeptContextTerms = size_t{1} << 18;
+constexpr size_t kKeptContextBodyBytes = size_t{16} << 20;
+
 // Per-thread work context: tokenizer and the method's scratch, reused.
 struct SignContext {
   SignContext(const TokenizeOptions& to, std::unique_ptr<SignScratch> s) : tokenizer(to), scratch(std::move(s)) {}
@@ -272,7 +278,16 @@ bool SignUnclaimed(SignBatch* b, const std::shared_ptr<SignClaims>& claims, Sign
   size_t signed_here = 0;
   while (first < claims->count) {
     const uint32_t end = std::min(claims->count, first + claims->step);
-    for (uint32_t i = first; i < end; ++i) SignDocument(b, i, ctx.get(), pool);
+    for (uint32_t i = first; i < end; ++i) {
+      SignDocument(b, i, ctx.get(), pool);
+      // A context that grew for a very long page (its tokens, the
+      // tokenizer's and the method's scratch) is let go, and the next page
+      // gets another: kept, it would hold that page's room for the rest of
+      // the run, against the memory budget.
+      if (ctx->tokens.term_hashes.capacity() > kKeptContextTerms || b->docs[i].body.size() > kKeptContextBodyBytes) {
+        ctx = pool->Acquire();
+      }
+    }
     signed_here += end - first;
     first = claims->next.fetch_add(claims->step, std::memory_order_acq_rel);
   }

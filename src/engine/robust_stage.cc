@@ -32,6 +32,17 @@ namespace neardup {
 
 namespace {
 
+// Thread-local scratch keeps its room from page to page, but not past
+// kKeptScratchBytes: a page of megabytes of text (millions of terms) would
+// otherwise hold its room on every thread that signed it for the rest of
+// the run, and the run's memory budget with it.
+constexpr size_t kKeptScratchBytes = size_t{4} << 20;
+
+template <typename T>
+void ReleaseIfLarge(std::vector<T>* v) {
+  if (v->capacity() * sizeof(T) > kKeptScratchBytes) std::vector<T>().swap(*v);
+}
+
 // Holders of a rare value compared with its first holder.
 constexpr size_t kCopySamples = 3;
 // SiteTemplates: on a site of kCopyHolders pages or more, a value is
@@ -391,8 +402,9 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
   // below, which asks IsHexWord itself. The buffers are the thread's,
   // reused across pages.
   // cls: 0 content, 1 volatile, 2 own URL, kSlashContent content with a slash.
-  thread_local std::vector<uint8_t> flags, cls;
+  thread_local std::vector<uint8_t> flags, cls, digit_bits;
   thread_local std::vector<uint32_t> digit_terms, slash_terms;  // the terms with a digit, with a slash, in order
+  thread_local std::vector<uint32_t> run_starts;
   flags.assign(n, 0);
   // NextNonzero reads cls 8 bytes a step: 8 bytes of zeros after the end.
   cls.assign(n + 8, 0);
@@ -400,7 +412,6 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
   slash_terms.clear();
   if (have_text) {
     const uint8_t* bytes = reinterpret_cast<const uint8_t*>(doc.term_bytes.data());
-    thread_local std::vector<uint8_t> digit_bits;
     DigitOrSlashBits(bytes, doc.term_bytes.size(), &digit_bits);
     // The terms holding a set bit, in order: from each set bit to the term
     // whose bytes hold it (the last term that begins at or before it: an
@@ -459,7 +470,6 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
       if (IsDateWord(doc.term(i))) return true;
       return doc.term(i).size() >= 4 && hex(i) && hex(from);
     };
-    thread_local std::vector<uint32_t> run_starts;
     run_starts.clear();
     for (uint32_t d : digit_terms) {  // forward, in increasing order
       if (d == 0 || cls[d - 1] != 1) run_starts.push_back(d);
@@ -589,6 +599,12 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
   if (main_out != nullptr) main_out->resize(mw);
   if (volatile_terms) *volatile_terms = n_volatile;
   if (own_url_terms) *own_url_terms = n_own;
+  ReleaseIfLarge(&flags);
+  ReleaseIfLarge(&cls);
+  ReleaseIfLarge(&digit_bits);
+  ReleaseIfLarge(&digit_terms);
+  ReleaseIfLarge(&slash_terms);
+  ReleaseIfLarge(&run_starts);
 }
 
 std::string RobustSiteOf(std::string_view url, std::string_view canonical_url) {
@@ -680,6 +696,10 @@ RobustSignature ComputeRobustSignature(const TokenizedDocument& doc, std::string
                                        uint32_t* mins_out, uint64_t* digest_out) {
   RobustSignature sig;
   thread_local std::vector<uint64_t> main_text;
+  struct ReleaseAtReturn {
+    std::vector<uint64_t>* v;
+    ~ReleaseAtReturn() { ReleaseIfLarge(v); }
+  } release_main_text{&main_text};
   const bool with_main = options.main_minhashes > 0 && main_sketcher != nullptr;
   NormalizeVolatileTerms(doc, page_url, options, normalized, &sig.volatile_terms, &sig.own_url_terms,
                          with_main ? &main_text : nullptr);
@@ -2121,10 +2141,13 @@ Result<RobustStageResult> RunRobustStage(const RobustPages& pages, std::span<con
   }
   const uint64_t slot_bytes = std::max<uint64_t>(1, largest_table * kRobustTableSlotBytes);
   if (slot_bytes > tables_memory_bytes) {
-    return Status::ResourceExhausted("the candidate tables of " + std::to_string(result.candidates) +
-                                     " pages need " + std::to_string(slot_bytes >> 20) +
-                                     " MiB at a time; the memory budget leaves them " +
-                                     std::to_string(tables_memory_bytes >> 20) + " MiB");
+    // In MiB, the need rounded up: a need under a MiB reads as 1, not 0.
+    return Status::ResourceExhausted(
+        "the candidate tables of " + std::to_string(result.candidates) + " pages need " +
+        std::to_string((slot_bytes + (uint64_t{1} << 20) - 1) >> 20) +
+        " MiB at a time (the largest table), and the memory budget (--memory, memory_bytes) leaves them " +
+        std::to_string(tables_memory_bytes >> 20) +
+        " MiB beside what the run holds already; give it more, or divide the crawl among processes (neardup-mpi)");
   }
   const uint32_t threads = executor != nullptr ? static_cast<uint32_t>(executor->num_threads()) + 1 : 1;
   // One slot's bytes go to the merged pairs (below) when the budget holds
