@@ -23,14 +23,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <vector>
 
 #include "neardup/document.h"
+#include "neardup/env.h"
 #include "text/tokenizer.h"
 
 namespace {
@@ -84,7 +83,12 @@ int main(int argc, char** argv) {
     if (arg == "--per-file") {
       per_file = true;
     } else if (arg == "--max-file-bytes" && i + 1 < argc) {
-      max_file_bytes = std::strtoumax(argv[++i], nullptr, 10);
+      char* rest = nullptr;
+      max_file_bytes = std::strtoumax(argv[++i], &rest, 10);
+      if (rest == argv[i] || *rest != '\0') {
+        std::fprintf(stderr, "tokenizer_digest: --max-file-bytes takes a number of bytes, not '%s'\n", argv[i]);
+        return 2;
+      }
     } else if (arg == "--help" || arg == "-h") {
       Usage();
       return 0;
@@ -106,8 +110,8 @@ int main(int argc, char** argv) {
       files.push_back(root.string());
       continue;
     }
-    auto it = std::filesystem::recursive_directory_iterator(
-        root, std::filesystem::directory_options::skip_permission_denied, ec);
+    // No folder is skipped: one that cannot be listed is an error below.
+    auto it = std::filesystem::recursive_directory_iterator(root, ec);
     if (ec) {
       std::fprintf(stderr, "tokenizer_digest: cannot read %s: %s\n", root.c_str(), ec.message().c_str());
       return 1;
@@ -133,15 +137,15 @@ int main(int argc, char** argv) {
   XXH3_64bits_reset(all);
   uint64_t terms = 0, bytes = 0;
   size_t read = 0, unreadable = 0;
-  std::string body;
   for (const std::string& path : files) {
-    std::ifstream in(path, std::ios::binary);
-    if (in) body.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (!in && !in.eof()) {
-      std::fprintf(stderr, "tokenizer_digest: cannot read %s\n", path.c_str());
+    neardup::Result<std::string> read_body = neardup::ReadFileToString(neardup::Env::Default(), path);
+    if (!read_body.ok()) {
+      std::fprintf(stderr, "tokenizer_digest: cannot read %s: %s\n", path.c_str(),
+                   read_body.status().ToString().c_str());
       ++unreadable;
       continue;
     }
+    const std::string& body = read_body.value();
     ++read;
     bytes += body.size();
     XXH3_64bits_reset(one);
