@@ -15,6 +15,7 @@ struct Command {
   std::function<int()> run;
 };
 
+Command AddKeepCommand(CLI::App* app);       // keep_command.cc: the kept pages as JSON Lines or WARC
 Command AddOverlapCommand(CLI::App* app);    // overlap_command.cc: chunk overlap table
 Command AddReportCommand(CLI::App* app);     // report_command.cc: report.html, report.json
 Command AddMirrorsCommand(CLI::App* app);    // report_command.cc: mirrors.tsv

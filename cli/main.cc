@@ -345,6 +345,9 @@ int main(int argc, char** argv) {
   DedupFlags dedup_flags;
   dedup_flags.Register(dedup);
 
+  // ---- keep (keep_command.cc) ----
+  const neardup_cli::Command keep = neardup_cli::AddKeepCommand(&app);
+
   // ---- compare ----
   CLI::App* compare = app.add_subcommand(
       "compare",
@@ -424,7 +427,7 @@ int main(int argc, char** argv) {
 
   // ---- commands defined in their own files (commands.h) ----
   std::vector<neardup_cli::Command> commands = {
-      neardup_cli::AddOverlapCommand(&app), neardup_cli::AddReportCommand(&app),
+      keep, neardup_cli::AddOverlapCommand(&app), neardup_cli::AddReportCommand(&app),
       neardup_cli::AddMirrorsCommand(&app), neardup_cli::AddEvolveCommand(&app),
       neardup_cli::AddConnectedCommand(&app), neardup_cli::AddSynthWebCommand(&app),
       neardup_cli::AddPartitionPlanCommand(&app)};

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 declare -A allowed=(
   [base]=""
   [io]="base"
-  [output]="base io"
+  [output]="base io text"
   [text]="base"
   [fingerprint]="base text"
   [overlap]="base"

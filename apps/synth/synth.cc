@@ -70,6 +70,7 @@
 #include <vector>
 
 #include "base/digits.h"
+#include "base/path.h"
 #include "io/warc_writer.h"
 #include "neardup/document.h"
 #include "neardup/source.h"
@@ -222,11 +223,6 @@ std::string Hex(Random& r, size_t n, bool upper) {
 std::string Capitalized(std::string s) {
   if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 32);
   return s;
-}
-
-std::string Basename(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 uint64_t Hash(std::string_view s) { return XXH3_64bits(s.data(), s.size()); }

@@ -50,12 +50,17 @@ struct Document {
   uint64_t source_offset = 0;
   // Index of the input (0-based, in command-line order) that produced it.
   uint32_t input_index = 0;
+  // The JSON Lines record as read (the line, without its end and the blanks
+  // around it), with every field the line has, read or not; only when
+  // SourceOptions::keep_json_lines is set, else empty. What `neardup keep`
+  // writes back for a page read from JSON Lines.
+  std::string json_line;
 
   void Clear() {
     url.clear(); fetch_date.clear(); http_status = 0; redirect_target.clear();
     revisit_of.clear(); revisit_of_date.clear();
     content_type.clear(); declared_charset.clear(); kind = ContentKind::kHtml;
-    body.clear(); source.clear(); source_offset = 0; input_index = 0;
+    body.clear(); source.clear(); source_offset = 0; input_index = 0; json_line.clear();
   }
 };
 

@@ -14,6 +14,7 @@
 //   deduper.h   Deduper: add, remove, cluster
 //   dedup_job.h DedupJob: the batch job in phases, divided among processes
 //   compare.h   ComparePages: one pair through every method's eyes
+//   kept_pages.h WriteKeptPages: a run's kept pages as JSON Lines or WARC
 //
 // Link with neardup::neardup (CMake: find_package(neardup CONFIG REQUIRED)).
 #ifndef NEARDUP_NEARDUP_H_
@@ -26,6 +27,7 @@
 #include "neardup/engine.h"
 #include "neardup/env.h"
 #include "neardup/executor.h"
+#include "neardup/kept_pages.h"
 #include "neardup/method.h"
 #include "neardup/source.h"
 #include "neardup/status.h"

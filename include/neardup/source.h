@@ -56,6 +56,9 @@ struct SourceOptions {
   std::vector<std::string> folder_extensions = {".html", ".htm", ".txt"};
   // Only this share of the run is read (InputShare; the default: all).
   InputShare share;
+  // Each document read from JSON Lines keeps its line in
+  // Document::json_line (a copy of the record's bytes; off by default).
+  bool keep_json_lines = false;
 
   // Returns InvalidArgument with a readable message when a field is out of range.
   Status Validate() const;

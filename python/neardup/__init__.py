@@ -12,6 +12,7 @@ command):
     c.cluster_of(i), c.keeper_of(i), c.labels, c.keepers
 
     summary = neardup.dedup(["crawl.warc.gz"], out="out")  # `neardup dedup`
+    neardup.keep("out", "kept.jsonl.gz")                    # `neardup keep`
     neardup.compare(html_a, html_b)["verdicts"]["robust"]  # `neardup compare`
 
 Errors are neardup.Error, whose subclasses InvalidArgumentError (also a
@@ -58,6 +59,7 @@ __all__ = [
     "compare",
     "compare_files",
     "dedup",
+    "keep",
     "method_names",
     "read",
     "set_simd_kernel",
@@ -87,6 +89,30 @@ def dedup(inputs, out, *, method="robust", threads=0, progress=None, **options):
     summary_path = _neardup._dedup(inputs, _os.fspath(out), threads, progress, options)
     with open(summary_path, encoding="utf-8") as f:
         return _json.load(f)
+
+
+def keep(run, out, *, duplicates=False, format=None, inputs=None):
+    """Runs `neardup keep RUN --out OUT`: writes the pages the dedup run in
+    folder RUN kept (one for each cluster and every page in none), or with
+    duplicates=True the pages it set aside, to the file OUT.
+
+    format: "jsonl" or "warc"; None chooses by OUT's name (.warc, .warc.gz,
+    .warc.zst: WARC; anything else JSON Lines); OUT ending in .gz or .zst is
+    compressed. A page read from JSON Lines is written as its line, every
+    field kept; any other page as {url, html or text (UTF-8), date, status}
+    or, in WARC, as a response record with its payload. The run's inputs
+    (summary.json's, or `inputs`: a path or a list, in the run's order) are
+    read again and must give clusters.tsv's pages row for row.
+
+    Returns a dict: rows (pages of the run), written, from_json_lines,
+    bytes_written and warnings (dicts, as Reader.warnings gives them).
+    Raises neardup.FileError when RUN's files or an input are missing or OUT
+    cannot be written, neardup.Error with code "FailedPrecondition" when the
+    inputs differ from the run's (no file is left behind either way), and
+    neardup.InvalidArgumentError for a run that read standard input or
+    names no inputs.
+    """
+    return _neardup._keep(_os.fspath(run), _os.fspath(out), duplicates, format, inputs)
 
 
 # As the command does: NEARDUP_SIMD=portable|avx2|avx512 caps the SIMD

@@ -25,6 +25,7 @@
 #include "neardup/deduper.h"
 #include "neardup/engine.h"
 #include "neardup/executor.h"
+#include "neardup/kept_pages.h"
 #include "neardup/method.h"
 #include "neardup/source.h"
 #include "options.h"
@@ -886,6 +887,44 @@ neardup.FileError when a page cannot be found.)doc");
       },
       py::arg("inputs"), py::arg("out"), py::arg("threads"), py::arg("progress"), py::arg("options"),
       "RunDedup; returns the path of summary.json. Use neardup.dedup().");
+
+  m.def(
+      "_keep",
+      [](py::object run_dir, py::object out, bool duplicates, py::object format, py::object inputs) {
+        const std::string dir = Inputs(run_dir, "keep: run")[0];
+        const std::string path = Inputs(out, "keep: out")[0];
+        neardup::KeptPagesOptions options;
+        options.pages = duplicates ? neardup::KeptPagesOptions::Pages::kDuplicates
+                                   : neardup::KeptPagesOptions::Pages::kKept;
+        if (format.is_none()) {
+          options.format = neardup::KeptPagesFormatOfName(path);
+        } else {
+          const std::string f = format.cast<std::string>();
+          if (f != "jsonl" && f != "warc") {
+            Raise(neardup::Status::InvalidArgument("keep: format must be \"jsonl\" or \"warc\", got \"" + f + "\""));
+          }
+          options.format = f == "warc" ? neardup::KeptPagesOptions::Format::kWarc
+                                       : neardup::KeptPagesOptions::Format::kJsonLines;
+        }
+        if (!inputs.is_none()) options.inputs = Inputs(inputs, "keep: inputs");
+        WarningCollector warnings;
+        neardup::Result<neardup::KeptPagesResult> r = [&] {
+          py::gil_scoped_release release;
+          return neardup::WriteKeptPages(dir, path, options, nullptr, &warnings);
+        }();
+        if (!r.ok()) Raise(r.status());
+        py::dict d;
+        d["rows"] = r->rows;
+        d["written"] = r->written;
+        d["from_json_lines"] = r->from_json_lines;
+        d["bytes_written"] = r->bytes_written;
+        py::list warning_list;
+        for (const neardup::ReadWarning& w : warnings.kept()) warning_list.append(WarningToDict(w));
+        d["warnings"] = warning_list;
+        return d;
+      },
+      py::arg("run"), py::arg("out"), py::arg("duplicates"), py::arg("format"), py::arg("inputs"),
+      "WriteKeptPages. Use neardup.keep().");
 
   m.def("method_names", &neardup::MethodNames, "The method names Deduper(method=...) knows, in the README's order.");
 

@@ -242,3 +242,20 @@ def test_compare_files_says_two_pages_alone_on_a_site_are_one_text():
     other = neardup.compare_files("https://goose.example/articlebody/attribute",
                                   "https://goose.example/articlebody/tag", inputs=[str(SAMPLE)])["robust"]
     assert not other["one_text_site"]
+
+
+def test_keep_writes_the_kept_pages(sample, dedup_run, tmp_path):
+    neardup.dedup(sample, out=tmp_path / "run")
+    kept = [r["url"] for r in read_clusters_tsv(tmp_path / "run" / "clusters.tsv") if r["role"] == "keep"]
+    got = neardup.keep(tmp_path / "run", tmp_path / "kept.jsonl.gz")
+    assert got["rows"] == len(dedup_run) and got["written"] == len(kept) and got["bytes_written"] > 0
+    assert [doc.url for doc in neardup.read(tmp_path / "kept.jsonl.gz")] == kept
+    dups = neardup.keep(tmp_path / "run", tmp_path / "dups.data", duplicates=True, format="warc")
+    assert dups["written"] == len(dedup_run) - len(kept)
+    assert sorted(doc.url for doc in neardup.read(tmp_path / "dups.data")) == sorted(
+        r["url"] for r in dedup_run if r["role"] == "duplicate")
+    with pytest.raises(neardup.FileError, match="input .* not found"):
+        neardup.keep(tmp_path / "run", tmp_path / "x.jsonl", inputs=[str(tmp_path / "missing.warc.gz")])
+    with pytest.raises(neardup.InvalidArgumentError, match="format"):
+        neardup.keep(tmp_path / "run", tmp_path / "x.jsonl", format="csv")
+    assert not (tmp_path / "x.jsonl").exists()

@@ -213,6 +213,7 @@ bool JsonlReader::Next(Document* doc) {
       why = "line cut short by damage in the input";
     } else {
       ok = ParseLine(line, doc, &why);
+      if (ok && ctx_->options->keep_json_lines) doc->json_line.assign(line);
     }
     in_->Consume(line_len + (has_nl ? 1 : 0));
     if (ok) {

@@ -11,9 +11,7 @@
 
 namespace neardup::io {
 
-namespace {
-
-const char* ReasonPhrase(int status) {
+const char* HttpReasonPhrase(int status) {
   switch (status) {
     case 200: return "OK";
     case 201: return "Created";
@@ -33,6 +31,8 @@ const char* ReasonPhrase(int status) {
     default: return "Status";
   }
 }
+
+namespace {
 
 // FIPS 180-4 SHA-1, enough for WARC digests (not a security primitive here).
 void Sha1(std::string_view data, uint8_t out[20]) {
@@ -174,7 +174,7 @@ Status WarcWriter::WriteWarcinfo(std::string_view filename, const HeaderList& fi
 
 Status WarcWriter::WriteResponse(const WarcResponse& r) {
   std::string head = "HTTP/1.1 " + std::to_string(r.status) + " " +
-                     (r.reason.empty() ? std::string(ReasonPhrase(r.status)) : r.reason) + "\r\n";
+                     (r.reason.empty() ? std::string(HttpReasonPhrase(r.status)) : r.reason) + "\r\n";
   if (!r.content_type.empty()) head.append("Content-Type: ").append(r.content_type).append("\r\n");
   bool has_length = false;
   for (const auto& [name, value] : r.headers) {

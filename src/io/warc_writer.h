@@ -39,6 +39,10 @@ struct WarcWriterOptions {
   Status Validate() const;
 };
 
+// The reason phrase of an HTTP status ("OK", "Not Modified", ...; "Status"
+// for one without a standard phrase here).
+const char* HttpReasonPhrase(int status);
+
 using HeaderList = std::vector<std::pair<std::string, std::string>>;
 
 // An HTTP response to store as a WARC `response` record.
