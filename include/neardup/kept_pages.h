@@ -15,7 +15,10 @@
 // each document the run read, in input order; the documents read again
 // must be the same, row for row (URL and offset), or nothing is written:
 // an input changed or moved since the run would otherwise give another
-// page under a row's role. Memory holds one page at a time.
+// page under a row's role. A file of a folder is named by its path under
+// the input as given; under an input given in place of the run's (same
+// place in the list), its path is compared as if under the run's, and
+// written as it now is. Memory holds one page at a time.
 //
 // Formats:
 //   kJsonLines  one JSON object a line. A page read from JSON Lines is its

@@ -192,7 +192,22 @@ Status InputsDiffer(const std::string& what) {
 
 // Reads the run and its inputs in step and writes the pages asked for
 // through *writer. *result counts.
+// The URL the run gave `doc`: a file of a folder is named by its path
+// under the input as given (Document::url), so a page of an input given in
+// place of the run's (run_inputs[i], where the run had one of the same
+// place) has that input's path in place of the run's.
+std::string UrlInRun(const Document& doc, const std::vector<std::string>& inputs,
+                     const std::vector<std::string>& run_inputs) {
+  const size_t i = doc.input_index;
+  if (inputs.size() != run_inputs.size() || i >= inputs.size() || inputs[i] == run_inputs[i] ||
+      doc.url.compare(0, inputs[i].size(), inputs[i]) != 0 || doc.source != doc.url) {
+    return doc.url;
+  }
+  return run_inputs[i] + doc.url.substr(inputs[i].size());
+}
+
 Status CopyPages(Env* env, const std::string& run_dir, const std::vector<std::string>& inputs,
+                 const std::vector<std::string>& run_inputs,
                  const SourceOptions& source_options, const KeptPagesOptions& options, ReadObserver* observer,
                  const std::string& out_path, PageWriter* writer, KeptPagesResult* result) {
   NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<ClustersReader> rows,
@@ -216,7 +231,7 @@ Status CopyPages(Env* env, const std::string& run_dir, const std::vector<std::st
     }
     // A malformed row still stands for its document: its page is read past.
     if (!row_ok) continue;
-    if (doc.url != row.url || (has_offset && doc.source_offset != row.offset)) {
+    if (UrlInRun(doc, inputs, run_inputs) != row.url || (has_offset && doc.source_offset != row.offset)) {
       return InputsDiffer("clusters.tsv row " + std::to_string(result->rows) + " is " + std::string(row.url) +
                           (has_offset ? " at offset " + std::to_string(row.offset) : std::string()) + ", they give " +
                           doc.url + " at offset " + std::to_string(doc.source_offset) + " of " + doc.source);
@@ -254,11 +269,11 @@ Result<KeptPagesResult> WriteKeptPages(const std::string& run_dir, const std::st
   if (out_path.empty() || out_path == "-") {
     return Status::InvalidArgument("the output must be a file (standard output is not supported)");
   }
-  std::vector<std::string> inputs;
+  std::vector<std::string> run_inputs;
   SourceOptions source_options;
   std::string version = "unknown";
-  NEARDUP_RETURN_IF_ERROR(ReadRunInputs(env, run_dir, &inputs, &source_options, &version));
-  if (!options.inputs.empty()) inputs = options.inputs;
+  NEARDUP_RETURN_IF_ERROR(ReadRunInputs(env, run_dir, &run_inputs, &source_options, &version));
+  const std::vector<std::string> inputs = options.inputs.empty() ? run_inputs : options.inputs;
   if (inputs.empty()) {
     return Status::InvalidArgument(JoinPath(run_dir, "summary.json") +
                                    " names no inputs (a store's export?): give the run's inputs");
@@ -300,7 +315,8 @@ Result<KeptPagesResult> WriteKeptPages(const std::string& run_dir, const std::st
       writer = std::make_unique<JsonLinesWriter>(io::NewCompressedWritableFile(std::move(file.value()), compression));
     }
     if (status.ok()) {
-      status = CopyPages(env, run_dir, inputs, source_options, options, observer, out_path, writer.get(), &result);
+      status = CopyPages(env, run_dir, inputs, run_inputs, source_options, options, observer, out_path, writer.get(),
+                         &result);
     }
     const Status closed = writer->Close();
     if (status.ok() && !closed.ok()) status = Status::IOError("cannot write " + out_path + ": " + closed.message());

@@ -243,6 +243,41 @@ TEST(KeptPagesTest, InputsGivenInPlaceOfSummarys) {
   EXPECT_EQ(r->written, 4u);
 }
 
+// A folder's pages are named by their paths under the input as given: the
+// folder given in place of the run's reads as the run's.
+TEST(KeptPagesTest, AFolderGivenInPlaceOfTheRuns) {
+  MemEnv env;
+  for (const char* prefix : {"site/", "moved/site/"}) {
+    env.AddFile(std::string(prefix) + "a.html", "<p>one page</p>");
+    env.AddFile(std::string(prefix) + "b/c.html", "<p>another page</p>");
+  }
+  const std::vector<Document> docs = ReadAll(&env, {"site"});
+  ASSERT_EQ(docs.size(), 2u);
+  ASSERT_EQ(docs[1].url, "site/b/c.html");
+  std::string tsv = "url\tcluster\trole\tmethod\tsimilarity\tsource\toffset\treason\n";
+  for (const Document& d : docs) tsv += d.url + "\t0\tkeep\tsingle\t1\t" + d.source + "\t0\tsingle\n";
+  env.AddFile("run/clusters.tsv", tsv);
+  nlohmann::ordered_json summary;
+  summary["inputs"] = {"site"};
+  ASSERT_TRUE(WriteSummaryJson(&env, "run/summary.json", summary).ok());
+  KeptPagesOptions options;
+  options.inputs = {"moved/site"};
+  auto r = WriteKeptPages("run", "kept.jsonl", options, &env);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->written, 2u);
+  const std::vector<Document> back = ReadAll(&env, {"kept.jsonl"});
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[1].url, "moved/site/b/c.html");
+  EXPECT_EQ(back[1].body, "<p>another page</p>");
+  // Another folder's pages are not the run's.
+  env.AddFile("other/a.html", "<p>one page</p>");
+  env.AddFile("other/b/d.html", "<p>another page</p>");
+  options.inputs = {"other"};
+  auto wrong = WriteKeptPages("run", "kept2.jsonl", options, &env);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("row 2 is site/b/c.html"), std::string::npos) << wrong.status().ToString();
+}
+
 TEST(KeptPagesTest, RunsThatCannotBeReadAgain) {
   {
     MemEnv env;
