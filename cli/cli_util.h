@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "neardup/source.h"
@@ -95,7 +96,11 @@ inline bool ParseSize(const std::string& text, uint64_t* out) {
 // error line when nothing usable was read.
 class StderrObserver final : public neardup::ReadObserver {
  public:
-  StderrObserver(bool quiet, uint64_t limit) : quiet_(quiet), limit_(limit) {}
+  // `rest` says where the warnings not printed are (after "neardup: more
+  // warnings follow; they are not shown but ").
+  StderrObserver(bool quiet, uint64_t limit,
+                 std::string rest = "are all in warnings.tsv and counted in summary.json")
+      : quiet_(quiet), limit_(limit), rest_(std::move(rest)) {}
   void OnWarning(const neardup::ReadWarning& w) override {
     first_.OnWarning(w);
     if (quiet_) return;
@@ -107,9 +112,7 @@ class StderrObserver final : public neardup::ReadObserver {
                    w.message.c_str());
       progress_line_ = false;
     } else if (first_.seen() == limit_ + 1) {
-      std::fprintf(stderr,
-                   "neardup: more warnings follow; they are not shown but are all in "
-                   "warnings.tsv and counted in summary.json\n");
+      std::fprintf(stderr, "neardup: more warnings follow; they are not shown but %s\n", rest_.c_str());
     }
   }
   void set_progress_line(bool v) { progress_line_ = v; }
@@ -121,6 +124,7 @@ class StderrObserver final : public neardup::ReadObserver {
  private:
   bool quiet_;
   uint64_t limit_;
+  std::string rest_;
   neardup::FirstWarnings first_;
   bool progress_line_ = false;
 };

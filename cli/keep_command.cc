@@ -32,7 +32,8 @@ int RunKeep(const KeepArgs& a) {
                                         : neardup::KeptPagesOptions::Format::kJsonLines;
   }
   options.inputs = a.inputs;
-  StderrObserver observer(a.quiet, a.warning_limit);
+  StderrObserver observer(a.quiet, a.warning_limit,
+                          "are counted below (the run's warnings.tsv lists them: the run met them too)");
   auto result = neardup::WriteKeptPages(a.dir, a.out, options, nullptr, &observer);
   if (!result.ok()) {
     std::fprintf(stderr, "neardup keep: error: %s\n", result.status().message().c_str());
@@ -47,7 +48,7 @@ int RunKeep(const KeepArgs& a) {
                  r.rows == 1 ? " page" : " pages", a.out.c_str(), HumanBytes(static_cast<double>(r.bytes_written)).c_str(),
                  lines.c_str());
     if (observer.seen() > 0) {
-      std::fprintf(stderr, "neardup keep: %s warnings reading the inputs (records the run skipped too)\n",
+      std::fprintf(stderr, "neardup keep: %s warnings reading the inputs (records the run skipped too, not written)\n",
                    WithCommas(observer.seen()).c_str());
     }
   }

@@ -112,13 +112,21 @@ TEST(KeepCliTest, JsonLinesComeBackAsTheirLines) {
     j["source"] = {{"shard", i / 3}};
     lines += j.dump() + "\n";
   }
+  // A damaged line: the run skipped it with a warning, and so does keep.
+  const std::string with_damage = lines.substr(0, lines.find('\n') + 1) + "{\"url\": \"cut short\n" +
+                                  lines.substr(lines.find('\n') + 1);
   fs::create_directories(dir + "/in");
-  testing::WriteFileOrDie(dir + "/in/pages.jsonl", lines);
+  testing::WriteFileOrDie(dir + "/in/pages.jsonl", with_damage);
   std::string out;
   ASSERT_EQ(RunCommand("cd " + Q(dir) + " && " + Q(CliPath()) + " dedup in/pages.jsonl -o run --method exact -q", &out),
             0)
       << out;
-  ASSERT_EQ(RunCommand("cd " + Q(dir) + " && " + Q(CliPath()) + " keep run -o kept.jsonl -q", &out), 0) << out;
+  ASSERT_EQ(RunCommand("cd " + Q(dir) + " && " + Q(CliPath()) + " keep run -o kept.jsonl", &out), 0) << out;
+  EXPECT_NE(out.find("in/pages.jsonl: offset " + std::to_string(lines.find('\n') + 1) + ": bad-json"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("wrote 4 kept pages of 6 pages"), std::string::npos) << out;
+  EXPECT_NE(out.find("1 warnings reading the inputs"), std::string::npos) << out;
   // Pages 0, 2 and 4 are one copy; the kept one and the three others.
   const std::string kept = ReadFileOrEmpty(dir + "/kept.jsonl");
   EXPECT_EQ(std::count(kept.begin(), kept.end(), '\n'), 4);
@@ -144,8 +152,8 @@ TEST(KeepCliTest, JsonLinesComeBackAsTheirLines) {
       << out;
   EXPECT_EQ(ReadFileOrEmpty(dir + "/elsewhere.jsonl"), kept);
   // Inputs changed since the run: one line, exit 1, nothing written.
-  testing::WriteFileOrDie(dir + "/in/pages.jsonl", lines + lines);
-  EXPECT_EQ(RunCommand("cd " + Q(dir) + " && " + Q(CliPath()) + " keep run -o changed.jsonl", &out), 1) << out;
+  testing::WriteFileOrDie(dir + "/in/pages.jsonl", with_damage + lines);
+  EXPECT_EQ(RunCommand("cd " + Q(dir) + " && " + Q(CliPath()) + " keep run -o changed.jsonl -q", &out), 1) << out;
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
   EXPECT_NE(out.find("more pages than"), std::string::npos) << out;
   EXPECT_FALSE(fs::exists(dir + "/changed.jsonl"));
