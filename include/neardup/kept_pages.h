@@ -37,6 +37,7 @@
 // The output is compressed by its name: gzip for ".gz" (one member a
 // record for WARC, the usual .warc.gz layout), zstd for ".zst". It is
 // written to OUT.tmp and renamed: it exists under its name only complete.
+// Its folder is created when missing.
 #ifndef NEARDUP_KEPT_PAGES_H_
 #define NEARDUP_KEPT_PAGES_H_
 

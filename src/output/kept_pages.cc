@@ -294,6 +294,15 @@ Result<KeptPagesResult> WriteKeptPages(const std::string& run_dir, const std::st
   source_options.keep_json_lines = true;
   NEARDUP_RETURN_IF_ERROR(source_options.Validate());
 
+  // The output's folder is created when missing, as dedup creates its own.
+  if (const size_t slash = out_path.find_last_of('/'); slash != std::string::npos && slash > 0) {
+    const std::string parent = out_path.substr(0, slash);
+    if (!env->IsDirectory(parent)) {
+      if (Status s = env->CreateDirs(parent); !s.ok()) {
+        return Status::IOError("cannot write " + out_path + ": " + s.message());
+      }
+    }
+  }
   const std::string tmp = out_path + ".tmp";
   const io::OutputCompression compression = io::CompressionOfName(out_path);
   KeptPagesResult result;

@@ -138,10 +138,11 @@ TEST(KeptPagesTest, DuplicatesAreTheOtherRows) {
   const std::vector<Document> docs = MakeRun(&env, "kdkkkd");
   KeptPagesOptions options;
   options.pages = KeptPagesOptions::Pages::kDuplicates;
-  auto r = WriteKeptPages("run", "dups.jsonl", options, &env);
+  // Into a folder not made yet.
+  auto r = WriteKeptPages("run", "new/dir/dups.jsonl", options, &env);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->written, 2u);
-  const std::vector<Document> back = ReadAll(&env, {"dups.jsonl"});
+  const std::vector<Document> back = ReadAll(&env, {"new/dir/dups.jsonl"});
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back[0].url, "http://a.example/2");
   // The revisit, as the capture it repeats.
