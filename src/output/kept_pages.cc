@@ -5,6 +5,7 @@
 // of the role asked for written as JSON Lines or WARC.
 #include "neardup/kept_pages.h"
 
+#include <chrono>
 #include <ctime>
 #include <memory>
 #include <string>
@@ -190,8 +191,6 @@ Status InputsDiffer(const std::string& what) {
                                     "; give the run's inputs as they were (--input) or run dedup again");
 }
 
-// Reads the run and its inputs in step and writes the pages asked for
-// through *writer. *result counts.
 // The URL the run gave `doc`: a file of a folder is named by its path
 // under the input as given (Document::url), so a page of an input given in
 // place of the run's (run_inputs[i], where the run had one of the same
@@ -206,6 +205,8 @@ std::string UrlInRun(const Document& doc, const std::vector<std::string>& inputs
   return run_inputs[i] + doc.url.substr(inputs[i].size());
 }
 
+// Reads the run and its inputs in step and writes the pages asked for
+// through *writer. *result counts.
 Status CopyPages(Env* env, const std::string& run_dir, const std::vector<std::string>& inputs,
                  const std::vector<std::string>& run_inputs,
                  const SourceOptions& source_options, const KeptPagesOptions& options, ReadObserver* observer,
@@ -223,6 +224,7 @@ Status CopyPages(Env* env, const std::string& run_dir, const std::vector<std::st
   for (;;) {
     Result<bool> next = rows->Next(&row);
     if (next.ok() && !next.value()) break;
+    if (!next.ok() && !next.status().IsCorruption()) return next.status();
     const bool row_ok = next.ok();
     ++result->rows;
     if (!source->Next(&doc)) {
@@ -316,7 +318,7 @@ Result<KeptPagesResult> WriteKeptPages(const std::string& run_dir, const std::st
       const bool gzip_records = compression == io::OutputCompression::kGzip;
       auto warc = std::make_unique<WarcPagesWriter>(
           gzip_records ? std::move(file.value()) : io::NewCompressedWritableFile(std::move(file.value()), compression),
-          gzip_records, static_cast<uint64_t>(std::time(nullptr)));
+          gzip_records, static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()));
       status = warc->Begin(Basename(out_path), run_dir, version, options.pages == KeptPagesOptions::Pages::kDuplicates);
       if (!status.ok()) status = Status::IOError("cannot write " + out_path + ": " + status.message());
       writer = std::move(warc);
