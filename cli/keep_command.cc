@@ -66,7 +66,7 @@ Command AddKeepCommand(CLI::App* app) {
       "WARC. The run's inputs (as summary.json names them, or --input) are read again and must "
       "give clusters.tsv's pages row for row. A page read from JSON Lines is written as its line, "
       "every field kept; any other as {url, html or text (UTF-8), date, status} or, to a .warc "
-      "file, as a response record with its payload. FILE ending in .gz or .zst is compressed.");
+      "file, as a response record with its payload. An --out ending in .gz or .zst is compressed.");
   keep->add_option("DIR", args->dir, "Output folder of `neardup dedup` (clusters.tsv, summary.json)")->required();
   keep->add_option("-o,--out", args->out,
                    "The file to write: .jsonl (also .gz or .zst) or .warc (.warc.gz: one gzip member a record)")
