@@ -18,7 +18,7 @@ namespace {
 struct KeepArgs {
   std::string dir, out, format;
   std::vector<std::string> inputs;
-  bool duplicates = false, quiet = false;
+  bool duplicates = false, annotate = false, quiet = false;
   uint64_t warning_limit = 100;
 };
 
@@ -32,6 +32,7 @@ int RunKeep(const KeepArgs& a) {
                                         : neardup::KeptPagesOptions::Format::kJsonLines;
   }
   options.inputs = a.inputs;
+  options.annotate = a.annotate;
   StderrObserver observer(a.quiet, a.warning_limit,
                           "are counted below (the run's warnings.tsv lists them: the run met them too)");
   auto result = neardup::WriteKeptPages(a.dir, a.out, options, nullptr, &observer);
@@ -75,6 +76,10 @@ Command AddKeepCommand(CLI::App* app) {
       ->check(CLI::IsMember({"jsonl", "warc"}));
   keep->add_flag("--duplicates", args->duplicates,
                  "Write the pages set aside as duplicates instead of the kept ones");
+  keep->add_flag("--annotate", args->annotate,
+                 "Each page names its cluster: JSON Lines end each object with \"neardup\": {\"cluster\": ID, "
+                 "\"cluster_size\": N} (after the fields of a line read), WARC records carry WARC-Neardup-Cluster "
+                 "and WARC-Neardup-Cluster-Size (ID: clusters.tsv's cluster column)");
   keep->add_option("--input,-i", args->inputs,
                    "The run's inputs, in its order, where summary.json's paths do not reach them (another "
                    "folder, moved files)");

@@ -56,7 +56,7 @@ nlohmann::json Summary(const std::string& run) {
 TEST(KeepCliTest, HelpNamesTheFlags) {
   std::string out;
   EXPECT_EQ(RunCommand(Q(CliPath()) + " keep --help", &out), 0);
-  for (const char* s : {"--out", "--format", "--duplicates", "--input", "--quiet", "JSON Lines", "WARC"}) {
+  for (const char* s : {"--out", "--format", "--duplicates", "--annotate", "--input", "--quiet", "JSON Lines", "WARC"}) {
     EXPECT_NE(out.find(s), std::string::npos) << s;
   }
   EXPECT_EQ(RunCommand(Q(CliPath()) + " keep", &out), 2);

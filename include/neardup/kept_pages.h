@@ -60,6 +60,13 @@ struct KeptPagesOptions {
   Format format = Format::kJsonLines;
   // The inputs to read again, in the run's order; empty: summary.json's.
   std::vector<std::string> inputs;
+  // Each page written names its cluster: the cluster's id (clusters.tsv's
+  // `cluster`, the row number of its kept page) and its size in pages. In
+  // JSON Lines a field "neardup": {"cluster": ID, "cluster_size": N} ends
+  // the object (added at the end of a line read from JSON Lines); in WARC
+  // the record's headers WARC-Neardup-Cluster and WARC-Neardup-Cluster-Size.
+  // Costs a first pass over clusters.tsv and 4 bytes a row.
+  bool annotate = false;
 };
 
 // kWarc for a name ending in ".warc", ".warc.gz" or ".warc.zst" (case

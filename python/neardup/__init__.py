@@ -91,7 +91,7 @@ def dedup(inputs, out, *, method="robust", threads=0, progress=None, **options):
         return _json.load(f)
 
 
-def keep(run, out, *, duplicates=False, format=None, inputs=None):
+def keep(run, out, *, duplicates=False, format=None, inputs=None, annotate=False):
     """Runs `neardup keep RUN --out OUT`: writes the pages the dedup run in
     folder RUN kept (one for each cluster and every page in none), or with
     duplicates=True the pages it set aside, to the file OUT.
@@ -102,7 +102,10 @@ def keep(run, out, *, duplicates=False, format=None, inputs=None):
     field kept; any other page as {url, html or text (UTF-8), date, status}
     or, in WARC, as a response record with its payload. The run's inputs
     (summary.json's, or `inputs`: a path or a list, in the run's order) are
-    read again and must give clusters.tsv's pages row for row.
+    read again and must give clusters.tsv's pages row for row. annotate:
+    each page names its cluster ("neardup": {"cluster", "cluster_size"} at
+    the end of a JSON object; WARC-Neardup-Cluster and
+    WARC-Neardup-Cluster-Size headers in WARC).
 
     Returns a dict: rows (pages of the run), written, from_json_lines,
     bytes_written and warnings (dicts, as Reader.warnings gives them).
@@ -112,7 +115,7 @@ def keep(run, out, *, duplicates=False, format=None, inputs=None):
     neardup.InvalidArgumentError for a run that read standard input or
     names no inputs.
     """
-    return _neardup._keep(_os.fspath(run), _os.fspath(out), duplicates, format, inputs)
+    return _neardup._keep(_os.fspath(run), _os.fspath(out), duplicates, format, inputs, annotate)
 
 
 # As the command does: NEARDUP_SIMD=portable|avx2|avx512 caps the SIMD

@@ -890,7 +890,7 @@ neardup.FileError when a page cannot be found.)doc");
 
   m.def(
       "_keep",
-      [](py::object run_dir, py::object out, bool duplicates, py::object format, py::object inputs) {
+      [](py::object run_dir, py::object out, bool duplicates, py::object format, py::object inputs, bool annotate) {
         const std::string dir = Inputs(run_dir, "keep: run")[0];
         const std::string path = Inputs(out, "keep: out")[0];
         neardup::KeptPagesOptions options;
@@ -907,6 +907,7 @@ neardup.FileError when a page cannot be found.)doc");
                                        : neardup::KeptPagesOptions::Format::kJsonLines;
         }
         if (!inputs.is_none()) options.inputs = Inputs(inputs, "keep: inputs");
+        options.annotate = annotate;
         WarningCollector warnings;
         neardup::Result<neardup::KeptPagesResult> r = [&] {
           py::gil_scoped_release release;
@@ -923,7 +924,7 @@ neardup.FileError when a page cannot be found.)doc");
         d["warnings"] = warning_list;
         return d;
       },
-      py::arg("run"), py::arg("out"), py::arg("duplicates"), py::arg("format"), py::arg("inputs"),
+      py::arg("run"), py::arg("out"), py::arg("duplicates"), py::arg("format"), py::arg("inputs"), py::arg("annotate"),
       "WriteKeptPages. Use neardup.keep().");
 
   m.def("method_names", &neardup::MethodNames, "The method names Deduper(method=...) knows, in the README's order.");

@@ -254,6 +254,14 @@ def test_keep_writes_the_kept_pages(sample, dedup_run, tmp_path):
     assert dups["written"] == len(dedup_run) - len(kept)
     assert sorted(doc.url for doc in neardup.read(tmp_path / "dups.data")) == sorted(
         r["url"] for r in dedup_run if r["role"] == "duplicate")
+    notes = neardup.keep(tmp_path / "run", tmp_path / "notes.jsonl", annotate=True)
+    assert notes["written"] == len(kept)
+    sizes = {}
+    for r in read_clusters_tsv(tmp_path / "run" / "clusters.tsv"):
+        sizes[r["cluster"]] = sizes.get(r["cluster"], 0) + 1
+    for line in (tmp_path / "notes.jsonl").read_text().splitlines():
+        note = json.loads(line)["neardup"]
+        assert note["cluster_size"] == sizes[str(note["cluster"])]
     with pytest.raises(neardup.FileError, match="input .* not found"):
         neardup.keep(tmp_path / "run", tmp_path / "x.jsonl", inputs=[str(tmp_path / "missing.warc.gz")])
     with pytest.raises(neardup.InvalidArgumentError, match="format"):

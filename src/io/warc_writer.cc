@@ -183,8 +183,9 @@ Status WarcWriter::WriteResponse(const WarcResponse& r) {
   }
   if (!has_length) head.append("Content-Length: ").append(std::to_string(r.body.size())).append("\r\n");
   head.append("\r\n");
-  HeaderList extra = {{"WARC-Target-URI", r.url},
-                      {"Content-Type", "application/http; msgtype=response"}};
+  HeaderList extra = {{"WARC-Target-URI", r.url}};
+  extra.insert(extra.end(), r.warc_headers.begin(), r.warc_headers.end());
+  extra.emplace_back("Content-Type", "application/http; msgtype=response");
   return Emit("response", r.date, extra, head, r.body, true);
 }
 

@@ -58,6 +58,8 @@ struct WarcResponse {
   // The HTTP body exactly as it goes on the wire (already chunked or
   // compressed if the headers say so).
   std::string_view body;
+  // Further WARC headers of the record, written after its WARC-Target-URI.
+  HeaderList warc_headers;
 };
 
 class WarcWriter {

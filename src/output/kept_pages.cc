@@ -5,6 +5,7 @@
 // of the role asked for written as JSON Lines or WARC.
 #include "neardup/kept_pages.h"
 
+#include <array>
 #include <chrono>
 #include <ctime>
 #include <memory>
@@ -75,12 +76,19 @@ Status ReadRunInputs(Env* env, const std::string& run_dir, std::vector<std::stri
   return Status::OK();
 }
 
+// A page's cluster, written with it (KeptPagesOptions::annotate).
+struct ClusterNote {
+  uint64_t cluster = 0;
+  uint32_t size = 0;
+};
+
 // Writes pages in one format.
 class PageWriter {
  public:
   virtual ~PageWriter() = default;
-  // Writes `doc`; *as_line is set when it went out as its JSON line.
-  virtual Status Write(const Document& doc, bool* as_line) = 0;
+  // Writes `doc`, with `note` unless it is nullptr; *as_line is set when it
+  // went out as its JSON line.
+  virtual Status Write(const Document& doc, const ClusterNote* note, bool* as_line) = 0;
   virtual Status Close() = 0;
 };
 
@@ -88,10 +96,18 @@ class JsonLinesWriter final : public PageWriter {
  public:
   explicit JsonLinesWriter(std::unique_ptr<WritableFile> file) : file_(std::move(file)) {}
 
-  Status Write(const Document& doc, bool* as_line) override {
+  Status Write(const Document& doc, const ClusterNote* note, bool* as_line) override {
     *as_line = !doc.json_line.empty();
     if (*as_line) {
       line_.assign(doc.json_line);
+      // The line is one JSON object with a field at least (the reader took
+      // its url and body), its blanks around it trimmed: the note goes
+      // before its closing brace.
+      if (note != nullptr && !line_.empty() && line_.back() == '}') {
+        line_.pop_back();
+        line_ += ", \"neardup\": {\"cluster\": " + std::to_string(note->cluster) +
+                 ", \"cluster_size\": " + std::to_string(note->size) + "}}";
+      }
     } else {
       nlohmann::ordered_json j;
       j["url"] = doc.url;
@@ -107,6 +123,7 @@ class JsonLinesWriter final : public PageWriter {
       if (!doc.redirect_target.empty()) j["redirect"] = doc.redirect_target;
       if (!doc.revisit_of.empty()) j["revisit_of"] = doc.revisit_of;
       if (!doc.revisit_of_date.empty()) j["revisit_of_date"] = doc.revisit_of_date;
+      if (note != nullptr) j["neardup"] = {{"cluster", note->cluster}, {"cluster_size", note->size}};
       // A URL or date of bytes that are not UTF-8 is written with U+FFFD.
       line_ = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
@@ -137,8 +154,13 @@ class WarcPagesWriter final : public PageWriter {
                                        " by the neardup dedup run whose output is " + run_dir}});
   }
 
-  Status Write(const Document& doc, bool* as_line) override {
+  Status Write(const Document& doc, const ClusterNote* note, bool* as_line) override {
     *as_line = false;
+    io::HeaderList note_headers;
+    if (note != nullptr) {
+      note_headers = {{"WARC-Neardup-Cluster", std::to_string(note->cluster)},
+                      {"WARC-Neardup-Cluster-Size", std::to_string(note->size)}};
+    }
     const std::string date = WarcDate(doc.fetch_date);
     const int status = doc.http_status != 0 ? doc.http_status : 200;
     std::string content_type =
@@ -155,6 +177,7 @@ class WarcPagesWriter final : public PageWriter {
                                          : "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"},
           {"WARC-Refers-To-Target-URI", doc.revisit_of}};
       if (!doc.revisit_of_date.empty()) extra.emplace_back("WARC-Refers-To-Date", doc.revisit_of_date);
+      extra.insert(extra.end(), note_headers.begin(), note_headers.end());
       extra.emplace_back("Content-Type", "application/http; msgtype=response");
       const std::string block = "HTTP/1.1 " + std::to_string(status) + " " + io::HttpReasonPhrase(status) +
                                 "\r\nContent-Type: " + content_type + "\r\n\r\n";
@@ -167,6 +190,7 @@ class WarcPagesWriter final : public PageWriter {
     response.content_type = content_type;
     if (!doc.redirect_target.empty()) response.headers.emplace_back("Location", doc.redirect_target);
     response.body = doc.body;
+    response.warc_headers = std::move(note_headers);
     return writer_.WriteResponse(response);
   }
 
@@ -211,9 +235,24 @@ Status CopyPages(Env* env, const std::string& run_dir, const std::vector<std::st
                  const std::vector<std::string>& run_inputs,
                  const SourceOptions& source_options, const KeptPagesOptions& options, ReadObserver* observer,
                  const std::string& out_path, PageWriter* writer, KeptPagesResult* result) {
-  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<ClustersReader> rows,
-                           ClustersReader::Open(env, JoinPath(run_dir, "clusters.tsv"),
-                                                std::span<const ClusterColumn>({ClusterColumn::kRole})));
+  const std::string clusters_path = JoinPath(run_dir, "clusters.tsv");
+  const std::array<ClusterColumn, 1> required = {ClusterColumn::kRole};
+  // With notes, the size of each cluster first: 4 bytes a row (a
+  // cluster's id is the row number of its kept page).
+  std::vector<uint32_t> sizes;
+  if (options.annotate) {
+    NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<ClustersReader> rows, ClustersReader::Open(env, clusters_path, required));
+    ClusterRecord row;
+    for (;;) {
+      Result<bool> next = rows->Next(&row);
+      if (next.ok() && !next.value()) break;
+      if (!next.ok() && !next.status().IsCorruption()) return next.status();
+      if (!next.ok()) continue;
+      if (row.cluster >= sizes.size()) sizes.resize(row.cluster + 1, 0);
+      ++sizes[row.cluster];
+    }
+  }
+  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<ClustersReader> rows, ClustersReader::Open(env, clusters_path, required));
   const bool has_offset = rows->Has(ClusterColumn::kOffset);
   NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<DocumentSource> source,
                            OpenDocumentSource(inputs, source_options, env, observer));
@@ -240,7 +279,9 @@ Status CopyPages(Env* env, const std::string& run_dir, const std::vector<std::st
     }
     if (row.role == wanted) {
       bool as_line = false;
-      if (Status s = writer->Write(doc, &as_line); !s.ok()) {
+      ClusterNote note;
+      if (options.annotate) note = {row.cluster, row.cluster < sizes.size() ? sizes[row.cluster] : 0};
+      if (Status s = writer->Write(doc, options.annotate ? &note : nullptr, &as_line); !s.ok()) {
         return Status::IOError("cannot write " + out_path + ": " + s.message());
       }
       ++result->written;

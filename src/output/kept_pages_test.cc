@@ -65,13 +65,15 @@ std::vector<Document> ReadAll(Env* env, const std::vector<std::string>& inputs) 
 // the role roles[i] ('k' keep, 'd' duplicate), as dedup writes it from the
 // documents read; `inputs` in summary.json.
 std::vector<Document> MakeRun(MemEnv* env, const std::string& roles,
-                              std::vector<std::string> inputs = {"in/a.jsonl", "in/b.warc.gz"}) {
+                              std::vector<std::string> inputs = {"in/a.jsonl", "in/b.warc.gz"},
+                              const std::vector<int>& clusters = {}) {
   WriteInputs(env, "in/");
   std::vector<Document> docs = ReadAll(env, {"in/a.jsonl", "in/b.warc.gz"});
   EXPECT_EQ(docs.size(), roles.size());
   std::string tsv = "url\tcluster\trole\tmethod\tsimilarity\tsource\toffset\treason\n";
   for (size_t i = 0; i < docs.size() && i < roles.size(); ++i) {
-    tsv += docs[i].url + "\t0\t" + (roles[i] == 'k' ? "keep" : "duplicate") + "\texact\t1\t" + docs[i].source +
+    tsv += docs[i].url + "\t" + std::to_string(clusters.empty() ? 0 : clusters[i]) + "\t" +
+           (roles[i] == 'k' ? "keep" : "duplicate") + "\texact\t1\t" + docs[i].source +
            "\t" + std::to_string(docs[i].source_offset) + "\tshorter-url\n";
   }
   env->AddFile("run/clusters.tsv", tsv);
@@ -131,6 +133,40 @@ TEST(KeptPagesTest, JsonLinesKeepTheLinesReadAndConvertOtherPages) {
   EXPECT_EQ(back[2].url, docs[3].url);
   EXPECT_EQ(back[3].redirect_target, "http://b.example/caf");
   EXPECT_FALSE(env.FileExists("kept.jsonl.tmp"));
+}
+
+// Each page written names its cluster and the cluster's size.
+TEST(KeptPagesTest, NotesNameEachPagesCluster) {
+  MemEnv env;
+  MakeRun(&env, "kdkkdd", {"in/a.jsonl", "in/b.warc.gz"}, {0, 0, 2, 3, 3, 3});
+  KeptPagesOptions options;
+  options.annotate = true;
+  auto r = WriteKeptPages("run", "kept.jsonl", options, &env);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const std::vector<std::string> lines = Lines(env.GetContents("kept.jsonl").value());
+  ASSERT_EQ(lines.size(), 3u);
+  // A line read is the line with the note at its end.
+  EXPECT_EQ(lines[0],
+            "{\"id\": 7, \"url\": \"http://a.example/1\", \"text\": \"first page\", \"lang\": \"en\", \"neardup\": "
+            "{\"cluster\": 0, \"cluster_size\": 2}}");
+  const std::vector<std::pair<int, int>> want = {{0, 2}, {2, 1}, {3, 3}};
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const nlohmann::json j = nlohmann::json::parse(lines[i]);
+    EXPECT_EQ(j["neardup"]["cluster"], want[i].first) << lines[i];
+    EXPECT_EQ(j["neardup"]["cluster_size"], want[i].second) << lines[i];
+  }
+  EXPECT_EQ(ReadAll(&env, {"kept.jsonl"}).size(), 3u);  // still what dedup reads
+  options.format = KeptPagesOptions::Format::kWarc;
+  options.pages = KeptPagesOptions::Pages::kDuplicates;
+  ASSERT_TRUE(WriteKeptPages("run", "dups.warc", options, &env).ok());
+  const std::string warc = env.GetContents("dups.warc").value();
+  EXPECT_NE(warc.find("WARC-Target-URI: http://a.example/2\r\nWARC-Neardup-Cluster: 0\r\nWARC-Neardup-Cluster-Size: 2\r\n"),
+            std::string::npos)
+      << warc;
+  EXPECT_EQ(ReadAll(&env, {"dups.warc"}).size(), 3u);
+  // Without the option, no note.
+  ASSERT_TRUE(WriteKeptPages("run", "plain.jsonl", KeptPagesOptions(), &env).ok());
+  EXPECT_EQ(env.GetContents("plain.jsonl").value().find("neardup"), std::string::npos);
 }
 
 TEST(KeptPagesTest, DuplicatesAreTheOtherRows) {
