@@ -28,8 +28,12 @@ int RunKeep(const KeepArgs& a) {
   if (a.format.empty()) {
     options.format = neardup::KeptPagesFormatOfName(a.out);
   } else {
-    options.format = a.format == "warc" ? neardup::KeptPagesOptions::Format::kWarc
-                                        : neardup::KeptPagesOptions::Format::kJsonLines;
+    auto format = neardup::ParseKeptPagesFormat(a.format);  // CLI::IsMember checked the name
+    if (!format.ok()) {
+      std::fprintf(stderr, "neardup keep: error: %s\n", format.status().message().c_str());
+      return kExitUsage;
+    }
+    options.format = *format;
   }
   options.inputs = a.inputs;
   options.annotate = a.annotate;

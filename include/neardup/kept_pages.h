@@ -72,6 +72,8 @@ struct KeptPagesOptions {
 // kWarc for a name ending in ".warc", ".warc.gz" or ".warc.zst" (case
 // aside), else kJsonLines.
 KeptPagesOptions::Format KeptPagesFormatOfName(const std::string& path);
+// The format named "jsonl" or "warc"; InvalidArgument for another name.
+Result<KeptPagesOptions::Format> ParseKeptPagesFormat(const std::string& name);
 
 struct KeptPagesResult {
   uint64_t rows = 0;           // rows of clusters.tsv (documents of the run)

@@ -899,12 +899,10 @@ neardup.FileError when a page cannot be found.)doc");
         if (format.is_none()) {
           options.format = neardup::KeptPagesFormatOfName(path);
         } else {
-          const std::string f = format.cast<std::string>();
-          if (f != "jsonl" && f != "warc") {
-            Raise(neardup::Status::InvalidArgument("keep: format must be \"jsonl\" or \"warc\", got \"" + f + "\""));
-          }
-          options.format = f == "warc" ? neardup::KeptPagesOptions::Format::kWarc
-                                       : neardup::KeptPagesOptions::Format::kJsonLines;
+          neardup::Result<neardup::KeptPagesOptions::Format> f =
+              neardup::ParseKeptPagesFormat(format.cast<std::string>());
+          if (!f.ok()) Raise(f.status());
+          options.format = *f;
         }
         if (!inputs.is_none()) options.inputs = Inputs(inputs, "keep: inputs");
         options.annotate = annotate;

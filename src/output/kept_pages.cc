@@ -229,6 +229,16 @@ std::string UrlInRun(const Document& doc, const std::vector<std::string>& inputs
   return run_inputs[i] + doc.url.substr(inputs[i].size());
 }
 
+// The next row of `rows` into *row: false at the end. A malformed row
+// (Corruption) comes back with *malformed set, as it still stands for its
+// document; any other error is returned.
+Result<bool> NextRow(ClustersReader* rows, ClusterRecord* row, bool* malformed) {
+  Result<bool> next = rows->Next(row);
+  *malformed = !next.ok() && next.status().IsCorruption();
+  if (*malformed) return true;
+  return next;
+}
+
 // Reads the run and its inputs in step and writes the pages asked for
 // through *writer. *result counts.
 Status CopyPages(Env* env, const std::string& run_dir, const std::vector<std::string>& inputs,
@@ -243,11 +253,11 @@ Status CopyPages(Env* env, const std::string& run_dir, const std::vector<std::st
   if (options.annotate) {
     NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<ClustersReader> rows, ClustersReader::Open(env, clusters_path, required));
     ClusterRecord row;
+    bool malformed = false;
     for (;;) {
-      Result<bool> next = rows->Next(&row);
-      if (next.ok() && !next.value()) break;
-      if (!next.ok() && !next.status().IsCorruption()) return next.status();
-      if (!next.ok()) continue;
+      NEARDUP_ASSIGN_OR_RETURN(const bool more, NextRow(rows.get(), &row, &malformed));
+      if (!more) break;
+      if (malformed) continue;
       if (row.cluster >= sizes.size()) sizes.resize(row.cluster + 1, 0);
       ++sizes[row.cluster];
     }
@@ -260,11 +270,11 @@ Status CopyPages(Env* env, const std::string& run_dir, const std::vector<std::st
       options.pages == KeptPagesOptions::Pages::kKept ? ClusterRole::kKeep : ClusterRole::kDuplicate;
   Document doc;
   ClusterRecord row;
+  bool malformed = false;
   for (;;) {
-    Result<bool> next = rows->Next(&row);
-    if (next.ok() && !next.value()) break;
-    if (!next.ok() && !next.status().IsCorruption()) return next.status();
-    const bool row_ok = next.ok();
+    NEARDUP_ASSIGN_OR_RETURN(const bool more, NextRow(rows.get(), &row, &malformed));
+    if (!more) break;
+    const bool row_ok = !malformed;
     ++result->rows;
     if (!source->Next(&doc)) {
       return InputsDiffer("they hold " + std::to_string(result->rows - 1) + " pages where clusters.tsv has a row " +
@@ -304,6 +314,12 @@ KeptPagesOptions::Format KeptPagesFormatOfName(const std::string& path) {
     if (NameEndsWith(path, ending)) return KeptPagesOptions::Format::kWarc;
   }
   return KeptPagesOptions::Format::kJsonLines;
+}
+
+Result<KeptPagesOptions::Format> ParseKeptPagesFormat(const std::string& name) {
+  if (name == "jsonl") return KeptPagesOptions::Format::kJsonLines;
+  if (name == "warc") return KeptPagesOptions::Format::kWarc;
+  return Status::InvalidArgument("the format must be \"jsonl\" or \"warc\", got \"" + name + "\"");
 }
 
 Result<KeptPagesResult> WriteKeptPages(const std::string& run_dir, const std::string& out_path,

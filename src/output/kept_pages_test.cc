@@ -169,6 +169,16 @@ TEST(KeptPagesTest, NotesNameEachPagesCluster) {
   EXPECT_EQ(env.GetContents("plain.jsonl").value().find("neardup"), std::string::npos);
 }
 
+TEST(KeptPagesTest, FormatsByNameAndByWord) {
+  EXPECT_EQ(KeptPagesFormatOfName("a/kept.WARC.gz"), KeptPagesOptions::Format::kWarc);
+  EXPECT_EQ(KeptPagesFormatOfName("kept.warc.zst"), KeptPagesOptions::Format::kWarc);
+  EXPECT_EQ(KeptPagesFormatOfName("kept.jsonl.gz"), KeptPagesOptions::Format::kJsonLines);
+  EXPECT_EQ(KeptPagesFormatOfName("warc.data"), KeptPagesOptions::Format::kJsonLines);
+  EXPECT_EQ(ParseKeptPagesFormat("warc").value(), KeptPagesOptions::Format::kWarc);
+  EXPECT_EQ(ParseKeptPagesFormat("jsonl").value(), KeptPagesOptions::Format::kJsonLines);
+  EXPECT_TRUE(ParseKeptPagesFormat("csv").status().IsInvalidArgument());
+}
+
 TEST(KeptPagesTest, DuplicatesAreTheOtherRows) {
   MemEnv env;
   const std::vector<Document> docs = MakeRun(&env, "kdkkkd");
