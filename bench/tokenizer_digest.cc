@@ -9,8 +9,8 @@
 // the page URL http://www.example.com/a/b.html and no declared charset
 // (so the charset detection runs too). Every field of each
 // TokenizedDocument (terms, offsets, hashes, sentences, lines, link terms,
-// cells, URL spans, links, canonical URL, visible characters, charset and
-// its flags) goes into one running XXH3-64 digest, which is printed with
+// cells, URL spans, links, canonical URL, title range, visible characters,
+// charset and its flags) goes into one running XXH3-64 digest, which is printed with
 // the counts of files and terms. Build the program at two commits and run
 // both on the same folders: equal digests, the same output. --per-file
 // prints each file's own digest too, to find the first file that differs.
@@ -62,6 +62,8 @@ void AddDocument(XXH3_state_t* state, const neardup::TokenizedDocument& d) {
   XXH3_64bits_update(state, &links, sizeof links);
   for (const std::string& link : d.links) AddString(state, link);
   AddString(state, d.canonical_url);
+  const uint32_t title[2] = {d.title_begin, d.title_end};
+  XXH3_64bits_update(state, title, sizeof title);
   XXH3_64bits_update(state, &d.text_chars, sizeof d.text_chars);
   AddString(state, d.charset);
   const uint8_t flags[3] = {d.charset_fallback, d.had_invalid_bytes, d.html};

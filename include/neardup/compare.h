@@ -89,10 +89,16 @@ struct Comparison {
     // domains) in the inputs (none without inputs): pages read and whether a
     // template is known; one_text_site: the two pages are alone on their
     // site and one text, so the site learned no template (its template is
-    // known to be nothing: the pages are compared whole).
+    // known to be nothing: the pages are compared whole);
+    // two_titles_site: the two are alone on their site and alike, but their
+    // titles name two items (RobustMethodOptions::compare_titles), so the
+    // site learned its template from them. titles_name_two_items: whether
+    // the two pages' titles name two items (whatever their sites).
     uint64_t host_pages = 0;
     bool template_known = false;
     bool one_text_site = false;
+    bool two_titles_site = false;
+    bool titles_name_two_items = false;
     uint32_t content_agreeing = 0, content_positions = 0, template_shared = 0;
     // Main text (the long text blocks that are not mostly links): terms of
     // each page, and main-text positions outside the boilerplate and those

@@ -196,6 +196,16 @@ struct RobustMethodOptions {
   // as the original, which names its own. Acts only with
   // normalize_own_url (Spec() writes it only then).
   bool normalize_text_urls = true;
+  // Two pages alone on a site that are one text by their values (whole
+  // pages and main texts alike, or one holding the other) are two items
+  // when their titles name two items (TitlesNameTwoItems: past what they
+  // share at their ends, a site's name, each title has more words of its
+  // own than that, and none in common with the other's): where a site's
+  // template holds most of its two pages' text, nothing else tells its
+  // items apart. Keeps 16 terms of each page's first <title> (32 bytes a
+  // page). Specs written before this field (a whole spec without `titles`:
+  // Parse) compare no titles.
+  bool compare_titles = true;
   uint64_t seed = 1234;           // draws the min-hash functions
   // The min-hash values' functions: 32, functions of the shingles' low 32
   // mixed bits, each value the pre-image of the least 32-bit image
@@ -210,13 +220,13 @@ struct RobustMethodOptions {
   uint32_t positions() const { return num_minhashes + main_minhashes; }
   // Whether a page carries its main text's number of distinct shingles.
   bool keeps_main_shingles() const { return main_minhashes > 0 && min_main_containment > 0; }
-  // e.g. "robust:k=5,m=84,r=3,template=2,template-fraction=0.05,content=0.2,edit=30,main-m=42,main-r=2,...,numbers,own-url,text-urls,hash=32,seed=1234"
+  // e.g. "robust:k=5,m=84,r=3,template=2,template-fraction=0.05,content=0.2,edit=30,main-m=42,main-r=2,...,numbers,own-url,text-urls,titles,hash=32,seed=1234"
   std::string Spec() const;
   // Parses a spec as Spec() writes it ("robust" or "robust:KEY=VALUE,...";
   // keys left out keep their defaults). A whole spec (one naming k, m, r,
   // template, content and seed, as every version of Spec() wrote it into
   // stores and summaries) keeps the meaning it had when written: keys added
-  // since (main-m, contain, hash, main-r) read as they did before them.
+  // since (main-m, contain, hash, main-r, titles) read as they did before them.
   static Result<RobustMethodOptions> Parse(std::string_view spec);
 };
 

@@ -318,6 +318,8 @@ py::dict ComparisonToDict(const neardup::Comparison& c) {
   robust["host_pages"] = r.host_pages;
   robust["template_known"] = r.template_known;
   robust["one_text_site"] = r.one_text_site;
+  robust["two_titles_site"] = r.two_titles_site;
+  robust["titles_name_two_items"] = r.titles_name_two_items;
   robust["content_agreeing"] = r.content_agreeing;
   robust["content_positions"] = r.content_positions;
   robust["template_shared"] = r.template_shared;

@@ -4,6 +4,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <array>
 #include <tuple>
 #include <unordered_set>
 
@@ -32,6 +33,7 @@ struct RobustPage {
   std::vector<uint32_t> mins;
   std::vector<uint64_t> digest;    // kRobustDigestCells cells (empty when edits are not looked for)
   std::vector<uint32_t> shingles;  // distinct, sorted (low 32 bits)
+  std::array<uint64_t, kRobustTitleWords> title{};  // PackRobustTitle
 };
 
 RobustPage RobustOf(const TokenizedDocument& tokens, const std::string& url, const RobustMethodOptions& o,
@@ -45,6 +47,7 @@ RobustPage RobustOf(const TokenizedDocument& tokens, const std::string& url, con
   p.sig = ComputeRobustSignature(tokens, url, o, sketcher, sketchers.main_or_null(), &scratch, &normalized,
                                  p.mins.data(),
                                  p.digest.empty() ? nullptr : p.digest.data());
+  PackRobustTitle(tokens, p.title.data());
   std::vector<uint64_t> sh;
   sketcher.Shingles(normalized, &sh);
   for (uint64_t x : sh) p.shingles.push_back(static_cast<uint32_t>(x));
@@ -82,6 +85,7 @@ struct FromInputs {
   std::vector<uint32_t> mins;
   std::vector<uint64_t> sites;
   std::vector<uint8_t> candidate;
+  std::vector<uint64_t> titles;  // kRobustTitleWords a page with a sketch
   uint64_t host_pages = 0;
   // What `dedup` with the robust method made of the inputs (ExplainByDedup).
   bool clustered = false;
@@ -173,6 +177,7 @@ Result<FromInputs> LoadFromInputs(const std::vector<std::string>& inputs, const 
     std::string site;
     uint64_t identity;
     size_t mins_at, mins_count;  // none when the page has no sketch
+    std::array<uint64_t, kRobustTitleWords> title;
   };
   std::vector<SitePage> read;
   std::vector<uint32_t> mins;
@@ -191,7 +196,7 @@ Result<FromInputs> LoadFromInputs(const std::vector<std::string>& inputs, const 
     TokenizeOwnContent(&tokenizer, doc, &tokens);
     const std::string site = RobustSiteOf(doc.url, tokens.canonical_url);
     RobustPage p = RobustOf(tokens, doc.url, o, sketcher);
-    read.push_back(SitePage{site, p.sig.identity, mins.size(), p.sig.has_sketch ? p.mins.size() : 0});
+    read.push_back(SitePage{site, p.sig.identity, mins.size(), p.sig.has_sketch ? p.mins.size() : 0, p.title});
     if (p.sig.has_sketch) mins.insert(mins.end(), p.mins.begin(), p.mins.end());
     if (is_a) {
       f.a.doc = doc;
@@ -214,6 +219,7 @@ Result<FromInputs> LoadFromInputs(const std::vector<std::string>& inputs, const 
     const auto first = mins.begin() + static_cast<std::ptrdiff_t>(page.mins_at);
     f.mins.insert(f.mins.end(), first, first + static_cast<std::ptrdiff_t>(page.mins_count));
     f.sites.push_back(XXH3_64bits(page.site.data(), page.site.size()));
+    f.titles.insert(f.titles.end(), page.title.begin(), page.title.end());
     f.candidate.push_back(identities.insert(page.identity).second ? 1 : 0);
   }
   if (source->stats().documents == 0) {
@@ -362,11 +368,15 @@ Result<Comparison> CompareLoaded(const Loaded& a, const Loaded& b, const std::st
   r.shingles_differing = only.size();
   r.edit_limit = r.same_host ? ro.max_same_site_edit_shingles : ro.max_edit_shingles;
   r.host_pages = from.host_pages;
-  const SiteTemplates templates(from.mins, from.sites, from.candidate, ro);
+  const SiteTemplates templates(from.mins, from.sites, from.candidate, ro, {},
+                                ro.compare_titles ? std::span<const uint64_t>(from.titles)
+                                                  : std::span<const uint64_t>());
   const uint64_t key_a = XXH3_64bits(site_a.data(), site_a.size());
   r.template_known = templates.KnowsTemplateOf(key_a) ||
                      templates.KnowsTemplateOf(XXH3_64bits(site_b.data(), site_b.size()));
   r.one_text_site = r.same_host && templates.OneTextSite(key_a);
+  r.two_titles_site = r.same_host && templates.TwoTitlesSite(key_a);
+  r.titles_name_two_items = TitlesNameTwoItems(pa.title.data(), pb.title.data());
   if (!pa.sig.has_sketch || !pb.sig.has_sketch) {
     r.why = "a page has no term but volatile ones: only exact copies are matched";
   } else if (r.equal_after_normalization) {

@@ -737,6 +737,53 @@ TEST(CompareVerdictsTest, TwoPagesAloneOnASiteAreOneTextAsDedupSays) {
   EXPECT_FALSE(other->robust.one_text_site);
 }
 
+// Two pages alone on their site whose template holds most of their text
+// in long blocks that read as main text (a home page and one article): as
+// alike as an article and its revision, but their titles name two items,
+// so compare says the site learned its template from them and dedup keeps
+// them apart; without titles (`no-titles`) they are one text and one
+// cluster.
+TEST(CompareVerdictsTest, TwoItemsAloneOnASiteAreToldApartByTheirTitles) {
+  std::mt19937_64 rng(11);
+  auto words = [&](int n) {  // letters only: terms with digits are one class
+    std::string w;
+    for (int i = 0; i < n; ++i) {
+      if (i) w += ' ';
+      for (uint64_t x = rng() % 200000 + 26 * 26; x > 0; x /= 26) w += static_cast<char>('a' + x % 26);
+    }
+    return w;
+  };
+  std::string blocks;
+  for (int i = 0; i < 30; ++i) blocks += "<div>" + words(30) + "</div>";
+  auto page = [&](const std::string& url, const std::string& title) {
+    const std::string html = "<html><head><title>" + title + " | Tiny Site</title></head><body>" + blocks + "<p>" +
+                             words(25) + "</p><p>" + words(25) + "</p></body></html>";
+    return "{\"url\": \"" + url + "\", \"html\": \"" + html + "\"}\n";
+  };
+  const std::string dir = testing::MakeTempDir("two-titles");
+  const std::string crawl = dir + "/crawl.jsonl";
+  const std::string a = "http://www.tiny-site.example/", b = "http://www.tiny-site.example/reviews/tool-box";
+  testing::WriteFileOrDie(crawl, page(a, "Coroner confirms two victims of the shooting") +
+                                     page(b, "Old tool box holds rare coins"));
+  auto c = ComparePages(a, b, DedupOptions(), nullptr, {crawl});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->robust.host_pages, 2u);
+  EXPECT_TRUE(c->robust.titles_name_two_items);
+  EXPECT_TRUE(c->robust.two_titles_site);
+  EXPECT_FALSE(c->robust.one_text_site);
+  EXPECT_FALSE(c->robust.similar) << c->robust.why;
+  EXPECT_FALSE(c->robust.same_cluster);
+  DedupOptions off;
+  off.robust.compare_titles = false;
+  auto joined = ComparePages(a, b, off, nullptr, {crawl});
+  ASSERT_TRUE(joined.ok()) << joined.status().ToString();
+  EXPECT_TRUE(joined->robust.one_text_site);
+  EXPECT_FALSE(joined->robust.two_titles_site);
+  EXPECT_TRUE(joined->robust.similar) << joined->robust.why;
+  EXPECT_TRUE(joined->robust.same_cluster);
+  std::filesystem::remove_all(dir);
+}
+
 // Saved pages of one blog, read as files (no host of their own): each
 // names its URL in a canonical link, so they are one site and its template
 // is learned; different posts are not merged even where the template's

@@ -120,7 +120,7 @@ void SortByValue(std::vector<std::pair<uint32_t, uint32_t>>* v, std::vector<std:
 }
 
 RobustPages ContiguousPages(std::span<const uint32_t> mins, std::span<const uint64_t> site,
-                            std::span<const uint64_t> digests, uint32_t m) {
+                            std::span<const uint64_t> digests, uint32_t m, std::span<const uint64_t> titles = {}) {
   RobustPages p;
   p.n = static_cast<uint32_t>(site.size());
   p.m = m;
@@ -129,6 +129,8 @@ RobustPages ContiguousPages(std::span<const uint32_t> mins, std::span<const uint
   p.digests = digests.empty() ? nullptr : digests.data();
   p.digest_stride = kRobustDigestCells;
   p.site = site;
+  p.titles = titles.empty() ? nullptr : titles.data();
+  p.titles_stride = kRobustTitleWords;
   return p;
 }
 
@@ -384,6 +386,8 @@ std::string RobustMethodOptions::Spec() const {
          // text-urls acts through own-url: without it the key changes nothing
          // and is not written (a whole spec without it means no-text-urls).
          (normalize_own_url && normalize_text_urls ? ",text-urls" : "") +
+         // No titles compared is what a whole spec without `titles` means.
+         (compare_titles ? ",titles" : "") +
          // 64-bit values are what a whole spec without `hash` means.
          (minhash_bits == 32 ? ",hash=32" : "") + ",seed=" + std::to_string(seed);
 }
@@ -803,6 +807,67 @@ void RobustPages::FetchShingleCounts(uint32_t p, RobustPageView* v) const {
   UnpackShingleCounts(word, v);
 }
 
+const uint64_t* RobustPages::FetchTitle(uint32_t p, uint64_t* scratch) const {
+  if (titles == nullptr) return nullptr;
+  if (file != nullptr && file->ReadAt((uint64_t{p} * record_words + title_word) * sizeof(uint64_t),
+                                      kRobustTitleWords * sizeof(uint64_t), reinterpret_cast<char*>(scratch))
+                             .ok()) {
+    return scratch;
+  }
+  return titles + size_t{p} * titles_stride;  // the mapping holds the same bytes
+}
+
+void PackRobustTitle(const TokenizedDocument& doc, uint64_t* out) {
+  std::fill(out, out + kRobustTitleWords, uint64_t{0});
+  const uint32_t end = std::min<uint32_t>(doc.title_end, static_cast<uint32_t>(doc.num_terms()));
+  if (end <= doc.title_begin) return;
+  auto put = [&](uint32_t slot, uint32_t term) {
+    uint64_t v = doc.term_hashes[term] >> 48;
+    if (v == 0) v = 1;  // 0 marks the end
+    out[slot / 4] |= v << (16 * (slot % 4));
+  };
+  const uint32_t n = end - doc.title_begin, half = kRobustTitleTerms / 2;
+  if (n <= kRobustTitleTerms) {
+    for (uint32_t i = 0; i < n; ++i) put(i, doc.title_begin + i);
+  } else {
+    for (uint32_t i = 0; i < half; ++i) put(i, doc.title_begin + i);
+    for (uint32_t i = 0; i < half; ++i) put(half + i, end - half + i);
+  }
+}
+
+namespace {
+
+// A packed title's terms into terms; returns how many.
+uint32_t UnpackRobustTitle(const uint64_t* title, std::array<uint16_t, kRobustTitleTerms>* terms) {
+  uint32_t n = 0;
+  for (uint32_t slot = 0; slot < kRobustTitleTerms; ++slot) {
+    const auto v = static_cast<uint16_t>(title[slot / 4] >> (16 * (slot % 4)));
+    if (v == 0) break;
+    (*terms)[n++] = v;
+  }
+  return n;
+}
+
+}  // namespace
+
+bool TitlesNameTwoItems(const uint64_t* a, const uint64_t* b) {
+  std::array<uint16_t, kRobustTitleTerms> ta{}, tb{};
+  const uint32_t na = UnpackRobustTitle(a, &ta), nb = UnpackRobustTitle(b, &tb);
+  if (na == 0 || nb == 0) return false;
+  uint32_t prefix = 0;
+  while (prefix < std::min(na, nb) && ta[prefix] == tb[prefix]) ++prefix;
+  uint32_t suffix = 0;
+  while (suffix < std::min(na, nb) - prefix && ta[na - 1 - suffix] == tb[nb - 1 - suffix]) ++suffix;
+  const uint32_t shared = prefix + suffix;
+  if (na - shared <= shared || nb - shared <= shared) return false;
+  for (uint32_t i = prefix; i < na - suffix; ++i) {
+    for (uint32_t j = prefix; j < nb - suffix; ++j) {
+      if (ta[i] == tb[j]) return false;
+    }
+  }
+  return true;
+}
+
 InOrderMins::InOrderMins(const RobustPages& pages, uint32_t end) : pages_(pages), end_(end) {
   if (pages.file != nullptr) per_chunk_ = std::max<size_t>(1, kChunkBytes / (pages.record_words * sizeof(uint64_t)));
 }
@@ -858,8 +923,8 @@ void RobustPages::FetchMany(std::span<const uint32_t> ps, uint64_t* scratch, Rob
 
 SiteTemplates::SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,
                              std::span<const uint8_t> candidate, const RobustMethodOptions& options,
-                             std::span<const uint64_t> digests)
-    : SiteTemplates(ContiguousPages(mins, site, digests, options.positions()), candidate, options) {}
+                             std::span<const uint64_t> digests, std::span<const uint64_t> titles)
+    : SiteTemplates(ContiguousPages(mins, site, digests, options.positions(), titles), candidate, options) {}
 
 namespace {
 
@@ -1037,7 +1102,16 @@ struct SiteWork {
   ResidentPages resident;
   std::vector<uint64_t> learned;
   std::vector<uint64_t> one_text_sites;     // SiteTemplates::OneTextSite, gathered as `learned`
+  std::vector<uint64_t> two_titles_sites;   // SiteTemplates::TwoTitlesSite, the same way
   std::vector<uint64_t> record_a, record_b;  // TwoPagesOneText's two records
+  std::array<uint64_t, kRobustTitleWords> title_a{}, title_b{};  // and their titles
+  // Moves the sites gathered into the templates' sets.
+  void MoveSitesInto(FlatU64Set* one_text, FlatU64Set* two_titles) {
+    for (uint64_t site : one_text_sites) one_text->Insert(site);
+    for (uint64_t site : two_titles_sites) two_titles->Insert(site);
+    one_text_sites.clear();
+    two_titles_sites.clear();
+  }
 };
 
 // Agreement of two pages over some of their min-hash positions:
@@ -1084,22 +1158,10 @@ bool OneHoldsOther(const PositionAgreement& whole, const PositionAgreement& main
              EstimateContainment(whole.agreeing, whole.positions, whole.template_shared, a.shingles, b.shingles), bar);
 }
 
-// Whether pages a and b, the only two of their site, are one text twice
-// (an article and its revision, a page captured with and without its
-// comments): their whole pages agree at min_similarity_without_template of
-// the positions, as two pages with no template known must, and their main
-// texts (both have one) at min_main_similarity of theirs. Or one holds
-// the other (a story and its first or second page, a release and its
-// part: OneHoldsOther over all their positions). Their site then
-// learns no template from them. A template is learned from what
-// distinct items share, never from a near-duplicate pair: what the two
-// share would otherwise be boilerplate for every page holding it, and the
-// article's copies on other sites would be compared without it. Two items
-// of one template differ in their main texts (a site of two product pages
-// whose template outweighs the products, both without main text, is left
-// to the template rule).
-bool TwoPagesOneText(const RobustPages& pages, uint32_t a, uint32_t b, const RobustMethodOptions& options,
-                     SiteWork* w) {
+// TwoPagesOneText's test of the two pages' values: whole pages and main
+// texts alike, or one holding the other.
+bool TwoPagesAlike(const RobustPages& pages, uint32_t a, uint32_t b, const RobustMethodOptions& options,
+                   SiteWork* w) {
   if (options.main_minhashes == 0) return false;
   w->record_a.resize(pages.record_words);
   w->record_b.resize(pages.record_words);
@@ -1120,6 +1182,35 @@ bool TwoPagesOneText(const RobustPages& pages, uint32_t a, uint32_t b, const Rob
   return OneHoldsOther(PositionAgreement{agreeing, options.num_minhashes, 0},
                        PositionAgreement{main_agreeing, options.main_minhashes, 0}, va, vb,
                        options.min_main_containment);
+}
+
+
+// Whether pages a and b, the only two of their site, are one text twice
+// (an article and its revision, a page captured with and without its
+// comments): their whole pages agree at min_similarity_without_template of
+// the positions, as two pages with no template known must, and their main
+// texts (both have one) at min_main_similarity of theirs. Or one holds
+// the other (a story and its first or second page, a release and its
+// part: OneHoldsOther over all their positions). Their site then
+// learns no template from them. A template is learned from what
+// distinct items share, never from a near-duplicate pair: what the two
+// share would otherwise be boilerplate for every page holding it, and the
+// article's copies on other sites would be compared without it. Two items
+// of one template differ in their main texts (a site of two product pages
+// whose template outweighs the products, both without main text, is left
+// to the template rule). Nor are two pages whose titles name two items
+// (TitlesNameTwoItems, with compare_titles): the one place where a page
+// names its item tells the two items of a template apart where the
+// template holds most of their text (*two_titles is then set).
+bool TwoPagesOneText(const RobustPages& pages, uint32_t a, uint32_t b, const RobustMethodOptions& options,
+                     SiteWork* w, bool* two_titles) {
+  *two_titles = false;
+  if (!TwoPagesAlike(pages, a, b, options, w)) return false;
+  if (!options.compare_titles) return true;
+  const uint64_t* ta = pages.FetchTitle(a, w->title_a.data());
+  const uint64_t* tb = pages.FetchTitle(b, w->title_b.data());
+  *two_titles = ta != nullptr && tb != nullptr && TitlesNameTwoItems(ta, tb);
+  return !*two_titles;
 }
 
 }  // namespace
@@ -1144,9 +1235,13 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
   // found goes into values_ (directly: a large site) or into w->learned.
   auto learn_site = [&](size_t s, size_t e, SiteWork* w, Executor* site_threads, bool into_values) {
     const uint32_t pages_of_site = static_cast<uint32_t>(e - s);
-    if (pages_of_site == 2 && TwoPagesOneText(pages, by_site[s], by_site[s + 1], options, w)) {
-      w->one_text_sites.push_back(pages.site[by_site[s]]);  // learns nothing
-      return;
+    if (pages_of_site == 2) {
+      bool two_titles = false;
+      if (TwoPagesOneText(pages, by_site[s], by_site[s + 1], options, w, &two_titles)) {
+        w->one_text_sites.push_back(pages.site[by_site[s]]);  // learns nothing
+        return;
+      }
+      if (two_titles) w->two_titles_sites.push_back(pages.site[by_site[s]]);
     }
     WorkPool<SitePositionScratch>& scratch_pool = w->scratch_pool;
     FlatU64Set& common = w->common;  // the site's values held by TemplateHolders pages
@@ -1719,8 +1814,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
       if (uint64_t{e - s} * m >= kParallelSiteValues) {
         std::unique_ptr<SiteWork> w = works.Acquire();
         learn_site(s, e, w.get(), executor, /*into_values=*/true);
-        for (uint64_t one_text : w->one_text_sites) one_text_sites_.Insert(one_text);
-        w->one_text_sites.clear();
+        w->MoveSitesInto(&one_text_sites_, &two_titles_sites_);
         works.Release(std::move(w));
       } else {
         if (task_first.empty() || task_pages >= kSmallSitesPagesPerTask) {
@@ -1741,8 +1835,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
     values_.Reserve(values_.size() + w->learned.size());
     for (uint64_t v : w->learned) values_.Insert(v);
     w->learned.clear();
-    for (uint64_t site : w->one_text_sites) one_text_sites_.Insert(site);
-    w->one_text_sites.clear();
+    w->MoveSitesInto(&one_text_sites_, &two_titles_sites_);
   };
   RunTasks(executor, task_first.size(), [&](size_t t) {
     std::unique_ptr<SiteWork> w = works.Acquire();

@@ -100,6 +100,23 @@ inline constexpr uint32_t kMaxRobustPositions = 2048;
 // Cells of a page's difference digest (max_edit_shingles > 0).
 inline constexpr uint32_t kRobustDigestCells = 72;
 
+// A page's title as the rule keeps it (RobustMethodOptions::compare_titles):
+// the terms of its first <title> (TokenizedDocument::title_begin), each as
+// 16 bits of its hash (never 0), in order, 0 after the last; a title of
+// more terms keeps its first and its last kRobustTitleTerms / 2, where a
+// site's name stands. kRobustTitleWords words a page.
+inline constexpr uint32_t kRobustTitleTerms = 16;
+inline constexpr size_t kRobustTitleWords = kRobustTitleTerms / 4;
+void PackRobustTitle(const TokenizedDocument& doc, uint64_t* out);
+
+// Whether two titles (PackRobustTitle) name two items: past the terms they
+// share at their start and at their end (a site's name, a section's), each
+// holds more terms of its own than those, and no term of one's own part is
+// in the other's. An article and its revision with a headline rewritten
+// keep some of its words, or share more than they differ; two items of one
+// template are named apart. False when either page has no title.
+bool TitlesNameTwoItems(const uint64_t* a, const uint64_t* b);
+
 // Whole-page bands (RunRobustStage): pages sharing one of m / 14 bands of
 // consecutive values are candidates even where every value is boilerplate;
 // a bucket of more than 64 pages pairs its first page with the others only.
@@ -322,6 +339,10 @@ struct RobustPages {
   // record); nullptr: not kept.
   const uint64_t* main_shingles = nullptr;
   size_t main_shingles_word = 0;
+  // Page p's title (kRobustTitleWords words, PackRobustTitle) at titles +
+  // p * titles_stride (word title_word of its record); nullptr: not kept.
+  const uint64_t* titles = nullptr;
+  size_t titles_stride = 0, title_word = 0;
 
   const uint32_t* Mins(uint32_t p) const { return mins + p * mins_stride; }
   const uint64_t* Digest(uint32_t p) const { return digests ? digests + p * digest_stride : nullptr; }
@@ -350,6 +371,9 @@ struct RobustPages {
   // shingles) into *v, reading only the record's word that keeps them;
   // both 0 when they are not kept.
   void FetchShingleCounts(uint32_t p, RobustPageView* v) const;
+  // Page p's title words (kRobustTitleWords), read into scratch with a
+  // file; nullptr when titles are not kept.
+  const uint64_t* FetchTitle(uint32_t p, uint64_t* scratch) const;
   void ReleaseResident() const {
     if (file) file->ReleaseResident();
   }
@@ -445,11 +469,13 @@ class SiteTemplates {
   // the smaller whole page contained in the other's at
   // min_main_containment); such a site learns no boilerplate (a
   // template is learned from distinct items, never from a near-duplicate
-  // pair). digests: n * kRobustDigestCells cells, or
-  // empty (the rule where no template is seen then stays out).
+  // pair), unless their titles name two items (TitlesNameTwoItems, with
+  // compare_titles). digests: n * kRobustDigestCells cells, or
+  // empty (the rule where no template is seen then stays out); titles: n *
+  // kRobustTitleWords words, or empty (titles are then not compared).
   SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,
                 std::span<const uint8_t> candidate, const RobustMethodOptions& options,
-                std::span<const uint64_t> digests = {});
+                std::span<const uint64_t> digests = {}, std::span<const uint64_t> titles = {});
   // The same over strided pages (RobustPages). A small site's values are
   // read in one pass; a site whose values pass 4 MiB goes to one temporary
   // file per position (`files`; without an env, in blocks of positions that
@@ -481,6 +507,10 @@ class SiteTemplates {
   // Whether `site` is two pages alone that are one text (TwoPagesOneText):
   // its template is known to be nothing.
   bool OneTextSite(uint64_t site) const { return one_text_sites_.Contains(site); }
+  // Whether `site` is two pages alone that would be one text but whose
+  // titles name two items (TitlesNameTwoItems): it learned its template
+  // from them.
+  bool TwoTitlesSite(uint64_t site) const { return two_titles_sites_.Contains(site); }
 
   bool IsTemplate(uint32_t position, uint32_t value) const {
     const uint64_t key = (uint64_t{position} << 32) | value;
@@ -534,6 +564,7 @@ class SiteTemplates {
   WordFilter filter_;  // of values_, in front of it: most values looked up are not boilerplate
   FlatU64Set known_sites_;
   FlatU64Set one_text_sites_;  // OneTextSite
+  FlatU64Set two_titles_sites_;  // TwoTitlesSite
   std::shared_ptr<const MainTextOrder> main_order_;  // Compare's; null: 64-bit values or no main text
 };
 

@@ -4,6 +4,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <condition_variable>
@@ -1072,6 +1073,7 @@ struct SignedPage {
   std::vector<uint32_t> mins;
   std::vector<uint64_t> digest;
   uint64_t site = 0;
+  std::array<uint64_t, kRobustTitleWords> title{};  // PackRobustTitle
   RobustPageView View() const {
     return RobustPageView{mins.data(), site, digest.data(), sig.main_shingles, sig.shingles};
   }
@@ -1089,6 +1091,7 @@ SignedPage Sign(const std::string& html, const std::string& url, const RobustMet
   p.digest.assign(kRobustDigestCells, 0);
   p.sig = ComputeRobustSignature(doc, url, o, sketchers.whole, sketchers.main_or_null(), &scratch, &normalized,
                                  p.mins.data(), p.digest.data());
+  PackRobustTitle(doc, p.title.data());
   const std::string site = RobustSiteOf(url);
   p.site = XXH3_64bits(site.data(), site.size());
   return p;
@@ -1099,13 +1102,14 @@ SignedPage Sign(const std::string& html, const std::string& url, const RobustMet
 SiteTemplates TemplatesOf(const std::vector<SignedPage>& pages, const RobustMethodOptions& o,
                           bool with_digests = false) {
   std::vector<uint32_t> mins;
-  std::vector<uint64_t> sites, digests;
+  std::vector<uint64_t> sites, digests, titles;
   for (const SignedPage& p : pages) {
     mins.insert(mins.end(), p.mins.begin(), p.mins.end());
     sites.push_back(p.site);
     if (with_digests) digests.insert(digests.end(), p.digest.begin(), p.digest.end());
+    titles.insert(titles.end(), p.title.begin(), p.title.end());
   }
-  return SiteTemplates(mins, sites, std::vector<uint8_t>(pages.size(), 1), o, digests);
+  return SiteTemplates(mins, sites, std::vector<uint8_t>(pages.size(), 1), o, digests, titles);
 }
 
 // The signature counts each distinct shingle once and builds its
@@ -1413,13 +1417,14 @@ TEST(RobustTemplateTest, APageAndItsRevisionOnASmallSiteAreNotItsTemplate) {
 // difference digest (the counts are what the containment tests need).
 SiteTemplates TemplatesWithCounts(const std::vector<SignedPage>& pages, const RobustMethodOptions& o) {
   const size_t mins_words = (o.positions() + 1) / 2, counts_word = mins_words, digest_word = mins_words + 1;
-  const size_t record_words = digest_word + kRobustDigestCells;
+  const size_t title_word = digest_word + kRobustDigestCells, record_words = title_word + kRobustTitleWords;
   std::vector<uint64_t> records(pages.size() * record_words, 0), sites;
   for (size_t p = 0; p < pages.size(); ++p) {
     uint64_t* record = records.data() + p * record_words;
     std::memcpy(record, pages[p].mins.data(), pages[p].mins.size() * sizeof(uint32_t));
     record[counts_word] = PackShingleCounts(pages[p].sig);
     std::copy(pages[p].digest.begin(), pages[p].digest.end(), record + digest_word);
+    std::copy(pages[p].title.begin(), pages[p].title.end(), record + title_word);
     sites.push_back(pages[p].site);
   }
   RobustPages view;
@@ -1434,7 +1439,108 @@ SiteTemplates TemplatesWithCounts(const std::vector<SignedPage>& pages, const Ro
   view.digest_word = digest_word;
   view.main_shingles = records.data() + counts_word;
   view.main_shingles_word = counts_word;
+  view.titles = records.data() + title_word;
+  view.titles_stride = record_words;
+  view.title_word = title_word;
   return SiteTemplates(view, std::vector<uint8_t>(pages.size(), 1), o);
+}
+
+// A title as the rule keeps it (PackRobustTitle), from a page's <title>.
+std::array<uint64_t, kRobustTitleWords> TitleOf(const std::string& title) {
+  Tokenizer tokenizer;
+  TokenizedDocument doc;
+  tokenizer.Tokenize("<title>" + title + "</title><p>body</p>", ContentKind::kHtml, "utf-8", "", &doc);
+  std::array<uint64_t, kRobustTitleWords> out{};
+  PackRobustTitle(doc, out.data());
+  return out;
+}
+
+bool NameTwoItems(const std::string& a, const std::string& b) {
+  return TitlesNameTwoItems(TitleOf(a).data(), TitleOf(b).data());
+}
+
+TEST(RobustTitleTest, TitlesNameTwoItemsPastWhatTheyShareAtTheirEnds) {
+  // Two items of one site: the site's name shared at the end, the rest
+  // their own and nothing in common.
+  EXPECT_TRUE(NameTwoItems("There are other things sometimes left in tool boxes | Fox683",
+                           "The Arapahoe County coroner's office confirmed that two | Fox683"));
+  EXPECT_TRUE(NameTwoItems("Fox683 - Old tool box holds coins", "Fox683 - Coroner confirms two victims"));
+  EXPECT_TRUE(NameTwoItems("Camping gear", "Cycling shoes"));  // nothing shared at all
+  // An article and its revision: one word replaced in the middle, a
+  // headline partly rewritten (a word in common past the ends), or one
+  // title the other's beginning.
+  EXPECT_FALSE(NameTwoItems("Gaborik, Garon, Hartnell are the NHL's three stars",
+                            "Gaborik, Backstrom, Hartnell are the NHL's three stars"));
+  EXPECT_FALSE(NameTwoItems("Mubarak backs Mideast pact - AP", "Egypt's leader backs the pact - AP"));
+  EXPECT_FALSE(NameTwoItems("Storm hits coast", "Storm hits coast, three dead"));
+  EXPECT_FALSE(NameTwoItems("Same title", "Same title"));
+  // Own parts no longer than what the two share: "Home" and "Contact" of
+  // "Home | Shop" and "Contact | Shop" say too little.
+  EXPECT_FALSE(NameTwoItems("Home | Shop", "Contact | Shop"));
+  EXPECT_TRUE(NameTwoItems("Home page | Shop", "Contact us | Shop"));
+  // Case and punctuation are not words.
+  EXPECT_FALSE(NameTwoItems("STORM HITS COAST!", "storm, hits: coast"));
+  // A page without a title names nothing.
+  const std::array<uint64_t, kRobustTitleWords> none{};
+  EXPECT_FALSE(TitlesNameTwoItems(none.data(), TitleOf("Camping gear").data()));
+  EXPECT_FALSE(TitlesNameTwoItems(none.data(), none.data()));
+  // A long title keeps its first and last 8 terms: two that differ only
+  // past those are kept alike; the site's name at the end still counts.
+  const std::string head = "one two three four five six seven eight ", tail = " nine ten eleven twelve thirteen fourteen fifteen sixteen";
+  EXPECT_EQ(TitleOf(head + "alpha beta" + tail), TitleOf(head + "gamma delta" + tail));
+  EXPECT_TRUE(NameTwoItems("a b c d e f g h i j k l m n o p q r | Site", "s t u v w x y z aa bb cc dd ee ff gg | Site"));
+}
+
+// Two pages alone on a site whose template holds most of their text in
+// long blocks that read as main text (a home page and one article under
+// it): their whole pages and their main texts are as alike as an article
+// and its revision. Their titles name two items, so they are not one text
+// (TwoPagesOneText): the site learns its template from them and they stay
+// apart. Titled as an article and its revision, or without
+// compare_titles, they are one text and near duplicates.
+TEST(RobustTitleTest, TwoItemsAloneOnASiteAreToldApartByTheirTitles) {
+  std::mt19937_64 rng(131);
+  std::string blocks;
+  for (int i = 0; i < 30; ++i) blocks += "<div>" + Words(rng, 30) + "</div>";
+  const std::string item_a = Words(rng, 50), item_b = Words(rng, 50);
+  auto page = [&](const std::string& title, const std::string& item) {
+    return "<html><head><title>" + title + " | Tiny Site</title></head><body>" + blocks + Paragraphs(item) +
+           "</body></html>";
+  };
+  auto run = [&](const RobustMethodOptions& o, const std::string& title_a, const std::string& title_b) {
+    std::vector<SignedPage> pages;
+    pages.push_back(Sign(page(title_a, item_a), "http://www.tiny-site.example/", o));
+    pages.push_back(Sign(page(title_b, item_b), "http://www.tiny-site.example/reviews/tool-box", o));
+    uint32_t whole = 0, main = 0;
+    for (uint32_t j = 0; j < o.num_minhashes; ++j) whole += pages[0].mins[j] == pages[1].mins[j];
+    for (uint32_t j = o.num_minhashes; j < o.positions(); ++j) main += pages[0].mins[j] == pages[1].mins[j];
+    EXPECT_GE(whole, o.min_similarity_without_template * o.num_minhashes);  // alike as whole pages
+    EXPECT_GE(main, o.min_main_similarity * o.main_minhashes);             // and as main texts
+    const SiteTemplates templates = TemplatesWithCounts(pages, o);
+    const PairDecision d = RobustDecide(templates, pages[0].View(), pages[1].View(), o);
+    return std::make_tuple(templates.OneTextSite(pages[0].site), templates.TwoTitlesSite(pages[0].site),
+                           templates.size(), d);
+  };
+  const RobustMethodOptions o;
+  const auto [one_text, two_titles, learned, d] =
+      run(o, "Coroner confirms two victims of the shooting", "Old tool box holds rare coins");
+  EXPECT_FALSE(one_text);
+  EXPECT_TRUE(two_titles);
+  EXPECT_GT(learned, 0u);
+  EXPECT_FALSE(d.duplicate) << d.reason;
+  const auto [revision, revision_titles, revision_learned, revision_d] =
+      run(o, "Coroner confirms two victims of the shooting", "Coroner now confirms three victims of the shooting");
+  EXPECT_TRUE(revision);
+  EXPECT_FALSE(revision_titles);
+  EXPECT_EQ(revision_learned, 0u);
+  EXPECT_TRUE(revision_d.duplicate) << revision_d.reason;
+  RobustMethodOptions off = o;
+  off.compare_titles = false;
+  const auto [off_one_text, off_titles, off_learned, off_d] =
+      run(off, "Coroner confirms two victims of the shooting", "Old tool box holds rare coins");
+  EXPECT_TRUE(off_one_text);
+  EXPECT_FALSE(off_titles);
+  EXPECT_TRUE(off_d.duplicate) << off_d.reason;
 }
 
 // A story and its first page alone on their site (the first 300 of its
@@ -2155,6 +2261,12 @@ TEST(RobustMainTextTest, SpecsRoundTripAndSpecsWrittenBeforeMainTextKeepTheirMea
   EXPECT_NE(spec.find(",own-url,text-urls,"), std::string::npos) << spec;
   EXPECT_TRUE(parsed->normalize_text_urls);
   EXPECT_FALSE(RobustMethodOptions::Parse("robust:no-text-urls")->normalize_text_urls);
+  // ... and before titles were compared: none; today's spec says titles.
+  EXPECT_FALSE(old->compare_titles);
+  EXPECT_NE(spec.find(",text-urls,titles,"), std::string::npos) << spec;
+  EXPECT_TRUE(parsed->compare_titles);
+  EXPECT_FALSE(RobustMethodOptions::Parse("robust:no-titles")->compare_titles);
+  EXPECT_EQ(RobustMethodOptions::Parse("robust:no-titles")->Spec().find("titles"), std::string::npos);
   // Without own-url, text-urls changes nothing and is not written: the
   // spec round-trips to the same string.
   const std::string no_own = RobustMethodOptions::Parse("robust:no-own-url")->Spec();

@@ -437,6 +437,7 @@ void TokenizedDocument::Clear() {
   url_spans.clear();
   links.clear();
   canonical_url.clear();
+  title_begin = title_end = 0;
   text_chars = 0;
   charset.clear();
   charset_fallback = false;
@@ -461,6 +462,7 @@ struct Tokenizer::Impl {
   std::string page_host;
   bool base_seen = false;
   bool canonical_seen = false;  // out->canonical_url came from <link rel="canonical">
+  bool title_seen = false;      // out->title_begin and title_end are the first <title>'s
   bool url_has_host = false;    // the page URL given has a host: canonical_url is not looked for
   bool base_on_page_host = false;  // base_parts has a scheme and the host page_host names (ImgTerm)
 
@@ -950,10 +952,18 @@ struct Tokenizer::Impl {
         LineEnd();
         return after;
       }
+      // The first <title>'s terms are the document's name (title_begin).
+      const bool first_title = !title_seen && len == 5 && std::memcmp(lower, "title", 5) == 0;
+      if (first_title) title_seen = true;
+      const uint32_t terms_before = static_cast<uint32_t>(out->term_hashes.size());
       if (flags & kPre) ++pre_depth;
       Scan(after, close, (flags & kRcdata) ? kRcdataMode : kRawMode);
       if (flags & kPre) --pre_depth;
       LineEnd();
+      if (first_title) {
+        out->title_begin = terms_before;
+        out->title_end = static_cast<uint32_t>(out->term_hashes.size());
+      }
       return close == end ? end : SkipPastGt(close + 2, end);
     }
     if (flags & kPlaintext) {
@@ -1152,6 +1162,7 @@ struct Tokenizer::Impl {
     line_cell = false;
     base_seen = false;
     canonical_seen = false;
+    title_seen = false;
     base_url.assign(page_url);
     CleanUrl(&base_url);
     base_parts = SplitUrl(base_url);

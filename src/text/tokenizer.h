@@ -83,6 +83,10 @@ struct TokenizedDocument {
   // none, and for a page whose URL has a host (not looked for). It names
   // the site of a saved page (RobustSiteOf).
   std::string canonical_url;
+  // The terms of the page's first <title> element (the document's name,
+  // HTML's document.title): terms [title_begin, title_end). Empty
+  // (title_begin == title_end) for a page without one and for plain text.
+  uint32_t title_begin = 0, title_end = 0;
   // Characters of visible text after markup removal, white space collapsed
   // (Pereira et al. leave out documents of 450 characters or fewer).
   uint64_t text_chars = 0;

@@ -427,6 +427,31 @@ TEST(TokenizerTest, CanonicalUrlIsTheUrlThePageNamesForItself) {
   EXPECT_EQ(Tok("a<link rel=canonical href='https://a.example/p'>b").num_terms(), 2u);
 }
 
+TEST(TokenizerTest, TitleIsTheFirstTitleElementsTerms) {
+  auto title = [](const TokenizedDocument& d) {
+    std::string t;
+    for (uint32_t i = d.title_begin; i < d.title_end; ++i) t += std::string(d.term(i)) + " ";
+    return t;
+  };
+  TokenizedDocument d = Tok("<html><head><TITLE>Coroner &amp; Office | Fox</TITLE></head><body><p>one two</p>"
+                            "<svg><title>icon</title></svg><title>second</title></body></html>");
+  EXPECT_EQ(title(d), "coroner office fox ");
+  EXPECT_EQ(d.term(d.title_end), "one");  // the title's terms are the page's too
+  // Not the first <title> in a skipped <svg>; a later one when none before.
+  d = Tok("<p>words before</p><svg><title>icon</title></svg><title>the name</title>");
+  EXPECT_EQ(title(d), "the name ");
+  // None: no <title>, an empty one, plain text, a <textarea>.
+  EXPECT_EQ(Tok("<p>no title here</p>").title_end, 0u);
+  d = Tok("<title> </title><p>x</p>");
+  EXPECT_EQ(d.title_begin, d.title_end);
+  d = Tok("<title>a b</title>", "", ContentKind::kText);
+  EXPECT_EQ(d.title_begin, d.title_end);
+  EXPECT_EQ(Tok("<textarea>not a title</textarea>").title_end, 0u);
+  // A title never closed in a page that goes on reads as empty (ElementEnd).
+  d = Tok("<html><head><title>cut</head><body><p>the page</p></body></html>");
+  EXPECT_EQ(d.title_begin, d.title_end);
+}
+
 TEST(TokenizerTest, HashesAndTermText) {
   TokenizedDocument d = Tok("Alpha beta Γάμμα 中");
   ASSERT_EQ(d.num_terms(), 4u);

@@ -39,6 +39,8 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
   // ... before URLs in the text were one class (no `text-urls`): only the
   // page's own ...
   if (whole && !names("text-urls") && !names("no-text-urls")) o->normalize_text_urls = false;
+  // ... before titles were compared (no `titles`): none ...
+  if (whole && !names("titles") && !names("no-titles")) o->compare_titles = false;
   // ... and before main-text bands of their own (no `main-r`): main text
   // banded as the whole page (r), as its store's keys were made.
   const bool main_rows_as_whole = whole && !names("main-r");
@@ -86,6 +88,8 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
       o->normalize_own_url = it.key == "own-url";
     } else if ((it.key == "text-urls" || it.key == "no-text-urls") && !it.has_value) {
       o->normalize_text_urls = it.key == "text-urls";
+    } else if ((it.key == "titles" || it.key == "no-titles") && !it.has_value) {
+      o->compare_titles = it.key == "titles";
     } else if (it.key == "hash") {
       s = as_u32(32, 64, &o->minhash_bits);  // 32 or 64: ValidateRobust
     } else if (it.key == "seed") {
@@ -94,7 +98,7 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
       return UnknownSpecKey("robust", it,
                             "k=N, m=N, r=N, template=N, template-fraction=X, content=X, no-template=X, edit=N, "
                             "same-site-edit=N, main-m=N, main-r=N, main-line=N, main-min=N, main=X, contain=X, numbers, no-numbers, "
-                            "own-url, no-own-url, text-urls, no-text-urls, hash=32|64, seed=N");
+                            "own-url, no-own-url, text-urls, no-text-urls, titles, no-titles, hash=32|64, seed=N");
     }
     NEARDUP_RETURN_IF_ERROR(s);
   }
@@ -148,15 +152,18 @@ namespace {
 // Signature words: [site][normalized identity][m min-hash values, two per
 // word][kRobustDigestCells digest cells, when edits are looked for][the
 // main text's distinct shingles in the low 32 bits and the whole page's in
-// the high 32 bits, when containment is looked for].
+// the high 32 bits, when containment is looked for][kRobustTitleWords
+// words of its title (PackRobustTitle), when titles are compared].
 struct RobustLayout {
   uint32_t m = 0;
   bool digests = false;
   bool main_shingles = false;
+  bool titles = false;
   size_t min_words() const { return (m + 1) / 2; }
   size_t digest_at() const { return 2 + min_words(); }
   size_t main_shingles_at() const { return digest_at() + (digests ? kRobustDigestCells : 0); }
-  size_t words() const { return main_shingles_at() + (main_shingles ? 1 : 0); }
+  size_t title_at() const { return main_shingles_at() + (main_shingles ? 1 : 0); }
+  size_t words() const { return title_at() + (titles ? kRobustTitleWords : 0); }
   // A record's view for the rule (RobustDecide), its min-hash values at
   // `mins` (the record's own, or a copy of them).
   RobustPageView View(const uint32_t* mins, uint64_t site, const uint64_t* record) const {
@@ -530,6 +537,11 @@ class RobustRun final : public ListedPairsRun<RobustPair> {
       p.main_shingles = base_ + l_.main_shingles_at();
       p.main_shingles_word = l_.main_shingles_at();
     }
+    if (l_.titles) {
+      p.titles = base_ + l_.title_at();
+      p.titles_stride = l_.words();
+      p.title_word = l_.title_at();
+    }
     return p;
   }
 
@@ -856,7 +868,8 @@ class RobustDividedRun final : public DividedRun {
     const uint32_t m = l_.m;
     const size_t digest_words = l_.digests ? kRobustDigestCells : 0;
     const size_t counts_word = 1 + (m + 1) / 2 + digest_words;  // when l_.main_shingles
-    const size_t page_record = counts_word + (l_.main_shingles ? 1 : 0);
+    const size_t title_word = counts_word + (l_.main_shingles ? 1 : 0);  // when l_.titles
+    const size_t page_record = title_word + (l_.titles ? kRobustTitleWords : 0);
     std::vector<uint64_t> owned_values;  // the boilerplate (position << 32 | value) this process owns
     {
       std::vector<std::vector<uint64_t>> to_owner(processes);  // local pages, by the owner of their group's key
@@ -904,6 +917,7 @@ class RobustDividedRun final : public DividedRun {
               out[r].insert(out[r].end(), page + 2, page + 2 + (m + 1) / 2);
               out[r].insert(out[r].end(), page + l_.digest_at(), page + l_.digest_at() + digest_words);
               if (l_.main_shingles) out[r].push_back(page[l_.main_shingles_at()]);
+              if (l_.titles) out[r].insert(out[r].end(), page + l_.title_at(), page + l_.title_at() + kRobustTitleWords);
             }
           }
           NEARDUP_ASSIGN_OR_RETURN(std::vector<uint64_t> in, x->ExchangeFlat(std::move(out)));
@@ -956,6 +970,11 @@ class RobustDividedRun final : public DividedRun {
       if (l_.main_shingles) {
         arrived.main_shingles = records + counts_word;
         arrived.main_shingles_word = counts_word;
+      }
+      if (l_.titles) {
+        arrived.titles = records + title_word;
+        arrived.titles_stride = page_record;
+        arrived.title_word = title_word;
       }
       RobustStageFiles files;  // a large site's columns, in files of this process's own
       if (c_.env != nullptr) files = RobustStageFiles{c_.env, c_.temp_dir, ".rank" + std::to_string(x->rank())};
@@ -1185,6 +1204,7 @@ class RobustMethod final : public MethodImpl {
     l_.m = o.positions();
     l_.digests = o.max_edit_shingles > 0 || o.max_same_site_edit_shingles > 0;
     l_.main_shingles = o.keeps_main_shingles();
+    l_.titles = o.compare_titles && o.main_minhashes > 0;  // TwoPagesOneText's, which needs main text
   }
   std::string name() const override { return "robust"; }
   uint64_t clustering_bytes(uint64_t pages) const override { return (uint64_t{12} << 20) + 70 * pages; }
@@ -1211,6 +1231,7 @@ class RobustMethod final : public MethodImpl {
     if (sig.has_sketch) {
       std::memcpy(words + 2, s->mins.data(), l_.m * sizeof(uint32_t));
       if (l_.main_shingles) words[l_.main_shingles_at()] = PackShingleCounts(sig);
+      if (l_.titles) PackRobustTitle(tokens, words + l_.title_at());
     } else if (l_.digests) {
       std::fill(words + l_.digest_at(), words + l_.words(), 0);
     }
