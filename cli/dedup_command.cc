@@ -133,6 +133,10 @@ void DedupFlags::Register(CLI::App* dedup) {
   dedup->add_flag("--keep-text-urls", keep_text_urls,
                   "robust: only the page's own URL in its text is one class, not every URL written there "
                   "(http:// or https:// up to white space or markup)");
+  dedup->add_flag("--ignore-titles", ignore_titles,
+                  "robust: read no page's <title> (by default two pages alone on a site, or two of a site of "
+                  "3 to 5 pages, alike as one text are two items when their titles name two items, and one "
+                  "item on the small site only when titled as one)");
   dedup->add_option("--bits", sim_bits, "simhash, combined: sketch bits b (multiple of 64, 64..512)")
       ->check(CLI::Range(64, 512));
   threshold_option = dedup->add_option(
@@ -202,6 +206,7 @@ int DedupFlags::ToOptions(neardup::DedupOptions* options) const {
   options->robust.normalize_numbers = !keep_numbers;
   options->robust.normalize_own_url = !keep_own_url;
   options->robust.normalize_text_urls = !keep_text_urls;
+  options->robust.compare_titles = !ignore_titles;
   options->robust.seed = seed;
   options->keeper = keeper;
   options->verify = !no_verify;

@@ -36,7 +36,7 @@ struct DedupFlags {
   double min_content = robust_defaults.min_content_similarity;
   uint32_t template_pages = robust_defaults.template_min_pages;
   double template_fraction = robust_defaults.template_site_fraction;
-  bool keep_numbers = false, keep_own_url = false, keep_text_urls = false;
+  bool keep_numbers = false, keep_own_url = false, keep_text_urls = false, ignore_titles = false;
   uint32_t edit_shingles = robust_defaults.max_edit_shingles;
   uint32_t same_site_edit_shingles = robust_defaults.max_same_site_edit_shingles;
   uint32_t main_minhashes = robust_defaults.main_minhashes;

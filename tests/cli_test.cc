@@ -257,6 +257,25 @@ TEST(CliTest, BroderFlags) {
   std::filesystem::remove_all(dir);
 }
 
+// robust reads titles by default (`titles` in its spec); --ignore-titles
+// leaves them out of the spec, as a spec written before them reads.
+TEST(CliTest, RobustIgnoreTitles) {
+  const std::string dir = testing::MakeTempDir("cli-titles");
+  testing::WriteFileOrDie(dir + "/in.jsonl", testing::JsonLine("http://a.example/1", "html",
+                                                               "<title>One page</title><p>some words of a page</p>"));
+  const std::string cli = "'" + testing::CliPath() + "'";
+  const std::string in = " '" + dir + "/in.jsonl'";
+  std::string out;
+  ASSERT_EQ(testing::RunCommand(cli + " dedup" + in + " --out '" + dir + "/with' -q", &out), 0) << out;
+  ASSERT_EQ(testing::RunCommand(cli + " dedup" + in + " --out '" + dir + "/without' --ignore-titles -q", &out), 0)
+      << out;
+  EXPECT_NE(testing::ReadFileOrEmpty(dir + "/with/summary.json").find(",titles,"), std::string::npos);
+  const std::string without = testing::ReadFileOrEmpty(dir + "/without/summary.json");
+  EXPECT_NE(without.find("\"robust:k=5"), std::string::npos) << without;
+  EXPECT_EQ(without.find(",titles,"), std::string::npos) << without;
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace neardup
 

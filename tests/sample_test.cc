@@ -69,6 +69,10 @@ TEST(SampleCrawlTest, CopiesClusterWithTheirOriginals) {
       // python-goose's test suites (the same title and main text in two
       // versions of the site's template).
       {"https://news.example.cn/article", "https://bbc.co.uk/zhongwen/article"},
+      // One CNN Arabic article captured twice, by the same two suites (the
+      // same title and main text; the dates and "related stories" apart):
+      // two of the three pages of their site, one item as titled.
+      {"https://arabic.cnn.com/article", "https://arabic.cnn.com/middle-east/article"},
       // One Lifehacker article captured twice by mozilla/readability's test
       // suite, once with its comments loaded: the two pages of their site,
       // one text (the same title and article, comments and counters apart).

@@ -202,9 +202,13 @@ struct RobustMethodOptions {
   // share at their ends, a site's name, each title has more words of its
   // own than that, and none in common with the other's): where a site's
   // template holds most of its two pages' text, nothing else tells its
-  // items apart. Keeps 16 terms of each page's first <title> (32 bytes a
-  // page). Specs written before this field (a whole spec without `titles`:
-  // Parse) compare no titles.
+  // items apart. And on a site of three to five pages, two pages alike as
+  // two pages alone must be (the boilerplate they share counted) are one
+  // item when both are titled and their titles do not name two items: an
+  // article and its revision, a headline, a sentence and a correction
+  // apart. Keeps 16 terms of each page's first <title> (32 bytes a page;
+  // none without main text). Specs written before this field (a whole spec
+  // without `titles`: Parse) compare no titles.
   bool compare_titles = true;
   uint64_t seed = 1234;           // draws the min-hash functions
   // The min-hash values' functions: 32, functions of the shingles' low 32

@@ -1556,6 +1556,15 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
         pages.FetchShingleCounts(by_site[s + static_cast<uint32_t>(pair)], &b);
         return OneHoldsOther(whole, main, a, b, bar);
       };
+      // Titled as one: both pages have a title and their titles do not
+      // name two items (TitlesNameTwoItems); false without compare_titles.
+      std::array<uint64_t, kRobustTitleWords> title_a{}, title_b{};
+      auto titled_as_one = [&](uint64_t pair) {
+        if (!options.compare_titles || pages.titles == nullptr) return false;
+        const uint64_t* ta = pages.FetchTitle(by_site[s + (pair >> 32)], title_a.data());
+        const uint64_t* tb = pages.FetchTitle(by_site[s + static_cast<uint32_t>(pair)], title_b.data());
+        return ta[0] != 0 && tb[0] != 0 && !TitlesNameTwoItems(ta, tb);
+      };
       std::vector<std::pair<uint64_t, uint8_t>> copies;
       for (size_t i = 0; i < pairs.size(); ++i) {
         const Word c = agreement[i];
@@ -1569,6 +1578,17 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
                                    main_positions * 2 >= options.main_minhashes &&
                                    uint64_t{main_agreeing} * whole_positions > uint64_t{whole_agreeing} * main_positions;
         const uint32_t template_shared = options.num_minhashes - whole_positions;
+        // One text on a site of fewer than kMainCopySitePages pages, where
+        // main texts cannot tell a template's long blocks from an item (no
+        // two-template rule there): the test of two pages alone on a site
+        // (whole pages alike at min_similarity_without_template, the
+        // boilerplate they share counted; main texts at
+        // min_main_similarity, most of their positions outside the common
+        // boilerplate), the two titled as one (titled_as_one). An article
+        // and its revision on a site of three to five pages, which the
+        // one-template rule asks to agree at 0.8 outside the site's
+        // template, a headline, a sentence and a correction apart.
+        const bool small_site = pages_of_site < kMainCopySitePages;
         const bool one_template = template_shared > 0 &&
                                   whole_positions * 2 >= options.num_minhashes &&
                                   static_cast<double>(whole_agreeing) / whole_positions >=
@@ -1579,7 +1599,10 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
             (template_shared == 0 && whole_agreeing >= kLargePageAgreement * options.num_minhashes &&
              (main_positions == 0 || main_alike) && an_edit_apart(pairs[i])) ||
             (template_shared > 0 && whole_positions * 2 >= options.num_minhashes && main_positions > 0 &&
-             one_holds_other(pairs[i], whole_agreeing, whole_positions, main_agreeing, main_positions));
+             one_holds_other(pairs[i], whole_agreeing, whole_positions, main_agreeing, main_positions)) ||
+            (small_site && main_alike && main_positions * 2 >= options.main_minhashes &&
+             whole_agreeing + template_shared >= options.min_similarity_without_template * options.num_minhashes &&
+             titled_as_one(pairs[i]));
         if (one_item || positions == 0 || static_cast<double>(agreeing) / positions >= kCopyContentSimilarity) {
           copies.emplace_back(pairs[i], kCopy | (one_item ? kOneItem : 0));
         }

@@ -470,7 +470,10 @@ class SiteTemplates {
   // min_main_containment); such a site learns no boilerplate (a
   // template is learned from distinct items, never from a near-duplicate
   // pair), unless their titles name two items (TitlesNameTwoItems, with
-  // compare_titles). digests: n * kRobustDigestCells cells, or
+  // compare_titles). With compare_titles, two pages of a site of fewer
+  // than 6 pages are one item too when they are alike as two pages alone
+  // (the boilerplate they share counted, most of their main texts outside
+  // it) and both titled, their titles not naming two items. digests: n * kRobustDigestCells cells, or
   // empty (the rule where no template is seen then stays out); titles: n *
   // kRobustTitleWords words, or empty (titles are then not compared).
   SiteTemplates(std::span<const uint32_t> mins, std::span<const uint64_t> site,

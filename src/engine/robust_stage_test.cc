@@ -1543,6 +1543,44 @@ TEST(RobustTitleTest, TwoItemsAloneOnASiteAreToldApartByTheirTitles) {
   EXPECT_TRUE(off_d.duplicate) << off_d.reason;
 }
 
+// A story and its revision on a site of four pages (a headline made
+// longer, two sentences rewritten, a correction appended): outside the
+// site's template they agree below the one-template rule's 0.8, but as
+// whole pages (the template counted) and as main texts they are as alike
+// as two pages alone on a site must be, and their titles name one item:
+// on a site of fewer than kMainCopySitePages pages that makes them one
+// item, and the pair near duplicates. Without titles (compare_titles off),
+// or titled as two items, they stay apart.
+TEST(RobustTitleTest, ARevisionOnASmallSiteIsOneItemWhenTitledAsOne) {
+  std::mt19937_64 rng(59);
+  const SiteTemplateHtml t = MakeTemplate(rng, 150);
+  const std::string story = Words(rng, 300);
+  const std::string revised =
+      WithOneSentenceRewritten(rng, WithOneSentenceRewritten(rng, story, 200), 900) + " Correction: " + Words(rng, 25);
+  auto page = [&](const std::string& title, const std::string& text) {
+    return "<html><head><title>" + title + " | Small Paper</title></head>" + t.head.substr(6) + Paragraphs(text) +
+           t.tail;
+  };
+  auto run = [&](const RobustMethodOptions& o, const std::string& revision_title) {
+    std::vector<SignedPage> pages;
+    pages.push_back(Sign(page("Storm hits the coast", story), "http://www.small-paper.example/storm", o));
+    pages.push_back(Sign(page(revision_title, revised), "http://www.small-paper.example/updated/storm", o));
+    pages.push_back(Sign(page("Council votes on the new budget", Words(rng, 300)), "http://www.small-paper.example/a", o));
+    pages.push_back(Sign(page("Harbour festival draws crowds", Words(rng, 300)), "http://www.small-paper.example/b", o));
+    const SiteTemplates templates = TemplatesWithCounts(pages, o);
+    return RobustDecide(templates, pages[0].View(), pages[1].View(), o);
+  };
+  const RobustMethodOptions o;
+  const PairDecision revision = run(o, "Storm hits the coast, thousands without power");
+  EXPECT_TRUE(revision.duplicate) << revision.reason;
+  RobustMethodOptions off = o;
+  off.compare_titles = false;
+  const PairDecision without = run(off, "Storm hits the coast, thousands without power");
+  EXPECT_FALSE(without.duplicate) << without.reason;
+  const PairDecision two_items = run(o, "Ferry service resumes after repairs");
+  EXPECT_FALSE(two_items.duplicate) << two_items.reason;
+}
+
 // A story and its first page alone on their site (the first 300 of its
 // 600 words under the same template): one holds the other, so the two are
 // one text (TwoPagesOneText) and their site learns no template from them;
