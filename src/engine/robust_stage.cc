@@ -1184,7 +1184,6 @@ bool TwoPagesAlike(const RobustPages& pages, uint32_t a, uint32_t b, const Robus
                        options.min_main_containment);
 }
 
-
 // Whether pages a and b, the only two of their site, are one text twice
 // (an article and its revision, a page captured with and without its
 // comments): their whole pages agree at min_similarity_without_template of
@@ -1578,7 +1577,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
                                    main_positions * 2 >= options.main_minhashes &&
                                    uint64_t{main_agreeing} * whole_positions > uint64_t{whole_agreeing} * main_positions;
         const uint32_t template_shared = options.num_minhashes - whole_positions;
-        // One text on a site of fewer than kMainCopySitePages pages, where
+        // One item on a site of fewer than kMainCopySitePages pages, where
         // main texts cannot tell a template's long blocks from an item (no
         // two-template rule there): the test of two pages alone on a site
         // (whole pages alike at min_similarity_without_template, the
