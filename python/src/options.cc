@@ -230,6 +230,8 @@ const Fields<neardup::RobustMethodOptions>& RobustFields() {
       Member("minhash_bits", &O::minhash_bits),
       Member("normalize_numbers", &O::normalize_numbers),
       Member("normalize_own_url", &O::normalize_own_url),
+      Member("normalize_text_urls", &O::normalize_text_urls),
+      Member("compare_titles", &O::compare_titles),
       Member("seed", &O::seed),
   };
   return fields;

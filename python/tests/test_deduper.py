@@ -165,6 +165,10 @@ def test_options_by_keyword_and_nested_dict():
     assert r.options["robust"]["main_band_rows"] == 6 and r.options["robust"]["main_minhashes"] == 42
     assert ",main-m=42,main-r=6," in r.method and ",contain=0.5," in r.method
     assert ",main-r=" not in neardup.Deduper("robust", threads=1, robust={"main_band_rows": 3}).method  # = r
+    # Titles read by default; off, the spec says nothing of them.
+    assert r.options["robust"]["compare_titles"] is True and ",titles," in r.method
+    untitled = neardup.Deduper("robust", threads=1, robust={"compare_titles": False, "normalize_text_urls": False})
+    assert ",titles," not in untitled.method and ",text-urls," not in untitled.method
     spec = neardup.Deduper("simhash:b=128,t=120", threads=1)
     assert spec.method.startswith("simhash:b=128,t=120")
     assert set(neardup.method_names()) == {"exact", "broder", "simhash", "combined", "robust", "paragraphs", "chunks"}
