@@ -196,6 +196,16 @@ struct RobustMethodOptions {
   // as the original, which names its own. Acts only with
   // normalize_own_url (Spec() writes it only then).
   bool normalize_text_urls = true;
+  // An image's URL term (Henzinger's IMG term: the whole URL on another
+  // host, the file name on the page's own) counts by its file name, and
+  // is volatile by a digit in that name only, not in its host or path
+  // ("i0.wp.com", "/2024/05/"): a copy on another host that links the
+  // original's images by their whole URL then reads as the original,
+  // whose relative references give the names alone. Acts only with
+  // normalize_numbers (Spec() writes it only then); without it every
+  // image term counts by its file name already. Specs written before this
+  // field (a whole spec without `image-names`: Parse) judge the whole URL.
+  bool image_file_names = true;
   // Two pages alone on a site that are one text by their values (whole
   // pages and main texts alike, or one holding the other) are two items
   // when their titles name two items (TitlesNameTwoItems: past what they
@@ -224,7 +234,7 @@ struct RobustMethodOptions {
   uint32_t positions() const { return num_minhashes + main_minhashes; }
   // Whether a page carries its main text's number of distinct shingles.
   bool keeps_main_shingles() const { return main_minhashes > 0 && min_main_containment > 0; }
-  // e.g. "robust:k=5,m=84,r=3,template=2,template-fraction=0.05,content=0.2,edit=30,main-m=42,main-r=2,...,numbers,own-url,text-urls,titles,hash=32,seed=1234"
+  // e.g. "robust:k=5,m=84,r=3,template=2,template-fraction=0.05,content=0.2,edit=30,main-m=42,main-r=2,...,numbers,own-url,text-urls,image-names,titles,hash=32,seed=1234"
   std::string Spec() const;
   // Parses a spec as Spec() writes it ("robust" or "robust:KEY=VALUE,...";
   // keys left out keep their defaults). A whole spec (one naming k, m, r,

@@ -231,6 +231,7 @@ const Fields<neardup::RobustMethodOptions>& RobustFields() {
       Member("normalize_numbers", &O::normalize_numbers),
       Member("normalize_own_url", &O::normalize_own_url),
       Member("normalize_text_urls", &O::normalize_text_urls),
+      Member("image_file_names", &O::image_file_names),
       Member("compare_titles", &O::compare_titles),
       Member("seed", &O::seed),
   };

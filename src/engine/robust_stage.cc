@@ -386,6 +386,9 @@ std::string RobustMethodOptions::Spec() const {
          // text-urls acts through own-url: without it the key changes nothing
          // and is not written (a whole spec without it means no-text-urls).
          (normalize_own_url && normalize_text_urls ? ",text-urls" : "") +
+         // image-names acts through numbers, as text-urls through own-url
+         // (a whole spec without it means no-image-names).
+         (normalize_numbers && image_file_names ? ",image-names" : "") +
          // No titles compared is what a whole spec without `titles` means.
          (compare_titles ? ",titles" : "") +
          // 64-bit values are what a whole spec without `hash` means.
@@ -447,10 +450,26 @@ void NormalizeVolatileTerms(const TokenizedDocument& doc, std::string_view page_
       i = static_cast<size_t>(std::upper_bound(off + i, off + hi, bit) - off) - 1;
       const uint32_t begin = off[i], end = off[i + 1];
       uint8_t any = 0, all = kHexWord | kPlainNumber;
+      uint32_t file = begin;  // where the term's file name starts (after its last slash)
       for (uint32_t b = begin; b < end; ++b) {
         const uint8_t c = kTermByteClass[bytes[b]];
         any |= c;
         all &= c;
+        if (c & kSlash) file = b + 1;
+      }
+      if ((any & kSlash) && file < end && options.image_file_names) {
+        // An image's URL counts by its file name (FileTermOf), and so is
+        // volatile by it: a digit in its host or path ("i0.wp.com",
+        // "img2", "2024/05") is not one in the name, which the copy that
+        // links the original's image shares with the original's own
+        // relative reference.
+        any = kSlash;
+        all = kHexWord | kPlainNumber;
+        for (uint32_t b = file; b < end; ++b) {
+          const uint8_t c = kTermByteClass[bytes[b]];
+          any |= c & kDigit;
+          all &= c;
+        }
       }
       flags[i] = static_cast<uint8_t>((any & (kDigit | kSlash)) | (all & (kHexWord | kPlainNumber)));
       if (any & kDigit) digit_terms.push_back(static_cast<uint32_t>(i));

@@ -121,6 +121,39 @@ TEST(RobustNormalizeTest, UrlsWrittenInTextAreOneClassWhoeverTheyName) {
             Normalized("<p>See https://c.example.com/y/z?q=1 now.</p>", "http://b.example.org/"));
 }
 
+// An image counts by its file name wherever it is: a copy on another host
+// that links the original's images by their whole URL reads as the
+// original, whose own relative references give the names alone, even
+// where the image host's name or path holds digits (i0.wp.com, /2024/05/).
+// A digit in the name itself is volatile in both.
+TEST(RobustNormalizeTest, AnImageCountsByItsFileNameWhateverItsHost) {
+  auto page = [](const std::string& front, const std::string& pool) {
+    return "<p>Our guest house by the sea, rooms and garden.</p><img src=\"" + front + "\"><img src=\"" + pool +
+           "\"><p>Book a room today.</p>";
+  };
+  const auto original = Normalized(page("front.jpg", "pool11.jpg"), "http://www.guesthouse.example.com/rooms.php");
+  const auto copy =
+      Normalized(page("http://www.guesthouse.example.com/media/2024/05/front.jpg",
+                      "http://i0.wp.com/www.guesthouse.example.com/media/2024/05/pool11.jpg"),
+                 "http://scraper.example.net/2026/11/rooms.html");
+  EXPECT_EQ(original, copy);
+  // Judged by the whole URL (no-image-names, as specs before it), the
+  // copy's image URLs, digits in their paths, are volatile where the
+  // original's names are content.
+  RobustMethodOptions whole_url;
+  whole_url.image_file_names = false;
+  EXPECT_NE(Normalized(page("front.jpg", "pool11.jpg"), "http://www.guesthouse.example.com/rooms.php", whole_url),
+            Normalized(page("http://www.guesthouse.example.com/media/2024/05/front.jpg",
+                            "http://i0.wp.com/www.guesthouse.example.com/media/2024/05/pool11.jpg"),
+                       "http://scraper.example.net/2026/11/rooms.html", whole_url));
+  // Different pictures are different pages, whatever the host.
+  const auto other =
+      Normalized(page("http://www.guesthouse.example.com/media/2024/05/garden.jpg",
+                      "http://i0.wp.com/www.guesthouse.example.com/media/2024/05/pool11.jpg"),
+                 "http://scraper.example.net/2026/11/rooms.html");
+  EXPECT_NE(original, other);
+}
+
 TEST(RobustNormalizeTest, FiguresInTableCellsAreContent) {
   // Two nutrient tables in one template: their figures are what they are.
   auto table = [](const std::string& a, const std::string& b) {
@@ -2301,10 +2334,18 @@ TEST(RobustMainTextTest, SpecsRoundTripAndSpecsWrittenBeforeMainTextKeepTheirMea
   EXPECT_FALSE(RobustMethodOptions::Parse("robust:no-text-urls")->normalize_text_urls);
   // ... and before titles were compared: none; today's spec says titles.
   EXPECT_FALSE(old->compare_titles);
-  EXPECT_NE(spec.find(",text-urls,titles,"), std::string::npos) << spec;
+  EXPECT_NE(spec.find(",text-urls,image-names,titles,"), std::string::npos) << spec;
   EXPECT_TRUE(parsed->compare_titles);
   EXPECT_FALSE(RobustMethodOptions::Parse("robust:no-titles")->compare_titles);
   EXPECT_EQ(RobustMethodOptions::Parse("robust:no-titles")->Spec().find("titles"), std::string::npos);
+  // ... and before an image was volatile by its file name alone: by its
+  // whole URL; today's spec says image-names.
+  EXPECT_FALSE(old->image_file_names);
+  EXPECT_TRUE(parsed->image_file_names);
+  EXPECT_FALSE(RobustMethodOptions::Parse("robust:no-image-names")->image_file_names);
+  const std::string no_numbers = RobustMethodOptions::Parse("robust:no-numbers")->Spec();
+  EXPECT_EQ(no_numbers.find("image-names"), std::string::npos) << no_numbers;
+  EXPECT_EQ(RobustMethodOptions::Parse(no_numbers)->Spec(), no_numbers);
   // Without own-url, text-urls changes nothing and is not written: the
   // spec round-trips to the same string.
   const std::string no_own = RobustMethodOptions::Parse("robust:no-own-url")->Spec();

@@ -39,6 +39,9 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
   // ... before URLs in the text were one class (no `text-urls`): only the
   // page's own ...
   if (whole && !names("text-urls") && !names("no-text-urls")) o->normalize_text_urls = false;
+  // ... before an image was volatile by its file name alone (no
+  // `image-names`): by its whole URL ...
+  if (whole && !names("image-names") && !names("no-image-names")) o->image_file_names = false;
   // ... before titles were compared (no `titles`): none ...
   if (whole && !names("titles") && !names("no-titles")) o->compare_titles = false;
   // ... and before main-text bands of their own (no `main-r`): main text
@@ -88,6 +91,8 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
       o->normalize_own_url = it.key == "own-url";
     } else if ((it.key == "text-urls" || it.key == "no-text-urls") && !it.has_value) {
       o->normalize_text_urls = it.key == "text-urls";
+    } else if ((it.key == "image-names" || it.key == "no-image-names") && !it.has_value) {
+      o->image_file_names = it.key == "image-names";
     } else if ((it.key == "titles" || it.key == "no-titles") && !it.has_value) {
       o->compare_titles = it.key == "titles";
     } else if (it.key == "hash") {
@@ -98,7 +103,8 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
       return UnknownSpecKey("robust", it,
                             "k=N, m=N, r=N, template=N, template-fraction=X, content=X, no-template=X, edit=N, "
                             "same-site-edit=N, main-m=N, main-r=N, main-line=N, main-min=N, main=X, contain=X, numbers, no-numbers, "
-                            "own-url, no-own-url, text-urls, no-text-urls, titles, no-titles, hash=32|64, seed=N");
+                            "own-url, no-own-url, text-urls, no-text-urls, image-names, no-image-names, titles, no-titles, "
+                            "hash=32|64, seed=N");
     }
     NEARDUP_RETURN_IF_ERROR(s);
   }
