@@ -220,6 +220,14 @@ struct RobustMethodOptions {
   // none without main text). Specs written before this field (a whole spec
   // without `titles`: Parse) compare no titles.
   bool compare_titles = true;
+  // With compare_titles, a title term of four digits or more
+  // (an id, a year) is marked a number, and two titles whose own parts
+  // (past what they share at their ends) each name a number, none of one's
+  // the other's, name two items: records of a database ("home record
+  // 173815", "people record 173816"), bugs, threads, a year's reports.
+  // A revision keeps its item's number. Specs written before this field
+  // (a whole spec without `title-numbers`: Parse) mark none.
+  bool title_numbers = true;
   uint64_t seed = 1234;           // draws the min-hash functions
   // The min-hash values' functions: 32, functions of the shingles' low 32
   // mixed bits, each value the pre-image of the least 32-bit image
@@ -234,7 +242,7 @@ struct RobustMethodOptions {
   uint32_t positions() const { return num_minhashes + main_minhashes; }
   // Whether a page carries its main text's number of distinct shingles.
   bool keeps_main_shingles() const { return main_minhashes > 0 && min_main_containment > 0; }
-  // e.g. "robust:k=5,m=84,r=3,template=2,template-fraction=0.05,content=0.2,edit=30,main-m=42,main-r=2,...,numbers,own-url,text-urls,image-names,titles,hash=32,seed=1234"
+  // e.g. "robust:k=5,m=84,r=3,template=2,template-fraction=0.05,content=0.2,edit=30,main-m=42,main-r=2,...,numbers,own-url,text-urls,image-names,titles,title-numbers,hash=32,seed=1234"
   std::string Spec() const;
   // Parses a spec as Spec() writes it ("robust" or "robust:KEY=VALUE,...";
   // keys left out keep their defaults). A whole spec (one naming k, m, r,

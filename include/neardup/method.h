@@ -20,7 +20,7 @@
 //   simhash:b=384,t=372,seed=1234
 //   combined:broder:k=8,...;simhash:b=384,...,same-site-t=355
 //   robust:k=5,m=84,r=3,template=2,content=0.2,no-template=0.8,edit=30,
-//          same-site-edit=20,main-m=42,main-r=2,...,numbers,own-url,text-urls,image-names,titles,hash=32,seed=1234
+//          same-site-edit=20,main-m=42,main-r=2,...,numbers,own-url,text-urls,image-names,titles,title-numbers,hash=32,seed=1234
 //   paragraphs:sentences=3,min-chars=450,min-shared=90
 //   chunks:lines:4,T=15,coarse,h=2,seed=1234
 //

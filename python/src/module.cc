@@ -435,7 +435,8 @@ defaults:
           "min_main_similarity": 0.5, "min_main_containment": 0.8,
           "minhash_bits": 32, "normalize_numbers": True,
           "normalize_own_url": True, "normalize_text_urls": True,
-          "image_file_names": True, "compare_titles": True, "seed": 1234}
+          "image_file_names": True, "compare_titles": True,
+          "title_numbers": True, "seed": 1234}
   paragraphs={"sentences_per_paragraph": 3, "min_text_chars": 450,
               "min_shared_percent": 90}
   chunks={"chunking": "lines:4", "threshold": 15, "algorithm": "coarse",

@@ -233,6 +233,7 @@ const Fields<neardup::RobustMethodOptions>& RobustFields() {
       Member("normalize_text_urls", &O::normalize_text_urls),
       Member("image_file_names", &O::image_file_names),
       Member("compare_titles", &O::compare_titles),
+      Member("title_numbers", &O::title_numbers),
       Member("seed", &O::seed),
   };
   return fields;

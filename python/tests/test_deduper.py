@@ -170,6 +170,8 @@ def test_options_by_keyword_and_nested_dict():
     untitled = neardup.Deduper("robust", threads=1, robust={"compare_titles": False, "normalize_text_urls": False})
     assert ",titles," not in untitled.method and ",text-urls," not in untitled.method
     assert r.options["robust"]["image_file_names"] is True and ",image-names," in r.method
+    assert r.options["robust"]["title_numbers"] is True and ",titles,title-numbers," in r.method
+    assert ",title-numbers," not in neardup.Deduper("robust", threads=1, robust={"title_numbers": False}).method
     assert ",image-names," not in neardup.Deduper("robust", threads=1, robust={"image_file_names": False}).method
     spec = neardup.Deduper("simhash:b=128,t=120", threads=1)
     assert spec.method.startswith("simhash:b=128,t=120")

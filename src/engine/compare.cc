@@ -47,7 +47,7 @@ RobustPage RobustOf(const TokenizedDocument& tokens, const std::string& url, con
   p.sig = ComputeRobustSignature(tokens, url, o, sketcher, sketchers.main_or_null(), &scratch, &normalized,
                                  p.mins.data(),
                                  p.digest.empty() ? nullptr : p.digest.data());
-  PackRobustTitle(tokens, p.title.data());
+  PackRobustTitle(tokens, o.title_numbers, p.title.data());
   std::vector<uint64_t> sh;
   sketcher.Shingles(normalized, &sh);
   for (uint64_t x : sh) p.shingles.push_back(static_cast<uint32_t>(x));
@@ -376,7 +376,7 @@ Result<Comparison> CompareLoaded(const Loaded& a, const Loaded& b, const std::st
                      templates.KnowsTemplateOf(XXH3_64bits(site_b.data(), site_b.size()));
   r.one_text_site = r.same_host && templates.OneTextSite(key_a);
   r.two_titles_site = r.same_host && templates.TwoTitlesSite(key_a);
-  r.titles_name_two_items = TitlesNameTwoItems(pa.title.data(), pb.title.data());
+  r.titles_name_two_items = TitlesNameTwoItems(pa.title.data(), pb.title.data(), ro.title_numbers);
   if (!pa.sig.has_sketch || !pb.sig.has_sketch) {
     r.why = "a page has no term but volatile ones: only exact copies are matched";
   } else if (r.equal_after_normalization) {

@@ -391,6 +391,9 @@ std::string RobustMethodOptions::Spec() const {
          (normalize_numbers && image_file_names ? ",image-names" : "") +
          // No titles compared is what a whole spec without `titles` means.
          (compare_titles ? ",titles" : "") +
+         // title-numbers acts through titles (a whole spec without it
+         // means no-title-numbers).
+         (compare_titles && title_numbers ? ",title-numbers" : "") +
          // 64-bit values are what a whole spec without `hash` means.
          (minhash_bits == 32 ? ",hash=32" : "") + ",seed=" + std::to_string(seed);
 }
@@ -836,12 +839,21 @@ const uint64_t* RobustPages::FetchTitle(uint32_t p, uint64_t* scratch) const {
   return titles + size_t{p} * titles_stride;  // the mapping holds the same bytes
 }
 
-void PackRobustTitle(const TokenizedDocument& doc, uint64_t* out) {
+void PackRobustTitle(const TokenizedDocument& doc, bool numbers, uint64_t* out) {
   std::fill(out, out + kRobustTitleWords, uint64_t{0});
   const uint32_t end = std::min<uint32_t>(doc.title_end, static_cast<uint32_t>(doc.num_terms()));
   if (end <= doc.title_begin) return;
+  const bool have_text = doc.term_offsets.size() == doc.num_terms() + 1;
   auto put = [&](uint32_t slot, uint32_t term) {
     uint64_t v = doc.term_hashes[term] >> 48;
+    if (numbers) {
+      uint32_t digits = 0;
+      if (have_text) {
+        for (char c : doc.term(term)) digits += c >= '0' && c <= '9';
+      }
+      v = (v & ~uint64_t{1}) | (digits >= kTitleNumberDigits ? 1 : 0);
+      if (v == 0) v = 2;  // 0 marks the end; bit 0 stays the number's
+    }
     if (v == 0) v = 1;  // 0 marks the end
     out[slot / 4] |= v << (16 * (slot % 4));
   };
@@ -869,7 +881,7 @@ uint32_t UnpackRobustTitle(const uint64_t* title, std::array<uint16_t, kRobustTi
 
 }  // namespace
 
-bool TitlesNameTwoItems(const uint64_t* a, const uint64_t* b) {
+bool TitlesNameTwoItems(const uint64_t* a, const uint64_t* b, bool numbers) {
   std::array<uint16_t, kRobustTitleTerms> ta{}, tb{};
   const uint32_t na = UnpackRobustTitle(a, &ta), nb = UnpackRobustTitle(b, &tb);
   if (na == 0 || nb == 0) return false;
@@ -877,6 +889,17 @@ bool TitlesNameTwoItems(const uint64_t* a, const uint64_t* b) {
   while (prefix < std::min(na, nb) && ta[prefix] == tb[prefix]) ++prefix;
   uint32_t suffix = 0;
   while (suffix < std::min(na, nb) - prefix && ta[na - 1 - suffix] == tb[nb - 1 - suffix]) ++suffix;
+  if (numbers) {
+    // Each own part names a number, and none of one's is the other's.
+    bool a_number = false, b_number = false, shared_number = false;
+    for (uint32_t i = prefix; i < na - suffix; ++i) {
+      if (!(ta[i] & 1)) continue;
+      a_number = true;
+      for (uint32_t j = prefix; j < nb - suffix; ++j) shared_number = shared_number || ta[i] == tb[j];
+    }
+    for (uint32_t j = prefix; j < nb - suffix; ++j) b_number = b_number || (tb[j] & 1);
+    if (a_number && b_number && !shared_number) return true;
+  }
   const uint32_t shared = prefix + suffix;
   if (na - shared <= shared || nb - shared <= shared) return false;
   for (uint32_t i = prefix; i < na - suffix; ++i) {
@@ -1227,7 +1250,7 @@ bool TwoPagesOneText(const RobustPages& pages, uint32_t a, uint32_t b, const Rob
   if (!options.compare_titles) return true;
   const uint64_t* ta = pages.FetchTitle(a, w->title_a.data());
   const uint64_t* tb = pages.FetchTitle(b, w->title_b.data());
-  *two_titles = ta != nullptr && tb != nullptr && TitlesNameTwoItems(ta, tb);
+  *two_titles = ta != nullptr && tb != nullptr && TitlesNameTwoItems(ta, tb, options.title_numbers);
   return !*two_titles;
 }
 
@@ -1581,7 +1604,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
         if (!options.compare_titles || pages.titles == nullptr) return false;
         const uint64_t* ta = pages.FetchTitle(by_site[s + (pair >> 32)], title_a.data());
         const uint64_t* tb = pages.FetchTitle(by_site[s + static_cast<uint32_t>(pair)], title_b.data());
-        return ta[0] != 0 && tb[0] != 0 && !TitlesNameTwoItems(ta, tb);
+        return ta[0] != 0 && tb[0] != 0 && !TitlesNameTwoItems(ta, tb, options.title_numbers);
       };
       std::vector<std::pair<uint64_t, uint8_t>> copies;
       for (size_t i = 0; i < pairs.size(); ++i) {

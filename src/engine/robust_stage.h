@@ -104,18 +104,26 @@ inline constexpr uint32_t kRobustDigestCells = 72;
 // the terms of its first <title> (TokenizedDocument::title_begin), each as
 // 16 bits of its hash (never 0), in order, 0 after the last; a title of
 // more terms keeps its first and its last kRobustTitleTerms / 2, where a
-// site's name stands. kRobustTitleWords words a page.
+// site's name stands. kRobustTitleWords words a page. With `numbers`
+// (RobustMethodOptions::title_numbers) a term's lowest bit says whether it
+// is a number (kTitleNumberDigits digits or more: an id, a year), in place
+// of that bit of its hash.
 inline constexpr uint32_t kRobustTitleTerms = 16;
 inline constexpr size_t kRobustTitleWords = kRobustTitleTerms / 4;
-void PackRobustTitle(const TokenizedDocument& doc, uint64_t* out);
+inline constexpr uint32_t kTitleNumberDigits = 4;
+void PackRobustTitle(const TokenizedDocument& doc, bool numbers, uint64_t* out);
 
 // Whether two titles (PackRobustTitle) name two items: past the terms they
 // share at their start and at their end (a site's name, a section's), each
 // holds more terms of its own than those, and no term of one's own part is
 // in the other's. An article and its revision with a headline rewritten
 // keep some of its words, or share more than they differ; two items of one
-// template are named apart. False when either page has no title.
-bool TitlesNameTwoItems(const uint64_t* a, const uint64_t* b);
+// template are named apart. With `numbers` (titles packed with numbers
+// marked) also when each own part holds a number and none of one's numbers
+// is the other's: a record, a bug, a thread, a year's report named by its
+// number ("home record 173815", "people record 173816"), where a revision
+// keeps its item's number. False when either page has no title.
+bool TitlesNameTwoItems(const uint64_t* a, const uint64_t* b, bool numbers);
 
 // Whole-page bands (RunRobustStage): pages sharing one of m / 14 bands of
 // consecutive values are candidates even where every value is boilerplate;

@@ -1124,7 +1124,7 @@ SignedPage Sign(const std::string& html, const std::string& url, const RobustMet
   p.digest.assign(kRobustDigestCells, 0);
   p.sig = ComputeRobustSignature(doc, url, o, sketchers.whole, sketchers.main_or_null(), &scratch, &normalized,
                                  p.mins.data(), p.digest.data());
-  PackRobustTitle(doc, p.title.data());
+  PackRobustTitle(doc, o.title_numbers, p.title.data());
   const std::string site = RobustSiteOf(url);
   p.site = XXH3_64bits(site.data(), site.size());
   return p;
@@ -1479,17 +1479,41 @@ SiteTemplates TemplatesWithCounts(const std::vector<SignedPage>& pages, const Ro
 }
 
 // A title as the rule keeps it (PackRobustTitle), from a page's <title>.
-std::array<uint64_t, kRobustTitleWords> TitleOf(const std::string& title) {
+std::array<uint64_t, kRobustTitleWords> TitleOf(const std::string& title, bool numbers = false) {
   Tokenizer tokenizer;
   TokenizedDocument doc;
   tokenizer.Tokenize("<title>" + title + "</title><p>body</p>", ContentKind::kHtml, "utf-8", "", &doc);
   std::array<uint64_t, kRobustTitleWords> out{};
-  PackRobustTitle(doc, out.data());
+  PackRobustTitle(doc, numbers, out.data());
   return out;
 }
 
-bool NameTwoItems(const std::string& a, const std::string& b) {
-  return TitlesNameTwoItems(TitleOf(a).data(), TitleOf(b).data());
+bool NameTwoItems(const std::string& a, const std::string& b, bool numbers = false) {
+  return TitlesNameTwoItems(TitleOf(a, numbers).data(), TitleOf(b, numbers).data(), numbers);
+}
+
+// Titles that name their items by number (title_numbers): each own part
+// holds a number of four digits or more and none of one's is the other's.
+TEST(RobustTitleTest, TitlesNamingTwoNumbersNameTwoItems) {
+  // Two records of a database site: "record" is in both own parts, so
+  // without numbers the titles are not told apart.
+  EXPECT_FALSE(NameTwoItems("Bluebird945: home record 173815", "Bluebird945: people record 173816"));
+  EXPECT_TRUE(NameTwoItems("Bluebird945: home record 173815", "Bluebird945: people record 173816", true));
+  EXPECT_TRUE(NameTwoItems("Bug 1234567 - crash on start", "Bug 1234602 - crash on exit", true));
+  EXPECT_TRUE(NameTwoItems("Annual report 2023", "Annual report 2024", true));
+  // A revision keeps its item's number; short figures (a toll, a score)
+  // are not numbers that name an item.
+  EXPECT_FALSE(NameTwoItems("Bug 1234567 - crash on start", "Bug 1234567 - crash on start (fixed)", true));
+  EXPECT_FALSE(NameTwoItems("5 killed in blast", "7 killed in blast", true));
+  EXPECT_FALSE(NameTwoItems("Dow falls 300 points", "Dow falls 350 points as banks slide", true));
+  // Only one own part with a number: the rule of words decides.
+  EXPECT_FALSE(NameTwoItems("Olympics 2008: swimmer wins gold", "Olympics: swimmer wins gold", true));
+  // A number shared by the own parts is one item's.
+  EXPECT_FALSE(NameTwoItems("Storm 2024 hits coast", "Coast 2024 storm damage 2025", true));
+  // Marking numbers keeps what the words rule says of titles without them.
+  EXPECT_EQ(NameTwoItems("Mubarak backs Mideast pact - AP", "Egypt's leader backs the pact - AP", true),
+            NameTwoItems("Mubarak backs Mideast pact - AP", "Egypt's leader backs the pact - AP"));
+  EXPECT_TRUE(NameTwoItems("Camping gear", "Cycling shoes", true));
 }
 
 TEST(RobustTitleTest, TitlesNameTwoItemsPastWhatTheyShareAtTheirEnds) {
@@ -1515,8 +1539,8 @@ TEST(RobustTitleTest, TitlesNameTwoItemsPastWhatTheyShareAtTheirEnds) {
   EXPECT_FALSE(NameTwoItems("STORM HITS COAST!", "storm, hits: coast"));
   // A page without a title names nothing.
   const std::array<uint64_t, kRobustTitleWords> none{};
-  EXPECT_FALSE(TitlesNameTwoItems(none.data(), TitleOf("Camping gear").data()));
-  EXPECT_FALSE(TitlesNameTwoItems(none.data(), none.data()));
+  EXPECT_FALSE(TitlesNameTwoItems(none.data(), TitleOf("Camping gear").data(), false));
+  EXPECT_FALSE(TitlesNameTwoItems(none.data(), none.data(), true));
   // A long title keeps its first and last 8 terms: two that differ only
   // past those are kept alike; the site's name at the end still counts.
   const std::string head = "one two three four five six seven eight ", tail = " nine ten eleven twelve thirteen fourteen fifteen sixteen";
@@ -2338,6 +2362,14 @@ TEST(RobustMainTextTest, SpecsRoundTripAndSpecsWrittenBeforeMainTextKeepTheirMea
   EXPECT_TRUE(parsed->compare_titles);
   EXPECT_FALSE(RobustMethodOptions::Parse("robust:no-titles")->compare_titles);
   EXPECT_EQ(RobustMethodOptions::Parse("robust:no-titles")->Spec().find("titles"), std::string::npos);
+  // ... and before a title's numbers were marked: none; today's spec says
+  // title-numbers, which acts through titles and without them is not
+  // written.
+  EXPECT_FALSE(old->title_numbers);
+  EXPECT_NE(spec.find(",titles,title-numbers,"), std::string::npos) << spec;
+  EXPECT_TRUE(parsed->title_numbers);
+  EXPECT_FALSE(RobustMethodOptions::Parse("robust:no-title-numbers")->title_numbers);
+  EXPECT_EQ(RobustMethodOptions::Parse("robust:no-titles")->Spec().find("title-numbers"), std::string::npos);
   // ... and before an image was volatile by its file name alone: by its
   // whole URL; today's spec says image-names.
   EXPECT_FALSE(old->image_file_names);

@@ -44,6 +44,8 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
   if (whole && !names("image-names") && !names("no-image-names")) o->image_file_names = false;
   // ... before titles were compared (no `titles`): none ...
   if (whole && !names("titles") && !names("no-titles")) o->compare_titles = false;
+  // ... before a title's numbers were marked (no `title-numbers`): none ...
+  if (whole && !names("title-numbers") && !names("no-title-numbers")) o->title_numbers = false;
   // ... and before main-text bands of their own (no `main-r`): main text
   // banded as the whole page (r), as its store's keys were made.
   const bool main_rows_as_whole = whole && !names("main-r");
@@ -95,6 +97,8 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
       o->image_file_names = it.key == "image-names";
     } else if ((it.key == "titles" || it.key == "no-titles") && !it.has_value) {
       o->compare_titles = it.key == "titles";
+    } else if ((it.key == "title-numbers" || it.key == "no-title-numbers") && !it.has_value) {
+      o->title_numbers = it.key == "title-numbers";
     } else if (it.key == "hash") {
       s = as_u32(32, 64, &o->minhash_bits);  // 32 or 64: ValidateRobust
     } else if (it.key == "seed") {
@@ -104,7 +108,7 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
                             "k=N, m=N, r=N, template=N, template-fraction=X, content=X, no-template=X, edit=N, "
                             "same-site-edit=N, main-m=N, main-r=N, main-line=N, main-min=N, main=X, contain=X, numbers, no-numbers, "
                             "own-url, no-own-url, text-urls, no-text-urls, image-names, no-image-names, titles, no-titles, "
-                            "hash=32|64, seed=N");
+                            "title-numbers, no-title-numbers, hash=32|64, seed=N");
     }
     NEARDUP_RETURN_IF_ERROR(s);
   }
@@ -1237,7 +1241,7 @@ class RobustMethod final : public MethodImpl {
     if (sig.has_sketch) {
       std::memcpy(words + 2, s->mins.data(), l_.m * sizeof(uint32_t));
       if (l_.main_shingles) words[l_.main_shingles_at()] = PackShingleCounts(sig);
-      if (l_.titles) PackRobustTitle(tokens, words + l_.title_at());
+      if (l_.titles) PackRobustTitle(tokens, o_.title_numbers, words + l_.title_at());
     } else if (l_.digests) {
       std::fill(words + l_.digest_at(), words + l_.words(), 0);
     }
