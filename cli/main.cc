@@ -100,6 +100,10 @@ int RunCompareCommand(const std::string& a, const std::string& b, const neardup:
     std::printf("; %s pages of the sites read, template %s", WithCommas(rb.host_pages).c_str(),
                 rb.one_text_site ? "none (the two pages alone on their site are one text: whole pages and main texts "
                                    "alike, or one holding the other, so it learns no template from them)"
+                : rb.two_titles_site && rb.titles_name_two_numbers
+                    ? "known (the two pages alone on their site are alike, but their titles name two items: past the "
+                      "words they share at their ends, each names a number of four digits or more that the other "
+                      "does not; so it learns its template from them)"
                 : rb.two_titles_site ? "known (the two pages alone on their site are alike, but their titles name two "
                                        "items: past the words they share at their ends, each has more of its own, and "
                                        "none in common; so it learns its template from them)"

@@ -93,12 +93,16 @@ struct Comparison {
     // two_titles_site: the two are alone on their site and alike, but their
     // titles name two items (RobustMethodOptions::compare_titles), so the
     // site learned its template from them. titles_name_two_items: whether
-    // the two pages' titles name two items (whatever their sites).
+    // the two pages' titles name two items (whatever their sites);
+    // titles_name_two_numbers: they do by their numbers (each own part names
+    // a number of four digits or more, none of one's the other's:
+    // RobustMethodOptions::title_numbers).
     uint64_t host_pages = 0;
     bool template_known = false;
     bool one_text_site = false;
     bool two_titles_site = false;
     bool titles_name_two_items = false;
+    bool titles_name_two_numbers = false;
     uint32_t content_agreeing = 0, content_positions = 0, template_shared = 0;
     // Main text (the long text blocks that are not mostly links): terms of
     // each page, and main-text positions outside the boilerplate and those

@@ -320,6 +320,7 @@ py::dict ComparisonToDict(const neardup::Comparison& c) {
   robust["one_text_site"] = r.one_text_site;
   robust["two_titles_site"] = r.two_titles_site;
   robust["titles_name_two_items"] = r.titles_name_two_items;
+  robust["titles_name_two_numbers"] = r.titles_name_two_numbers;
   robust["content_agreeing"] = r.content_agreeing;
   robust["content_positions"] = r.content_positions;
   robust["template_shared"] = r.template_shared;

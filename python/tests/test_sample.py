@@ -244,6 +244,23 @@ def test_compare_files_says_two_pages_alone_on_a_site_are_one_text():
     assert not other["one_text_site"]
 
 
+def test_compare_files_says_when_titles_name_two_numbers(tmp_path):
+    # Two records of a database titled by their numbers name two items;
+    # a revision keeps its record's number.
+    body = "<p>" + " ".join("word%s" % chr(97 + i % 26) for i in range(80)) + "</p>"
+    def page(name, title):
+        path = tmp_path / name
+        path.write_text("<html><head><title>%s</title></head><body>%s</body></html>" % (title, body))
+        return str(path)
+    home = page("a.html", "Gene Bank: home record 173815")
+    other = page("b.html", "Gene Bank: people record 173816")
+    revised = page("c.html", "Gene Bank: home record 173815 (revised)")
+    r = neardup.compare_files(home, other)["robust"]
+    assert r["titles_name_two_items"] and r["titles_name_two_numbers"]
+    r = neardup.compare_files(home, revised)["robust"]
+    assert not r["titles_name_two_items"] and not r["titles_name_two_numbers"]
+
+
 def test_keep_writes_the_kept_pages(sample, dedup_run, tmp_path):
     neardup.dedup(sample, out=tmp_path / "run")
     kept = [r["url"] for r in read_clusters_tsv(tmp_path / "run" / "clusters.tsv") if r["role"] == "keep"]

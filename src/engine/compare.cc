@@ -377,6 +377,7 @@ Result<Comparison> CompareLoaded(const Loaded& a, const Loaded& b, const std::st
   r.one_text_site = r.same_host && templates.OneTextSite(key_a);
   r.two_titles_site = r.same_host && templates.TwoTitlesSite(key_a);
   r.titles_name_two_items = TitlesNameTwoItems(pa.title.data(), pb.title.data(), ro.title_numbers);
+  r.titles_name_two_numbers = ro.title_numbers && TitlesNameTwoNumbers(pa.title.data(), pb.title.data());
   if (!pa.sig.has_sketch || !pb.sig.has_sketch) {
     r.why = "a page has no term but volatile ones: only exact copies are matched";
   } else if (r.equal_after_normalization) {

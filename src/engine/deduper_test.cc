@@ -781,6 +781,24 @@ TEST(CompareVerdictsTest, TwoItemsAloneOnASiteAreToldApartByTheirTitles) {
   EXPECT_FALSE(joined->robust.two_titles_site);
   EXPECT_TRUE(joined->robust.similar) << joined->robust.why;
   EXPECT_TRUE(joined->robust.same_cluster);
+  EXPECT_FALSE(c->robust.titles_name_two_numbers);
+  // Two records of a database, titled by their numbers: "record" is in
+  // both titles' own parts, so only the numbers tell them apart
+  // (title_numbers); without them the two are one text.
+  const std::string records = dir + "/records.jsonl";
+  testing::WriteFileOrDie(records, page(a, "home record 173815") + page(b, "people record 173816"));
+  auto numbered = ComparePages(a, b, DedupOptions(), nullptr, {records});
+  ASSERT_TRUE(numbered.ok()) << numbered.status().ToString();
+  EXPECT_TRUE(numbered->robust.titles_name_two_numbers);
+  EXPECT_TRUE(numbered->robust.two_titles_site);
+  EXPECT_FALSE(numbered->robust.same_cluster);
+  DedupOptions words_only;
+  words_only.robust.title_numbers = false;
+  auto unnumbered = ComparePages(a, b, words_only, nullptr, {records});
+  ASSERT_TRUE(unnumbered.ok()) << unnumbered.status().ToString();
+  EXPECT_FALSE(unnumbered->robust.titles_name_two_items);
+  EXPECT_TRUE(unnumbered->robust.one_text_site);
+  EXPECT_TRUE(unnumbered->robust.same_cluster);
   std::filesystem::remove_all(dir);
 }
 

@@ -881,16 +881,21 @@ uint32_t UnpackRobustTitle(const uint64_t* title, std::array<uint16_t, kRobustTi
 
 }  // namespace
 
-bool TitlesNameTwoItems(const uint64_t* a, const uint64_t* b, bool numbers) {
+namespace {
+
+// Two unpacked titles' terms past what they share at their start and end:
+// ta[prefix, na - suffix) and tb[prefix, nb - suffix).
+struct TitleParts {
   std::array<uint16_t, kRobustTitleTerms> ta{}, tb{};
-  const uint32_t na = UnpackRobustTitle(a, &ta), nb = UnpackRobustTitle(b, &tb);
-  if (na == 0 || nb == 0) return false;
-  uint32_t prefix = 0;
-  while (prefix < std::min(na, nb) && ta[prefix] == tb[prefix]) ++prefix;
-  uint32_t suffix = 0;
-  while (suffix < std::min(na, nb) - prefix && ta[na - 1 - suffix] == tb[nb - 1 - suffix]) ++suffix;
-  if (numbers) {
-    // Each own part names a number, and none of one's is the other's.
+  uint32_t na = 0, nb = 0, prefix = 0, suffix = 0;
+  TitleParts(const uint64_t* a, const uint64_t* b) {
+    na = UnpackRobustTitle(a, &ta);
+    nb = UnpackRobustTitle(b, &tb);
+    while (prefix < std::min(na, nb) && ta[prefix] == tb[prefix]) ++prefix;
+    while (suffix < std::min(na, nb) - prefix && ta[na - 1 - suffix] == tb[nb - 1 - suffix]) ++suffix;
+  }
+  // Each own part names a number, and none of one's is the other's.
+  bool TwoNumbers() const {
     bool a_number = false, b_number = false, shared_number = false;
     for (uint32_t i = prefix; i < na - suffix; ++i) {
       if (!(ta[i] & 1)) continue;
@@ -898,8 +903,24 @@ bool TitlesNameTwoItems(const uint64_t* a, const uint64_t* b, bool numbers) {
       for (uint32_t j = prefix; j < nb - suffix; ++j) shared_number = shared_number || ta[i] == tb[j];
     }
     for (uint32_t j = prefix; j < nb - suffix; ++j) b_number = b_number || (tb[j] & 1);
-    if (a_number && b_number && !shared_number) return true;
+    return a_number && b_number && !shared_number;
   }
+};
+
+}  // namespace
+
+bool TitlesNameTwoNumbers(const uint64_t* a, const uint64_t* b) {
+  const TitleParts t(a, b);
+  return t.na > 0 && t.nb > 0 && t.TwoNumbers();
+}
+
+bool TitlesNameTwoItems(const uint64_t* a, const uint64_t* b, bool numbers) {
+  const TitleParts t(a, b);
+  const auto& ta = t.ta;
+  const auto& tb = t.tb;
+  const uint32_t na = t.na, nb = t.nb, prefix = t.prefix, suffix = t.suffix;
+  if (na == 0 || nb == 0) return false;
+  if (numbers && t.TwoNumbers()) return true;
   const uint32_t shared = prefix + suffix;
   if (na - shared <= shared || nb - shared <= shared) return false;
   for (uint32_t i = prefix; i < na - suffix; ++i) {

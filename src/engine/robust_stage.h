@@ -124,6 +124,8 @@ void PackRobustTitle(const TokenizedDocument& doc, bool numbers, uint64_t* out);
 // number ("home record 173815", "people record 173816"), where a revision
 // keeps its item's number. False when either page has no title.
 bool TitlesNameTwoItems(const uint64_t* a, const uint64_t* b, bool numbers);
+// The rule of numbers alone (titles packed with numbers marked).
+bool TitlesNameTwoNumbers(const uint64_t* a, const uint64_t* b);
 
 // Whole-page bands (RunRobustStage): pages sharing one of m / 14 bands of
 // consecutive values are candidates even where every value is boilerplate;
