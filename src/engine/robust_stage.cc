@@ -879,10 +879,6 @@ uint32_t UnpackRobustTitle(const uint64_t* title, std::array<uint16_t, kRobustTi
   return n;
 }
 
-}  // namespace
-
-namespace {
-
 // Two unpacked titles' terms past what they share at their start and end:
 // ta[prefix, na - suffix) and tb[prefix, nb - suffix).
 struct TitleParts {
