@@ -127,7 +127,8 @@ void DedupFlags::Register(CLI::App* dedup) {
       ->check(CLI::Range(0.0, 1.0));
   dedup->add_flag("--keep-numbers", keep_numbers,
                   "robust: compare terms with digits as they are (by default they and the dates "
-                  "around them are one volatile class, as Henzinger's timestamps, counters and ids)");
+                  "around them are one volatile class, as Henzinger's timestamps, counters and ids; an "
+                  "image's URL by a digit in its file name only, which --method robust:no-image-names undoes)");
   dedup->add_flag("--keep-own-url", keep_own_url,
                   "robust: compare the page's own URL or host shown in its text as it is");
   dedup->add_flag("--keep-text-urls", keep_text_urls,
@@ -135,8 +136,9 @@ void DedupFlags::Register(CLI::App* dedup) {
                   "(http:// or https:// up to white space or markup)");
   dedup->add_flag("--ignore-titles", ignore_titles,
                   "robust: read no page's <title> (by default two pages alone on a site, or two of a site of "
-                  "3 to 5 pages, alike as one text are two items when their titles name two items, and one "
-                  "item on the small site only when titled as one)");
+                  "3 to 5 pages, alike as one text are two items when their titles name two items, by their "
+                  "words or by numbers of four digits or more, which --method robust:no-title-numbers leaves "
+                  "out, and one item on the small site only when titled as one)");
   dedup->add_option("--bits", sim_bits, "simhash, combined: sketch bits b (multiple of 64, 64..512)")
       ->check(CLI::Range(64, 512));
   threshold_option = dedup->add_option(
