@@ -228,6 +228,25 @@ struct RobustMethodOptions {
   // A revision keeps its item's number. Specs written before this field
   // (a whole spec without `title-numbers`: Parse) mark none.
   bool title_numbers = true;
+  // With compare_titles, the function words of English and the languages
+  // of the web next to it (articles, prepositions, pronouns, auxiliaries:
+  // "the", "of", "how", "do", "der", "la") are no word in common: two
+  // headlines that share only such words, "I often use the metaphor of a
+  // monster" and "How do you get it: the most common way", name two items.
+  // Specs written before this field (a whole spec without
+  // `title-function-words`: Parse) count every word.
+  bool title_function_words = true;
+  // With compare_titles, two pages of one known template whose own parts
+  // are too small to tell them apart (their main texts not judged: fewer
+  // than a quarter of the main-text positions outside the boilerplate;
+  // and fewer than a quarter of the whole pages' positions outside it) are
+  // two items when their titles name two items, whatever the handful of
+  // positions left says: a home page and the copy, on another host with
+  // a sentence edited, of an article under it agree at 2 of 7 where the
+  // edit let a template value the site never saw win. Specs written before
+  // this field (a whole spec without `thin-titles`: Parse) let the content
+  // bar decide.
+  bool titles_decide_thin_pairs = true;
   uint64_t seed = 1234;           // draws the min-hash functions
   // The min-hash values' functions: 32, functions of the shingles' low 32
   // mixed bits, each value the pre-image of the least 32-bit image

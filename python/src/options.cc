@@ -234,6 +234,8 @@ const Fields<neardup::RobustMethodOptions>& RobustFields() {
       Member("image_file_names", &O::image_file_names),
       Member("compare_titles", &O::compare_titles),
       Member("title_numbers", &O::title_numbers),
+      Member("title_function_words", &O::title_function_words),
+      Member("titles_decide_thin_pairs", &O::titles_decide_thin_pairs),
       Member("seed", &O::seed),
   };
   return fields;

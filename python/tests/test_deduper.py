@@ -172,6 +172,11 @@ def test_options_by_keyword_and_nested_dict():
     assert r.options["robust"]["image_file_names"] is True and ",image-names," in r.method
     assert r.options["robust"]["title_numbers"] is True and ",titles,title-numbers," in r.method
     assert ",title-numbers," not in neardup.Deduper("robust", threads=1, robust={"title_numbers": False}).method
+    assert r.options["robust"]["title_function_words"] is True and ",title-numbers,title-function-words," in r.method
+    plain = neardup.Deduper("robust", threads=1, robust={"title_function_words": False}).method
+    assert ",title-function-words," not in plain and ",title-numbers," in plain
+    assert r.options["robust"]["titles_decide_thin_pairs"] is True and ",title-function-words,thin-titles," in r.method
+    assert ",thin-titles," not in neardup.Deduper("robust", threads=1, robust={"titles_decide_thin_pairs": False}).method
     assert ",image-names," not in neardup.Deduper("robust", threads=1, robust={"image_file_names": False}).method
     spec = neardup.Deduper("simhash:b=128,t=120", threads=1)
     assert spec.method.startswith("simhash:b=128,t=120")

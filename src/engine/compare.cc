@@ -376,7 +376,7 @@ Result<Comparison> CompareLoaded(const Loaded& a, const Loaded& b, const std::st
                      templates.KnowsTemplateOf(XXH3_64bits(site_b.data(), site_b.size()));
   r.one_text_site = r.same_host && templates.OneTextSite(key_a);
   r.two_titles_site = r.same_host && templates.TwoTitlesSite(key_a);
-  r.titles_name_two_items = TitlesNameTwoItems(pa.title.data(), pb.title.data(), ro.title_numbers);
+  r.titles_name_two_items = TitlesNameTwoItems(pa.title.data(), pb.title.data(), ro.title_numbers, ro.title_function_words);
   r.titles_name_two_numbers = ro.title_numbers && TitlesNameTwoNumbers(pa.title.data(), pb.title.data());
   if (!pa.sig.has_sketch || !pb.sig.has_sketch) {
     r.why = "a page has no term but volatile ones: only exact copies are matched";
@@ -390,6 +390,10 @@ Result<Comparison> CompareLoaded(const Loaded& a, const Loaded& b, const std::st
     RobustPageView vb{pb.mins.data(), XXH3_64bits(site_b.data(), site_b.size()),
                       pb.digest.empty() ? nullptr : pb.digest.data(), pb.sig.main_shingles,
                       pb.sig.shingles};
+    if (ro.compare_titles) {
+      va.title = pa.title.data();
+      vb.title = pb.title.data();
+    }
     SiteTemplates::Match m;
     const PairDecision d = RobustDecide(templates, va, vb, ro, &m);
     r.content_agreeing = m.agreeing;

@@ -394,6 +394,10 @@ std::string RobustMethodOptions::Spec() const {
          // title-numbers acts through titles (a whole spec without it
          // means no-title-numbers).
          (compare_titles && title_numbers ? ",title-numbers" : "") +
+         // title-function-words acts through titles too.
+         (compare_titles && title_function_words ? ",title-function-words" : "") +
+         // thin-titles acts through titles too.
+         (compare_titles && titles_decide_thin_pairs ? ",thin-titles" : "") +
          // 64-bit values are what a whole spec without `hash` means.
          (minhash_bits == 32 ? ",hash=32" : "") + ",seed=" + std::to_string(seed);
 }
@@ -779,6 +783,7 @@ RobustPageView RobustPages::View(uint32_t p) const {
   v.site = site[p];
   v.digest = Digest(p);
   if (main_shingles) UnpackShingleCounts(main_shingles[size_t{p} * record_words], &v);
+  if (titles) v.title = titles + size_t{p} * titles_stride;
   return v;
 }
 
@@ -879,6 +884,53 @@ uint32_t UnpackRobustTitle(const uint64_t* title, std::array<uint16_t, kRobustTi
   return n;
 }
 
+// Function words of English and of the languages of the web next to it
+// (articles, prepositions, pronouns, auxiliaries, conjunctions), as
+// Henzinger's tokens: lower case, an apostrophe splits ("it s"). Words
+// that are also content words in another of these languages ("war",
+// "die", "son", "man") are left out. Two headlines that share only such
+// words ("the", "of a", "how do you") share no word of their items.
+constexpr std::string_view kTitleFunctionWords[] = {
+    // English
+    "a", "an", "the", "and", "or", "but", "nor", "of", "in", "on", "at", "to", "for", "from", "by", "with",
+    "without", "about", "into", "onto", "over", "under", "as", "is", "are", "was", "were", "be", "been", "being",
+    "am", "do", "does", "did", "have", "has", "had", "it", "its", "s", "t", "d", "ll", "re", "ve", "m", "this",
+    "that", "these", "those", "there", "here", "what", "which", "who", "whom", "whose", "when", "where", "why",
+    "how", "not", "no", "so", "if", "then", "than", "too", "very", "can", "could", "will", "would", "shall",
+    "should", "may", "might", "must", "i", "me", "my", "we", "our", "us", "you", "your", "he", "him", "his",
+    "she", "her", "they", "them", "their", "all", "any", "some", "most", "such", "only", "just", "also", "up",
+    "out", "off",
+    // German
+    "der", "das", "den", "dem", "des", "ein", "eine", "einer", "eines", "einem", "einen", "und", "oder", "aber",
+    "mit", "von", "zu", "zum", "zur", "im", "auf", "aus", "bei", "ist", "sind", "nicht", "auch", "wie", "sie",
+    "er", "ich", "wir", "fur", "f\xc3\xbcr",
+    // French
+    "le", "la", "les", "un", "une", "du", "de", "et", "ou", "mais", "en", "dans", "sur", "pour", "par", "avec",
+    "sans", "au", "aux", "ce", "cette", "ces", "est", "sont", "qui", "que", "il", "elle", "ils", "nous", "vous",
+    "je", "pas", "ne", "l", "qu",
+    // Spanish, Italian, Portuguese
+    "el", "los", "las", "una", "y", "del", "al", "por", "para", "es", "se", "su", "sus", "lo", "como", "il",
+    "gli", "di", "da", "della", "dei", "che", "non", "per", "o", "os", "as", "um", "uma", "e", "do", "da", "dos",
+    "das", "em", "no", "na", "com", "nao",
+    // Dutch
+    "het", "een", "van", "op", "voor", "aan", "zijn", "niet", "dat",
+};
+
+// Whether a title term (PackRobustTitle's 16 bits) is one of
+// kTitleFunctionWords, by its hash with the lowest bit left out (the
+// number mark takes that bit).
+bool IsTitleFunctionWord(uint16_t term) {
+  static const std::vector<uint16_t> slots = [] {
+    std::vector<uint16_t> v;
+    for (std::string_view w : kTitleFunctionWords) {
+      v.push_back(static_cast<uint16_t>((XXH3_64bits(w.data(), w.size()) >> 48) & ~uint64_t{1}));
+    }
+    std::sort(v.begin(), v.end());
+    return v;
+  }();
+  return std::binary_search(slots.begin(), slots.end(), static_cast<uint16_t>(term & ~1u));
+}
+
 // Two unpacked titles' terms past what they share at their start and end:
 // ta[prefix, na - suffix) and tb[prefix, nb - suffix).
 struct TitleParts {
@@ -910,7 +962,7 @@ bool TitlesNameTwoNumbers(const uint64_t* a, const uint64_t* b) {
   return t.na > 0 && t.nb > 0 && t.TwoNumbers();
 }
 
-bool TitlesNameTwoItems(const uint64_t* a, const uint64_t* b, bool numbers) {
+bool TitlesNameTwoItems(const uint64_t* a, const uint64_t* b, bool numbers, bool function_words) {
   const TitleParts t(a, b);
   const auto& ta = t.ta;
   const auto& tb = t.tb;
@@ -920,6 +972,7 @@ bool TitlesNameTwoItems(const uint64_t* a, const uint64_t* b, bool numbers) {
   const uint32_t shared = prefix + suffix;
   if (na - shared <= shared || nb - shared <= shared) return false;
   for (uint32_t i = prefix; i < na - suffix; ++i) {
+    if (function_words && IsTitleFunctionWord(ta[i])) continue;
     for (uint32_t j = prefix; j < nb - suffix; ++j) {
       if (ta[i] == tb[j]) return false;
     }
@@ -965,6 +1018,7 @@ RobustPageView RobustPages::RecordView(uint32_t p, const uint64_t* record) const
   v.site = site[p];
   v.digest = digests ? record + digest_word : nullptr;
   if (main_shingles) UnpackShingleCounts(record[main_shingles_word], &v);
+  if (titles) v.title = record + title_word;
   return v;
 }
 
@@ -1267,7 +1321,7 @@ bool TwoPagesOneText(const RobustPages& pages, uint32_t a, uint32_t b, const Rob
   if (!options.compare_titles) return true;
   const uint64_t* ta = pages.FetchTitle(a, w->title_a.data());
   const uint64_t* tb = pages.FetchTitle(b, w->title_b.data());
-  *two_titles = ta != nullptr && tb != nullptr && TitlesNameTwoItems(ta, tb, options.title_numbers);
+  *two_titles = ta != nullptr && tb != nullptr && TitlesNameTwoItems(ta, tb, options.title_numbers, options.title_function_words);
   return !*two_titles;
 }
 
@@ -1621,7 +1675,7 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
         if (!options.compare_titles || pages.titles == nullptr) return false;
         const uint64_t* ta = pages.FetchTitle(by_site[s + (pair >> 32)], title_a.data());
         const uint64_t* tb = pages.FetchTitle(by_site[s + static_cast<uint32_t>(pair)], title_b.data());
-        return ta[0] != 0 && tb[0] != 0 && !TitlesNameTwoItems(ta, tb, options.title_numbers);
+        return ta[0] != 0 && tb[0] != 0 && !TitlesNameTwoItems(ta, tb, options.title_numbers, options.title_function_words);
       };
       std::vector<std::pair<uint64_t, uint8_t>> copies;
       for (size_t i = 0; i < pairs.size(); ++i) {
@@ -2196,6 +2250,29 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   // different items (Henzinger's false positives: two papers of one group,
   // a scraper's copies of two items, two pages of one site): the main text
   // decides.
+  // Thin evidence: pages of one known template whose own parts are too
+  // small for their main texts to be judged (fewer than 1 /
+  // kMainTextMinShare of the main-text positions outside the boilerplate)
+  // and hold fewer than that share of the whole pages' positions too
+  // agree or not on a handful of values, where one page's edit lets a
+  // template value its site never saw win (a home page and the copy of an
+  // article under it agree at 2 of 7). Their titles, the one place where
+  // a page names its item, then decide: two items when they name two
+  // (TitlesNameTwoItems).
+  if (options.compare_titles && options.titles_decide_thin_pairs && a.title != nullptr && b.title != nullptr && r.template_shared > 0 && !main_known &&
+      r.positions * kMainTextMinShare < options.num_minhashes &&
+      TitlesNameTwoItems(a.title, b.title, options.title_numbers, options.title_function_words)) {
+    if (with_reason) {
+      std::snprintf(buf, sizeof buf,
+                    "their titles name two items, and the pages are one template with too little of their own to "
+                    "tell (%u of %u min-hash positions outside the boilerplate agree; fewer than 1/%u of the %u "
+                    "are outside it)",
+                    r.agreeing, r.positions, kMainTextMinShare, options.num_minhashes);
+      d.reason = buf;
+      d.reason += main_text_note(false);
+    }
+    return d;
+  }
   const double need = r.template_shared > 0 ? options.min_content_similarity : options.min_similarity_without_template;
   const bool whole_pages = r.template_shared == 0;
   d.duplicate = r.similarity() >= need && !main_differs;

@@ -123,7 +123,7 @@ void PackRobustTitle(const TokenizedDocument& doc, bool numbers, uint64_t* out);
 // is the other's: a record, a bug, a thread, a year's report named by its
 // number ("home record 173815", "people record 173816"), where a revision
 // keeps its item's number. False when either page has no title.
-bool TitlesNameTwoItems(const uint64_t* a, const uint64_t* b, bool numbers);
+bool TitlesNameTwoItems(const uint64_t* a, const uint64_t* b, bool numbers, bool function_words);
 // The rule of numbers alone (titles packed with numbers marked).
 bool TitlesNameTwoNumbers(const uint64_t* a, const uint64_t* b);
 
@@ -313,6 +313,9 @@ struct RobustPageView {
   // Distinct shingles of the whole page (RobustSignature::shingles); 0 when
   // unknown: the large-page rule then stays out.
   uint32_t shingles = 0;
+  // The page's title (kRobustTitleWords words, PackRobustTitle); nullptr
+  // when titles are not kept: the rule of thin evidence then stays out.
+  const uint64_t* title = nullptr;
 };
 
 // The record word that keeps a page's two shingle counts: the main text's

@@ -1108,7 +1108,7 @@ struct SignedPage {
   uint64_t site = 0;
   std::array<uint64_t, kRobustTitleWords> title{};  // PackRobustTitle
   RobustPageView View() const {
-    return RobustPageView{mins.data(), site, digest.data(), sig.main_shingles, sig.shingles};
+    return RobustPageView{mins.data(), site, digest.data(), sig.main_shingles, sig.shingles, title.data()};
   }
 };
 
@@ -1488,8 +1488,27 @@ std::array<uint64_t, kRobustTitleWords> TitleOf(const std::string& title, bool n
   return out;
 }
 
-bool NameTwoItems(const std::string& a, const std::string& b, bool numbers = false) {
-  return TitlesNameTwoItems(TitleOf(a, numbers).data(), TitleOf(b, numbers).data(), numbers);
+bool NameTwoItems(const std::string& a, const std::string& b, bool numbers = false, bool function_words = true) {
+  return TitlesNameTwoItems(TitleOf(a, numbers).data(), TitleOf(b, numbers).data(), numbers, function_words);
+}
+
+// Function words (title_function_words) are no word in common: headlines
+// that share only "the", "of", "für", "den" name two items; a content word
+// in common still makes one item, whatever else the titles share.
+TEST(RobustTitleTest, TitlesSharingOnlyFunctionWordsNameTwoItems) {
+  const std::string monster = "I often use the metaphor of a monster", rabies = "How do you get it? The most common way";
+  EXPECT_TRUE(NameTwoItems(monster, rabies));
+  EXPECT_FALSE(NameTwoItems(monster, rabies, false, /*function_words=*/false));
+  EXPECT_TRUE(NameTwoItems(monster + " | Iris649", rabies + " | Iris649", true));
+  EXPECT_TRUE(NameTwoItems("Tipps f\xc3\xbcr den Garten", "Rezepte f\xc3\xbcr den Winter"));
+  EXPECT_FALSE(NameTwoItems("Tipps f\xc3\xbcr den Garten", "Rezepte f\xc3\xbcr den Winter", false, false));
+  EXPECT_TRUE(NameTwoItems("La maison de la culture", "Le prix du pain et de la farine"));
+  // A headline rewritten around one of its content words names one item.
+  EXPECT_FALSE(NameTwoItems("The mayor of Springfield resigns", "Springfield's mayor quits after the vote"));
+  EXPECT_FALSE(NameTwoItems("How to grow tomatoes", "Growing tomatoes: how to start"));
+  // A word some other language uses as a function word but English as a
+  // content word is a word in common ("war", "die").
+  EXPECT_FALSE(NameTwoItems("War in the north", "The war ends"));
 }
 
 // Titles that name their items by number (title_numbers): each own part
@@ -1539,8 +1558,8 @@ TEST(RobustTitleTest, TitlesNameTwoItemsPastWhatTheyShareAtTheirEnds) {
   EXPECT_FALSE(NameTwoItems("STORM HITS COAST!", "storm, hits: coast"));
   // A page without a title names nothing.
   const std::array<uint64_t, kRobustTitleWords> none{};
-  EXPECT_FALSE(TitlesNameTwoItems(none.data(), TitleOf("Camping gear").data(), false));
-  EXPECT_FALSE(TitlesNameTwoItems(none.data(), none.data(), true));
+  EXPECT_FALSE(TitlesNameTwoItems(none.data(), TitleOf("Camping gear").data(), false, true));
+  EXPECT_FALSE(TitlesNameTwoItems(none.data(), none.data(), true, true));
   // A long title keeps its first and last 8 terms: two that differ only
   // past those are kept alike; the site's name at the end still counts.
   const std::string head = "one two three four five six seven eight ", tail = " nine ten eleven twelve thirteen fourteen fifteen sixteen";
@@ -2333,6 +2352,66 @@ TEST(RobustMainTextTest, OnOneSiteMainTextsThatDifferShowTwoItems) {
   EXPECT_TRUE(RobustDecideMatched(no_main, a.View(), b.View(), true, o, true).duplicate);
 }
 
+// Thin evidence: a home page and the copy of an article under it, on
+// another host with a sentence edited, both in one template that holds
+// nearly all their text. Outside the boilerplate they agree at 2 of 7
+// positions (the edit let a template value the site never saw win) and
+// their main texts are too short to judge: their titles decide. Titled
+// as one item, or where the positions outside the boilerplate are enough
+// to tell, the whole pages' content bar decides as before.
+TEST(RobustTitleTest, TitlesDecideWhereTheTemplateLeavesTooLittleToTell) {
+  std::mt19937_64 rng(37);
+  const RobustMethodOptions o;
+  auto page = [&](const std::string& title, const std::string& url) {
+    return Sign("<html><head><title>" + title + "</title></head><body>" + Paragraphs(Words(rng, 300)) +
+                    "</body></html>",
+                url, o);
+  };
+  const SignedPage home = page("Selling is capitalism and it is better | Iris912", "http://www.iris912.example/");
+  const SignedPage copy = page("Overall these landscapes declined by a tenth | Iris912",
+                               "http://www.willowsummit.example/2026/11/overall-these-landscapes.html");
+  const SignedPage revision = page("Overall, landscapes declined by a tenth | Iris912",
+                                   "http://www.willowsummit.example/2026/11/overall-landscapes.html");
+  ASSERT_NE(home.site, copy.site);
+  SiteTemplates::Match thin;
+  thin.template_shared = o.num_minhashes - 7;
+  thin.positions = 7;
+  thin.agreeing = 2;
+  thin.main_positions = 4;  // fewer than main_minhashes / kMainTextMinShare: main text not judged
+  ASSERT_GE(thin.similarity(), o.min_content_similarity);
+  ASSERT_LT(thin.main_positions * kMainTextMinShare, o.main_minhashes);
+  const PairDecision two = RobustDecideMatched(thin, home.View(), copy.View(), true, o, true);
+  EXPECT_FALSE(two.duplicate) << two.reason;
+  EXPECT_NE(two.reason.find("titles name two items"), std::string::npos) << two.reason;
+  // Titled as one item: the content bar, as before.
+  const PairDecision one = RobustDecideMatched(thin, revision.View(), copy.View(), true, o, true);
+  EXPECT_TRUE(one.duplicate) << one.reason;
+  // Without titles compared, or without a title kept, the same.
+  RobustMethodOptions untitled = o;
+  untitled.compare_titles = false;
+  EXPECT_TRUE(RobustDecideMatched(thin, home.View(), copy.View(), true, untitled, true).duplicate);
+  RobustMethodOptions bar_alone = o;
+  bar_alone.titles_decide_thin_pairs = false;
+  EXPECT_TRUE(RobustDecideMatched(thin, home.View(), copy.View(), true, bar_alone, true).duplicate);
+  RobustPageView no_title = copy.View();
+  no_title.title = nullptr;
+  EXPECT_TRUE(RobustDecideMatched(thin, home.View(), no_title, true, o, true).duplicate);
+  // A quarter of the positions outside the boilerplate or more: the
+  // content bar decides whatever the titles.
+  SiteTemplates::Match enough = thin;
+  enough.positions = o.num_minhashes / kMainTextMinShare;
+  enough.template_shared = o.num_minhashes - enough.positions;
+  enough.agreeing = enough.positions / 3;
+  ASSERT_GE(enough.similarity(), o.min_content_similarity);
+  EXPECT_TRUE(RobustDecideMatched(enough, home.View(), copy.View(), true, o, true).duplicate);
+  // No boilerplate known: whole pages compared at their own bar, titles aside.
+  SiteTemplates::Match whole = thin;
+  whole.template_shared = 0;
+  whole.positions = o.num_minhashes;
+  whole.agreeing = o.num_minhashes;
+  EXPECT_TRUE(RobustDecideMatched(whole, home.View(), copy.View(), true, o, true).duplicate);
+}
+
 TEST(RobustMainTextTest, SpecsRoundTripAndSpecsWrittenBeforeMainTextKeepTheirMeaning) {
   const RobustMethodOptions o;
   const std::string spec = o.Spec();
@@ -2370,6 +2449,20 @@ TEST(RobustMainTextTest, SpecsRoundTripAndSpecsWrittenBeforeMainTextKeepTheirMea
   EXPECT_TRUE(parsed->title_numbers);
   EXPECT_FALSE(RobustMethodOptions::Parse("robust:no-title-numbers")->title_numbers);
   EXPECT_EQ(RobustMethodOptions::Parse("robust:no-titles")->Spec().find("title-numbers"), std::string::npos);
+  // ... and before function words were no word in common: every word
+  // counted; today's spec says title-function-words, through titles too.
+  EXPECT_FALSE(old->title_function_words);
+  EXPECT_NE(spec.find(",title-numbers,title-function-words,"), std::string::npos) << spec;
+  EXPECT_TRUE(parsed->title_function_words);
+  EXPECT_FALSE(RobustMethodOptions::Parse("robust:no-title-function-words")->title_function_words);
+  EXPECT_EQ(RobustMethodOptions::Parse("robust:no-titles")->Spec().find("function-words"), std::string::npos);
+  // ... and before titles decided pages with too little of their own: the
+  // content bar did; today's spec says thin-titles, through titles too.
+  EXPECT_FALSE(old->titles_decide_thin_pairs);
+  EXPECT_NE(spec.find(",title-function-words,thin-titles,"), std::string::npos) << spec;
+  EXPECT_TRUE(parsed->titles_decide_thin_pairs);
+  EXPECT_FALSE(RobustMethodOptions::Parse("robust:no-thin-titles")->titles_decide_thin_pairs);
+  EXPECT_EQ(RobustMethodOptions::Parse("robust:no-titles")->Spec().find("thin-titles"), std::string::npos);
   // ... and before an image was volatile by its file name alone: by its
   // whole URL; today's spec says image-names.
   EXPECT_FALSE(old->image_file_names);

@@ -46,6 +46,14 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
   if (whole && !names("titles") && !names("no-titles")) o->compare_titles = false;
   // ... before a title's numbers were marked (no `title-numbers`): none ...
   if (whole && !names("title-numbers") && !names("no-title-numbers")) o->title_numbers = false;
+  // ... before function words were no word in common (no
+  // `title-function-words`): every word ...
+  if (whole && !names("title-function-words") && !names("no-title-function-words")) {
+    o->title_function_words = false;
+  }
+  // ... before titles decided pages with too little of their own (no
+  // `thin-titles`): the content bar ...
+  if (whole && !names("thin-titles") && !names("no-thin-titles")) o->titles_decide_thin_pairs = false;
   // ... and before main-text bands of their own (no `main-r`): main text
   // banded as the whole page (r), as its store's keys were made.
   const bool main_rows_as_whole = whole && !names("main-r");
@@ -99,6 +107,10 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
       o->compare_titles = it.key == "titles";
     } else if ((it.key == "title-numbers" || it.key == "no-title-numbers") && !it.has_value) {
       o->title_numbers = it.key == "title-numbers";
+    } else if ((it.key == "title-function-words" || it.key == "no-title-function-words") && !it.has_value) {
+      o->title_function_words = it.key == "title-function-words";
+    } else if ((it.key == "thin-titles" || it.key == "no-thin-titles") && !it.has_value) {
+      o->titles_decide_thin_pairs = it.key == "thin-titles";
     } else if (it.key == "hash") {
       s = as_u32(32, 64, &o->minhash_bits);  // 32 or 64: ValidateRobust
     } else if (it.key == "seed") {
@@ -108,7 +120,7 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
                             "k=N, m=N, r=N, template=N, template-fraction=X, content=X, no-template=X, edit=N, "
                             "same-site-edit=N, main-m=N, main-r=N, main-line=N, main-min=N, main=X, contain=X, numbers, no-numbers, "
                             "own-url, no-own-url, text-urls, no-text-urls, image-names, no-image-names, titles, no-titles, "
-                            "title-numbers, no-title-numbers, hash=32|64, seed=N");
+                            "title-numbers, no-title-numbers, title-function-words, no-title-function-words, thin-titles, no-thin-titles, hash=32|64, seed=N");
     }
     NEARDUP_RETURN_IF_ERROR(s);
   }
@@ -182,6 +194,7 @@ struct RobustLayout {
     v.site = site;
     v.digest = digests ? record + digest_at() : nullptr;
     if (main_shingles) UnpackShingleCounts(record[main_shingles_at()], &v);
+    if (titles) v.title = record + title_at();
     return v;
   }
 };
