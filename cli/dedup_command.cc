@@ -137,8 +137,11 @@ void DedupFlags::Register(CLI::App* dedup) {
   dedup->add_flag("--ignore-titles", ignore_titles,
                   "robust: read no page's <title> (by default two pages alone on a site, or two of a site of "
                   "3 to 5 pages, alike as one text are two items when their titles name two items, by their "
-                  "words or by numbers of four digits or more, which --method robust:no-title-numbers leaves "
-                  "out, and one item on the small site only when titled as one)");
+                  "words (function words such as 'the' or 'of' shared are none in common: "
+                  "robust:no-title-function-words counts them) or by numbers of four digits or more, which "
+                  "--method robust:no-title-numbers leaves out, and one item on the small site only when titled "
+                  "as one; and two pages of one template with too little of their own to tell apart are two "
+                  "items when their titles name two: robust:no-thin-titles lets the content bar decide)");
   dedup->add_option("--bits", sim_bits, "simhash, combined: sketch bits b (multiple of 64, 64..512)")
       ->check(CLI::Range(64, 512));
   threshold_option = dedup->add_option(
