@@ -140,8 +140,10 @@ void DedupFlags::Register(CLI::App* dedup) {
                   "words (function words such as 'the' or 'of' shared are none in common: "
                   "robust:no-title-function-words counts them) or by numbers of four digits or more, which "
                   "--method robust:no-title-numbers leaves out, and one item on the small site only when titled "
-                  "as one; and two pages of one template with too little of their own to tell apart are two "
-                  "items when their titles name two: robust:no-thin-titles lets the content bar decide)");
+                  "as one; and titles decide where the values cannot: pages of one template with too little of "
+                  "their own to tell, or passing every rule within one standard error of its bar, are two items "
+                  "when their titles name two, and titles naming two numbers are no edit: robust:no-titles-decide "
+                  "lets the values alone decide)");
   dedup->add_option("--bits", sim_bits, "simhash, combined: sketch bits b (multiple of 64, 64..512)")
       ->check(CLI::Range(64, 512));
   threshold_option = dedup->add_option(

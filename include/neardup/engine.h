@@ -236,17 +236,21 @@ struct RobustMethodOptions {
   // Specs written before this field (a whole spec without
   // `title-function-words`: Parse) count every word.
   bool title_function_words = true;
-  // With compare_titles, two pages of one known template whose own parts
-  // are too small to tell them apart (their main texts not judged: fewer
-  // than a quarter of the main-text positions outside the boilerplate;
-  // and fewer than a quarter of the whole pages' positions outside it) are
-  // two items when their titles name two items, whatever the handful of
-  // positions left says: a home page and the copy, on another host with
-  // a sentence edited, of an article under it agree at 2 of 7 where the
-  // edit let a template value the site never saw win. Specs written before
-  // this field (a whole spec without `thin-titles`: Parse) let the content
-  // bar decide.
-  bool titles_decide_thin_pairs = true;
+  // With compare_titles, titles decide where the values cannot. Two
+  // pages of one known template (boilerplate both hold) whose titles name
+  // two items (TitlesNameTwoItems) are two items when their values leave
+  // too little to tell (their main texts not judged, and fewer than a
+  // quarter of the whole pages' positions outside the boilerplate: a home
+  // page and the copy, on another host with a sentence edited, of an
+  // article under it agree at 2 of 7 where the edit let a template value
+  // the site never saw win), or tell too close to call (every rule that
+  // would pass them passes within one standard error of its bar: a block
+  // of the template the site did not learn tips the count). And two pages
+  // whose titles name two items by their numbers (title_numbers: two
+  // records of a database) are not one item edited, however few shingles
+  // apart. Specs written before this field (a whole spec without
+  // `titles-decide`: Parse) let the values alone decide.
+  bool titles_decide = true;
   uint64_t seed = 1234;           // draws the min-hash functions
   // The min-hash values' functions: 32, functions of the shingles' low 32
   // mixed bits, each value the pre-image of the least 32-bit image

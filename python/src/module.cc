@@ -438,7 +438,7 @@ defaults:
           "normalize_own_url": True, "normalize_text_urls": True,
           "image_file_names": True, "compare_titles": True,
           "title_numbers": True, "title_function_words": True,
-          "titles_decide_thin_pairs": True, "seed": 1234}
+          "titles_decide": True, "seed": 1234}
   paragraphs={"sentences_per_paragraph": 3, "min_text_chars": 450,
               "min_shared_percent": 90}
   chunks={"chunking": "lines:4", "threshold": 15, "algorithm": "coarse",

@@ -235,7 +235,7 @@ const Fields<neardup::RobustMethodOptions>& RobustFields() {
       Member("compare_titles", &O::compare_titles),
       Member("title_numbers", &O::title_numbers),
       Member("title_function_words", &O::title_function_words),
-      Member("titles_decide_thin_pairs", &O::titles_decide_thin_pairs),
+      Member("titles_decide", &O::titles_decide),
       Member("seed", &O::seed),
   };
   return fields;

@@ -175,8 +175,8 @@ def test_options_by_keyword_and_nested_dict():
     assert r.options["robust"]["title_function_words"] is True and ",title-numbers,title-function-words," in r.method
     plain = neardup.Deduper("robust", threads=1, robust={"title_function_words": False}).method
     assert ",title-function-words," not in plain and ",title-numbers," in plain
-    assert r.options["robust"]["titles_decide_thin_pairs"] is True and ",title-function-words,thin-titles," in r.method
-    assert ",thin-titles," not in neardup.Deduper("robust", threads=1, robust={"titles_decide_thin_pairs": False}).method
+    assert r.options["robust"]["titles_decide"] is True and ",title-function-words,titles-decide," in r.method
+    assert ",titles-decide," not in neardup.Deduper("robust", threads=1, robust={"titles_decide": False}).method
     assert ",image-names," not in neardup.Deduper("robust", threads=1, robust={"image_file_names": False}).method
     spec = neardup.Deduper("simhash:b=128,t=120", threads=1)
     assert spec.method.startswith("simhash:b=128,t=120")

@@ -396,8 +396,8 @@ std::string RobustMethodOptions::Spec() const {
          (compare_titles && title_numbers ? ",title-numbers" : "") +
          // title-function-words acts through titles too.
          (compare_titles && title_function_words ? ",title-function-words" : "") +
-         // thin-titles acts through titles too.
-         (compare_titles && titles_decide_thin_pairs ? ",thin-titles" : "") +
+         // titles-decide acts through titles too.
+         (compare_titles && titles_decide ? ",titles-decide" : "") +
          // 64-bit values are what a whole spec without `hash` means.
          (minhash_bits == 32 ? ",hash=32" : "") + ",seed=" + std::to_string(seed);
 }
@@ -2113,7 +2113,24 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   const uint32_t fixed_limit = limit;
   if (limit > 0) limit = std::max(limit, std::min(a.shingles, b.shingles) / kEditShareOfPage);
   const bool with_digests = a.digest != nullptr && b.digest != nullptr && limit > 0;
-  if (with_digests) {
+  // Titles that name two items by their numbers (TitlesNameTwoNumbers:
+  // two records of a database, two bugs) are not one item edited, however
+  // few shingles apart: a record's template holds nearly all its text, and
+  // a copy on another host keeps its item's number.
+  const bool titles_name_numbers = options.compare_titles && options.titles_decide &&
+                                   options.title_numbers && a.title != nullptr && b.title != nullptr &&
+                                   TitlesNameTwoNumbers(a.title, b.title);
+  // Why the digests' edit did not decide: set when it would have.
+  std::string numbers_note;
+  if (with_digests && titles_name_numbers && with_reason) {
+    const int differing =
+        DifferenceDigest::DifferenceSize(a.digest, b.digest, kRobustDigestCells, static_cast<int>(limit));
+    if (differing >= 0) {
+      numbers_note = "; " + std::to_string(differing) +
+                     " shingles apart, an edit's worth, but their titles name two items by their numbers";
+    }
+  }
+  if (with_digests && !titles_name_numbers) {
     const int differing =
         DifferenceDigest::DifferenceSize(a.digest, b.digest, kRobustDigestCells, static_cast<int>(limit));
     // Past the fixed limit (the page's share), not where the main texts
@@ -2205,10 +2222,12 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   if (same_site && !site_template_known) {
     if (with_reason) {
       std::snprintf(buf, sizeof buf,
-                    "same site, more than %u shingles apart, and the site's template is unknown (fewer than %u "
-                    "distinct pages)",
-                    limit, options.template_min_pages);
+                    "same site, %s, and the site's template is unknown (fewer than %u distinct pages)",
+                    numbers_note.empty() ? ("more than " + std::to_string(limit) + " shingles apart").c_str()
+                                         : "no edit",
+                    options.template_min_pages);
       d.reason = buf;
+      d.reason += numbers_note;
     }
     return d;
   }
@@ -2236,13 +2255,52 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
     if (with_digests && main_passes) return decide_by_main_text();
     d.duplicate = !with_digests;
     if (with_reason) {
-      d.reason = with_digests
+      d.reason = !with_digests ? "both pages are their site's boilerplate only"
+                 : numbers_note.empty()
                      ? "they agree only on boilerplate and differ in more than an edit: different main items"
-                     : "both pages are their site's boilerplate only";
+                     : "they agree only on boilerplate and are no edit: different main items";
+      d.reason += numbers_note;
       d.reason += main_text_note(false);
       if (contained.known()) d.reason += "; containment is not judged where the pages agree only on boilerplate";
     }
     return d;
+  }
+  // Titles decide where the values cannot (titles_decide):
+  // pages of one known template (boilerplate both hold) whose titles name
+  // two items (TitlesNameTwoItems) are two items when their values leave
+  // too little to tell, or tell too close to call. Too little: their own
+  // parts are too small for their main texts to be judged (fewer than 1 /
+  // kMainTextMinShare of the main-text positions outside the boilerplate)
+  // and hold fewer than that share of the whole pages' positions, a
+  // handful of values where one page's edit lets a template value its site
+  // never saw win (a home page and the copy of an article under it agree
+  // at 2 of 7). Too close: every rule that would pass them passes within
+  // one standard error of its bar (a binomial estimate's over its
+  // positions; containment's own), where a block of the template that the
+  // site did not learn tips the count. The title is the one place where a
+  // page names its item.
+  const bool titles_two = options.compare_titles && options.titles_decide && a.title != nullptr &&
+                          b.title != nullptr && r.template_shared > 0 &&
+                          TitlesNameTwoItems(a.title, b.title, options.title_numbers, options.title_function_words);
+  auto two_items_by_titles = [&](const char* why) {
+    d.duplicate = false;
+    if (with_reason) {
+      std::snprintf(buf, sizeof buf, "their titles name two items, and %s (%u of %u min-hash positions outside the "
+                    "boilerplate agree)", why, r.agreeing, r.positions);
+      d.reason = buf;
+      d.reason += numbers_note;
+      d.reason += main_text_note(false);
+      d.reason += containment_note();
+    }
+    return d;
+  };
+  if (titles_two && !main_known && r.positions * kMainTextMinShare < options.num_minhashes) {
+    char why[160];
+    std::snprintf(why, sizeof why,
+                  "the pages are one template with too little of their own to tell (fewer than 1/%u of the %u "
+                  "positions are outside its boilerplate)",
+                  kMainTextMinShare, options.num_minhashes);
+    return two_items_by_titles(why);
   }
   // No boilerplate known on either page: the whole pages are compared, and
   // two pages of one template with different items must not pass.
@@ -2250,32 +2308,22 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   // different items (Henzinger's false positives: two papers of one group,
   // a scraper's copies of two items, two pages of one site): the main text
   // decides.
-  // Thin evidence: pages of one known template whose own parts are too
-  // small for their main texts to be judged (fewer than 1 /
-  // kMainTextMinShare of the main-text positions outside the boilerplate)
-  // and hold fewer than that share of the whole pages' positions too
-  // agree or not on a handful of values, where one page's edit lets a
-  // template value its site never saw win (a home page and the copy of an
-  // article under it agree at 2 of 7). Their titles, the one place where
-  // a page names its item, then decide: two items when they name two
-  // (TitlesNameTwoItems).
-  if (options.compare_titles && options.titles_decide_thin_pairs && a.title != nullptr && b.title != nullptr && r.template_shared > 0 && !main_known &&
-      r.positions * kMainTextMinShare < options.num_minhashes &&
-      TitlesNameTwoItems(a.title, b.title, options.title_numbers, options.title_function_words)) {
-    if (with_reason) {
-      std::snprintf(buf, sizeof buf,
-                    "their titles name two items, and the pages are one template with too little of their own to "
-                    "tell (%u of %u min-hash positions outside the boilerplate agree; fewer than 1/%u of the %u "
-                    "are outside it)",
-                    r.agreeing, r.positions, kMainTextMinShare, options.num_minhashes);
-      d.reason = buf;
-      d.reason += main_text_note(false);
-    }
-    return d;
-  }
   const double need = r.template_shared > 0 ? options.min_content_similarity : options.min_similarity_without_template;
   const bool whole_pages = r.template_shared == 0;
   d.duplicate = r.similarity() >= need && !main_differs;
+  if (titles_two && (d.duplicate || main_passes || containment_passes)) {
+    // Over the bar by less than its standard error there (n positions).
+    auto close = [](double estimate, double bar, uint32_t n) {
+      return n == 0 || estimate - bar < std::sqrt(bar * (1 - bar) / n);
+    };
+    const bool content_clear = d.duplicate && !close(r.similarity(), need, r.positions);
+    const bool main_clear = main_passes && !close(r.main_similarity(), options.min_main_similarity,
+                                                  r.main_positions - r.main_boilerplate_alone);
+    const bool containment_clear = containment_passes && contained.value - contained.error >= options.min_main_containment;
+    if (!content_clear && !main_clear && !containment_clear) {
+      return two_items_by_titles("every rule that passes them passes within one standard error of its bar");
+    }
+  }
   if (!d.duplicate && main_passes) return decide_by_main_text();
   if (!d.duplicate && containment_passes) return decide_by_containment();
   if (!with_reason) return d;
@@ -2289,6 +2337,7 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
     d.reason += main_text_note(false);
   }
   d.reason += containment_note();
+  d.reason += numbers_note;
   return d;
 }
 

@@ -2352,6 +2352,13 @@ TEST(RobustMainTextTest, OnOneSiteMainTextsThatDifferShowTwoItems) {
   EXPECT_TRUE(RobustDecideMatched(no_main, a.View(), b.View(), true, o, true).duplicate);
 }
 
+// A page titled `title` around 300 random words at `url`, signed.
+SignedPage TitledPage(std::mt19937_64& rng, const std::string& title, const std::string& url,
+                      const RobustMethodOptions& o) {
+  return Sign("<html><head><title>" + title + "</title></head><body>" + Paragraphs(Words(rng, 300)) + "</body></html>",
+              url, o);
+}
+
 // Thin evidence: a home page and the copy of an article under it, on
 // another host with a sentence edited, both in one template that holds
 // nearly all their text. Outside the boilerplate they agree at 2 of 7
@@ -2362,11 +2369,7 @@ TEST(RobustMainTextTest, OnOneSiteMainTextsThatDifferShowTwoItems) {
 TEST(RobustTitleTest, TitlesDecideWhereTheTemplateLeavesTooLittleToTell) {
   std::mt19937_64 rng(37);
   const RobustMethodOptions o;
-  auto page = [&](const std::string& title, const std::string& url) {
-    return Sign("<html><head><title>" + title + "</title></head><body>" + Paragraphs(Words(rng, 300)) +
-                    "</body></html>",
-                url, o);
-  };
+  auto page = [&](const std::string& title, const std::string& url) { return TitledPage(rng, title, url, o); };
   const SignedPage home = page("Selling is capitalism and it is better | Iris912", "http://www.iris912.example/");
   const SignedPage copy = page("Overall these landscapes declined by a tenth | Iris912",
                                "http://www.willowsummit.example/2026/11/overall-these-landscapes.html");
@@ -2391,13 +2394,14 @@ TEST(RobustTitleTest, TitlesDecideWhereTheTemplateLeavesTooLittleToTell) {
   untitled.compare_titles = false;
   EXPECT_TRUE(RobustDecideMatched(thin, home.View(), copy.View(), true, untitled, true).duplicate);
   RobustMethodOptions bar_alone = o;
-  bar_alone.titles_decide_thin_pairs = false;
+  bar_alone.titles_decide = false;
   EXPECT_TRUE(RobustDecideMatched(thin, home.View(), copy.View(), true, bar_alone, true).duplicate);
   RobustPageView no_title = copy.View();
   no_title.title = nullptr;
   EXPECT_TRUE(RobustDecideMatched(thin, home.View(), no_title, true, o, true).duplicate);
-  // A quarter of the positions outside the boilerplate or more: the
-  // content bar decides whatever the titles.
+  // A quarter of the positions outside the boilerplate or more, passing
+  // the content bar by more than a standard error there: the content bar
+  // decides whatever the titles.
   SiteTemplates::Match enough = thin;
   enough.positions = o.num_minhashes / kMainTextMinShare;
   enough.template_shared = o.num_minhashes - enough.positions;
@@ -2410,6 +2414,82 @@ TEST(RobustTitleTest, TitlesDecideWhereTheTemplateLeavesTooLittleToTell) {
   whole.positions = o.num_minhashes;
   whole.agreeing = o.num_minhashes;
   EXPECT_TRUE(RobustDecideMatched(whole, home.View(), copy.View(), true, o, true).duplicate);
+}
+
+// Too close to call: pages of one known template whose titles name two
+// items, passing a rule within one standard error of its bar (the
+// content bar over 30 positions, the main-text bar over 16), are two
+// items; passing by more, one. A rule passed clearly decides whatever
+// the others.
+TEST(RobustTitleTest, TitlesDecideWhereTheValuesPassTooCloseToTheBar) {
+  std::mt19937_64 rng(41);
+  const RobustMethodOptions o;
+  auto page = [&](const std::string& title, const std::string& url) { return TitledPage(rng, title, url, o); };
+  const SignedPage a = page("Das Institut hat | Kestrel353", "http://www.kestrel353.example/health/das-institut-2148/");
+  const SignedPage b = page("Just signed up for your bootcamp | Kestrel353",
+                            "http://www.kestrel353.example/tech/just-signed-up-2147/");
+  ASSERT_EQ(a.site, b.site);
+  SiteTemplates::Match content;
+  content.positions = 30;
+  content.template_shared = o.num_minhashes - content.positions;
+  content.agreeing = 7;  // 0.23: over 0.2 by less than sqrt(0.2 * 0.8 / 30) = 0.073
+  const PairDecision close = RobustDecideMatched(content, a.View(), b.View(), true, o, true);
+  EXPECT_FALSE(close.duplicate) << close.reason;
+  EXPECT_NE(close.reason.find("within one standard error of its bar"), std::string::npos) << close.reason;
+  RobustMethodOptions values_alone = o;
+  values_alone.titles_decide = false;
+  EXPECT_TRUE(RobustDecideMatched(content, a.View(), b.View(), true, values_alone, true).duplicate);
+  SiteTemplates::Match clear = content;
+  clear.agreeing = 12;  // 0.40
+  EXPECT_TRUE(RobustDecideMatched(clear, a.View(), b.View(), true, o, true).duplicate);
+  // The main-text rule alone passes, within its standard error
+  // (sqrt(0.5 * 0.5 / 16) = 0.125) or clearly.
+  SiteTemplates::Match main = content;
+  main.agreeing = 3;  // under the content bar
+  main.main_positions = 16;
+  main.main_agreeing = 9;  // 0.56
+  ASSERT_GE(main.main_positions * kMainTextMinShare, o.main_minhashes);
+  EXPECT_FALSE(RobustDecideMatched(main, a.View(), b.View(), true, o, true).duplicate);
+  EXPECT_TRUE(RobustDecideMatched(main, a.View(), b.View(), true, values_alone, true).duplicate);
+  main.main_agreeing = 14;  // 0.88
+  EXPECT_TRUE(RobustDecideMatched(main, a.View(), b.View(), true, o, true).duplicate);
+}
+
+// Two records of a database site a few shingles apart (the site's template
+// holds nearly all their text): their titles name two items by their
+// numbers, so the digests' edit does not make them one; the same record
+// titled alike is one edited.
+TEST(RobustTitleTest, RecordsNamedByTwoNumbersAreNoEdit) {
+  std::mt19937_64 rng(43);
+  const RobustMethodOptions o;
+  const std::string body = Paragraphs(Words(rng, 600));
+  auto record = [&](const std::string& title, const std::string& field, const std::string& url) {
+    return Sign("<html><head><title>" + title + "</title></head><body>" + body + "<p>" + field + "</p></body></html>",
+                url, o);
+  };
+  const SignedPage home = record("Bluebird945: home record 173815", "born 1901 in Leeds",
+                                 "http://www.bluebird945.example/db/people/173815");
+  const SignedPage people = record("Bluebird945: people record 173816", "born 1907 in York",
+                                   "http://www.copy.example/db/people/173816");
+  const SignedPage again = record("Bluebird945: home record 173815", "born 1907 in York",
+                                  "http://www.copy.example/db/people/173815");
+  const int differing =
+      DifferenceDigest::DifferenceSize(home.digest.data(), people.digest.data(), kRobustDigestCells, 1000);
+  ASSERT_GT(differing, 0);
+  ASSERT_LE(static_cast<uint32_t>(differing), o.max_edit_shingles);
+  SiteTemplates::Match all_boilerplate;
+  all_boilerplate.template_shared = o.num_minhashes - 1;
+  const PairDecision two = RobustDecideMatched(all_boilerplate, home.View(), people.View(), true, o, true);
+  EXPECT_FALSE(two.duplicate) << two.reason;
+  EXPECT_NE(two.reason.find("an edit's worth, but their titles name two items by their numbers"), std::string::npos)
+      << two.reason;
+  EXPECT_FALSE(RobustDecideMatched(all_boilerplate, home.View(), people.View(), true, o, false).duplicate);
+  RobustMethodOptions values_alone = o;
+  values_alone.titles_decide = false;
+  EXPECT_TRUE(RobustDecideMatched(all_boilerplate, home.View(), people.View(), true, values_alone, true).duplicate);
+  const PairDecision one = RobustDecideMatched(all_boilerplate, home.View(), again.View(), true, o, true);
+  EXPECT_TRUE(one.duplicate) << one.reason;
+  EXPECT_NE(one.reason.find("an edit"), std::string::npos) << one.reason;
 }
 
 TEST(RobustMainTextTest, SpecsRoundTripAndSpecsWrittenBeforeMainTextKeepTheirMeaning) {
@@ -2456,13 +2536,13 @@ TEST(RobustMainTextTest, SpecsRoundTripAndSpecsWrittenBeforeMainTextKeepTheirMea
   EXPECT_TRUE(parsed->title_function_words);
   EXPECT_FALSE(RobustMethodOptions::Parse("robust:no-title-function-words")->title_function_words);
   EXPECT_EQ(RobustMethodOptions::Parse("robust:no-titles")->Spec().find("function-words"), std::string::npos);
-  // ... and before titles decided pages with too little of their own: the
-  // content bar did; today's spec says thin-titles, through titles too.
-  EXPECT_FALSE(old->titles_decide_thin_pairs);
-  EXPECT_NE(spec.find(",title-function-words,thin-titles,"), std::string::npos) << spec;
-  EXPECT_TRUE(parsed->titles_decide_thin_pairs);
-  EXPECT_FALSE(RobustMethodOptions::Parse("robust:no-thin-titles")->titles_decide_thin_pairs);
-  EXPECT_EQ(RobustMethodOptions::Parse("robust:no-titles")->Spec().find("thin-titles"), std::string::npos);
+  // ... and before titles decided where the values cannot: the values
+  // alone did; today's spec says titles-decide, through titles too.
+  EXPECT_FALSE(old->titles_decide);
+  EXPECT_NE(spec.find(",title-function-words,titles-decide,"), std::string::npos) << spec;
+  EXPECT_TRUE(parsed->titles_decide);
+  EXPECT_FALSE(RobustMethodOptions::Parse("robust:no-titles-decide")->titles_decide);
+  EXPECT_EQ(RobustMethodOptions::Parse("robust:no-titles")->Spec().find("titles-decide"), std::string::npos);
   // ... and before an image was volatile by its file name alone: by its
   // whole URL; today's spec says image-names.
   EXPECT_FALSE(old->image_file_names);

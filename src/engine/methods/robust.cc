@@ -51,9 +51,9 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
   if (whole && !names("title-function-words") && !names("no-title-function-words")) {
     o->title_function_words = false;
   }
-  // ... before titles decided pages with too little of their own (no
-  // `thin-titles`): the content bar ...
-  if (whole && !names("thin-titles") && !names("no-thin-titles")) o->titles_decide_thin_pairs = false;
+  // ... before titles decided where the values cannot (no
+  // `titles-decide`): the values alone ...
+  if (whole && !names("titles-decide") && !names("no-titles-decide")) o->titles_decide = false;
   // ... and before main-text bands of their own (no `main-r`): main text
   // banded as the whole page (r), as its store's keys were made.
   const bool main_rows_as_whole = whole && !names("main-r");
@@ -109,8 +109,8 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
       o->title_numbers = it.key == "title-numbers";
     } else if ((it.key == "title-function-words" || it.key == "no-title-function-words") && !it.has_value) {
       o->title_function_words = it.key == "title-function-words";
-    } else if ((it.key == "thin-titles" || it.key == "no-thin-titles") && !it.has_value) {
-      o->titles_decide_thin_pairs = it.key == "thin-titles";
+    } else if ((it.key == "titles-decide" || it.key == "no-titles-decide") && !it.has_value) {
+      o->titles_decide = it.key == "titles-decide";
     } else if (it.key == "hash") {
       s = as_u32(32, 64, &o->minhash_bits);  // 32 or 64: ValidateRobust
     } else if (it.key == "seed") {
@@ -120,7 +120,8 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
                             "k=N, m=N, r=N, template=N, template-fraction=X, content=X, no-template=X, edit=N, "
                             "same-site-edit=N, main-m=N, main-r=N, main-line=N, main-min=N, main=X, contain=X, numbers, no-numbers, "
                             "own-url, no-own-url, text-urls, no-text-urls, image-names, no-image-names, titles, no-titles, "
-                            "title-numbers, no-title-numbers, title-function-words, no-title-function-words, thin-titles, no-thin-titles, hash=32|64, seed=N");
+                            "title-numbers, no-title-numbers, title-function-words, no-title-function-words, "
+                            "titles-decide, no-titles-decide, hash=32|64, seed=N");
     }
     NEARDUP_RETURN_IF_ERROR(s);
   }
