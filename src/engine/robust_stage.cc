@@ -1321,7 +1321,8 @@ bool TwoPagesOneText(const RobustPages& pages, uint32_t a, uint32_t b, const Rob
   if (!options.compare_titles) return true;
   const uint64_t* ta = pages.FetchTitle(a, w->title_a.data());
   const uint64_t* tb = pages.FetchTitle(b, w->title_b.data());
-  *two_titles = ta != nullptr && tb != nullptr && TitlesNameTwoItems(ta, tb, options.title_numbers, options.title_function_words);
+  *two_titles = ta != nullptr && tb != nullptr &&
+                TitlesNameTwoItems(ta, tb, options.title_numbers, options.title_function_words);
   return !*two_titles;
 }
 
@@ -1675,7 +1676,8 @@ SiteTemplates::SiteTemplates(const RobustPages& pages, std::span<const uint8_t> 
         if (!options.compare_titles || pages.titles == nullptr) return false;
         const uint64_t* ta = pages.FetchTitle(by_site[s + (pair >> 32)], title_a.data());
         const uint64_t* tb = pages.FetchTitle(by_site[s + static_cast<uint32_t>(pair)], title_b.data());
-        return ta[0] != 0 && tb[0] != 0 && !TitlesNameTwoItems(ta, tb, options.title_numbers, options.title_function_words);
+        return ta[0] != 0 && tb[0] != 0 &&
+               !TitlesNameTwoItems(ta, tb, options.title_numbers, options.title_function_words);
       };
       std::vector<std::pair<uint64_t, uint8_t>> copies;
       for (size_t i = 0; i < pairs.size(); ++i) {
@@ -2285,8 +2287,9 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   auto two_items_by_titles = [&](const char* why) {
     d.duplicate = false;
     if (with_reason) {
-      std::snprintf(buf, sizeof buf, "their titles name two items, and %s (%u of %u min-hash positions outside the "
-                    "boilerplate agree)", why, r.agreeing, r.positions);
+      std::snprintf(buf, sizeof buf,
+                    "their titles name two items, and %s: %u of %u min-hash positions outside the boilerplate agree",
+                    why, r.agreeing, r.positions);
       d.reason = buf;
       d.reason += numbers_note;
       d.reason += main_text_note(false);
@@ -2319,7 +2322,8 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
     const bool content_clear = d.duplicate && !close(r.similarity(), need, r.positions);
     const bool main_clear = main_passes && !close(r.main_similarity(), options.min_main_similarity,
                                                   r.main_positions - r.main_boilerplate_alone);
-    const bool containment_clear = containment_passes && contained.value - contained.error >= options.min_main_containment;
+    const bool containment_clear =
+        containment_passes && contained.value - contained.error >= options.min_main_containment;
     if (!content_clear && !main_clear && !containment_clear) {
       return two_items_by_titles("every rule that passes them passes within one standard error of its bar");
     }

@@ -1496,7 +1496,8 @@ bool NameTwoItems(const std::string& a, const std::string& b, bool numbers = fal
 // that share only "the", "of", "für", "den" name two items; a content word
 // in common still makes one item, whatever else the titles share.
 TEST(RobustTitleTest, TitlesSharingOnlyFunctionWordsNameTwoItems) {
-  const std::string monster = "I often use the metaphor of a monster", rabies = "How do you get it? The most common way";
+  const std::string monster = "I often use the metaphor of a monster";
+  const std::string rabies = "How do you get it? The most common way";
   EXPECT_TRUE(NameTwoItems(monster, rabies));
   EXPECT_FALSE(NameTwoItems(monster, rabies, false, /*function_words=*/false));
   EXPECT_TRUE(NameTwoItems(monster + " | Iris649", rabies + " | Iris649", true));
