@@ -908,10 +908,9 @@ constexpr std::string_view kTitleFunctionWords[] = {
     "le", "la", "les", "un", "une", "du", "de", "et", "ou", "mais", "en", "dans", "sur", "pour", "par", "avec",
     "sans", "au", "aux", "ce", "cette", "ces", "est", "sont", "qui", "que", "il", "elle", "ils", "nous", "vous",
     "je", "pas", "ne", "l", "qu",
-    // Spanish, Italian, Portuguese
-    "el", "los", "las", "una", "y", "del", "al", "por", "para", "es", "se", "su", "sus", "lo", "como", "il",
-    "gli", "di", "da", "della", "dei", "che", "non", "per", "o", "os", "as", "um", "uma", "e", "do", "da", "dos",
-    "das", "em", "no", "na", "com", "nao",
+    // Spanish, Italian, Portuguese (past the words above)
+    "el", "los", "las", "una", "y", "del", "al", "por", "para", "es", "se", "su", "sus", "lo", "como", "gli",
+    "di", "da", "della", "dei", "che", "non", "per", "o", "os", "um", "uma", "e", "dos", "em", "na", "com", "nao",
     // Dutch
     "het", "een", "van", "op", "voor", "aan", "zijn", "niet", "dat",
 };
