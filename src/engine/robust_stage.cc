@@ -2114,36 +2114,34 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   const uint32_t fixed_limit = limit;
   if (limit > 0) limit = std::max(limit, std::min(a.shingles, b.shingles) / kEditShareOfPage);
   const bool with_digests = a.digest != nullptr && b.digest != nullptr && limit > 0;
-  // Titles that name two items by their numbers (TitlesNameTwoNumbers:
-  // two records of a database, two bugs) are not one item edited, however
-  // few shingles apart: a record's template holds nearly all its text, and
-  // a copy on another host keeps its item's number.
-  const bool titles_name_numbers = options.compare_titles && options.titles_decide &&
-                                   options.title_numbers && a.title != nullptr && b.title != nullptr &&
-                                   TitlesNameTwoNumbers(a.title, b.title);
-  // Why the digests' edit did not decide: set when it would have.
+  // Why the digests' edit did not decide where it would have: titles that
+  // name two items by their numbers (TitlesNameTwoNumbers: two records of
+  // a database, two bugs) are not one item edited, however few shingles
+  // apart (titles_decide): a record's template holds nearly all its text,
+  // and a copy on another host keeps its item's number.
   std::string numbers_note;
-  if (with_digests && titles_name_numbers && with_reason) {
-    const int differing =
-        DifferenceDigest::DifferenceSize(a.digest, b.digest, kRobustDigestCells, static_cast<int>(limit));
-    if (differing >= 0) {
-      numbers_note = "; " + std::to_string(differing) +
-                     " shingles apart, an edit's worth, but their titles name two items by their numbers";
-    }
-  }
-  if (with_digests && !titles_name_numbers) {
+  if (with_digests) {
     const int differing =
         DifferenceDigest::DifferenceSize(a.digest, b.digest, kRobustDigestCells, static_cast<int>(limit));
     // Past the fixed limit (the page's share), not where the main texts
     // show two items: two sister sites' long template around short items.
     if (differing >= 0 && (static_cast<uint32_t>(differing) <= fixed_limit || !main_differs)) {
-      d.duplicate = true;
-      if (with_reason) {
-        std::snprintf(buf, sizeof buf, "the pages differ in %d shingles, an edit (at most %u %s)", differing, limit,
-                      same_site ? "on one site" : "across sites");
-        d.reason = buf;
+      const bool titles_name_numbers = options.compare_titles && options.titles_decide && options.title_numbers &&
+                                       a.title != nullptr && b.title != nullptr &&
+                                       TitlesNameTwoNumbers(a.title, b.title);
+      if (!titles_name_numbers) {
+        d.duplicate = true;
+        if (with_reason) {
+          std::snprintf(buf, sizeof buf, "the pages differ in %d shingles, an edit (at most %u %s)", differing,
+                        limit, same_site ? "on one site" : "across sites");
+          d.reason = buf;
+        }
+        return d;
       }
-      return d;
+      if (with_reason) {
+        numbers_note = "; " + std::to_string(differing) +
+                       " shingles apart, an edit's worth, but their titles name two items by their numbers";
+      }
     }
   }
   const bool main_passes =
@@ -2280,9 +2278,11 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   // positions; containment's own), where a block of the template that the
   // site did not learn tips the count. The title is the one place where a
   // page names its item.
-  const bool titles_two = options.compare_titles && options.titles_decide && a.title != nullptr &&
-                          b.title != nullptr && r.template_shared > 0 &&
-                          TitlesNameTwoItems(a.title, b.title, options.title_numbers, options.title_function_words);
+  auto titles_name_two = [&]() {
+    return options.compare_titles && options.titles_decide && a.title != nullptr && b.title != nullptr &&
+           r.template_shared > 0 &&
+           TitlesNameTwoItems(a.title, b.title, options.title_numbers, options.title_function_words);
+  };
   auto two_items_by_titles = [&](const char* why) {
     d.duplicate = false;
     if (with_reason) {
@@ -2296,7 +2296,7 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
     }
     return d;
   };
-  if (titles_two && !main_known && r.positions * kMainTextMinShare < options.num_minhashes) {
+  if (!main_known && r.positions * kMainTextMinShare < options.num_minhashes && titles_name_two()) {
     char why[160];
     std::snprintf(why, sizeof why,
                   "the pages are one template with too little of their own to tell (fewer than 1/%u of the %u "
@@ -2313,7 +2313,7 @@ PairDecision RobustDecideMatched(const SiteTemplates::Match& r, const RobustPage
   const double need = r.template_shared > 0 ? options.min_content_similarity : options.min_similarity_without_template;
   const bool whole_pages = r.template_shared == 0;
   d.duplicate = r.similarity() >= need && !main_differs;
-  if (titles_two && (d.duplicate || main_passes || containment_passes)) {
+  if ((d.duplicate || main_passes || containment_passes) && titles_name_two()) {
     // Over the bar by less than its standard error there (n positions).
     auto close = [](double estimate, double bar, uint32_t n) {
       return n == 0 || estimate - bar < std::sqrt(bar * (1 - bar) / n);

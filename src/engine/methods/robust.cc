@@ -18,6 +18,44 @@
 
 namespace neardup {
 
+namespace {
+
+// The spec's switches: `key` sets the field, `no-key` clears it. With
+// older_off, a whole spec written before the switch existed (one that
+// names neither) means it off, as the text before it did.
+struct RobustSwitch {
+  std::string_view key;
+  bool RobustMethodOptions::*field;
+  bool older_off;
+};
+constexpr RobustSwitch kRobustSwitches[] = {
+    {"numbers", &RobustMethodOptions::normalize_numbers, false},
+    {"own-url", &RobustMethodOptions::normalize_own_url, false},
+    // Before URLs in the text were one class: only the page's own.
+    {"text-urls", &RobustMethodOptions::normalize_text_urls, true},
+    // Before an image was volatile by its file name alone: by its whole URL.
+    {"image-names", &RobustMethodOptions::image_file_names, true},
+    // Before titles were compared: none.
+    {"titles", &RobustMethodOptions::compare_titles, true},
+    // Before a title's numbers were marked: none.
+    {"title-numbers", &RobustMethodOptions::title_numbers, true},
+    // Before function words were no word in common: every word.
+    {"title-function-words", &RobustMethodOptions::title_function_words, true},
+    // Before titles decided where the values cannot: the values alone.
+    {"titles-decide", &RobustMethodOptions::titles_decide, true},
+};
+
+// The switch that `key` or its `no-` form names; nullptr for none.
+const RobustSwitch* SwitchNamed(std::string_view key) {
+  if (key.starts_with("no-")) key.remove_prefix(3);
+  for (const RobustSwitch& w : kRobustSwitches) {
+    if (w.key == key) return &w;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
   // A whole spec, as Spec() writes it into a store's header or a
   // summary.json: it names k, m, r, template, content and the seed, as
@@ -36,24 +74,11 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
   if (whole && !names("hash")) o->minhash_bits = 64;
   // ... before containment (main text, no `contain`): none ...
   if (whole && !names("contain")) o->min_main_containment = 0;
-  // ... before URLs in the text were one class (no `text-urls`): only the
-  // page's own ...
-  if (whole && !names("text-urls") && !names("no-text-urls")) o->normalize_text_urls = false;
-  // ... before an image was volatile by its file name alone (no
-  // `image-names`): by its whole URL ...
-  if (whole && !names("image-names") && !names("no-image-names")) o->image_file_names = false;
-  // ... before titles were compared (no `titles`): none ...
-  if (whole && !names("titles") && !names("no-titles")) o->compare_titles = false;
-  // ... before a title's numbers were marked (no `title-numbers`): none ...
-  if (whole && !names("title-numbers") && !names("no-title-numbers")) o->title_numbers = false;
-  // ... before function words were no word in common (no
-  // `title-function-words`): every word ...
-  if (whole && !names("title-function-words") && !names("no-title-function-words")) {
-    o->title_function_words = false;
+  // ... and, for each switch added since (kRobustSwitches' `older_off`),
+  // without it or its `no-` form: the switch off ...
+  for (const RobustSwitch& w : kRobustSwitches) {
+    if (whole && w.older_off && !names(w.key) && !names("no-" + std::string(w.key))) o->*w.field = false;
   }
-  // ... before titles decided where the values cannot (no
-  // `titles-decide`): the values alone ...
-  if (whole && !names("titles-decide") && !names("no-titles-decide")) o->titles_decide = false;
   // ... and before main-text bands of their own (no `main-r`): main text
   // banded as the whole page (r), as its store's keys were made.
   const bool main_rows_as_whole = whole && !names("main-r");
@@ -65,7 +90,10 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
       return Status::OK();
     };
     Status s;
-    if (it.key == "k") {
+    const RobustSwitch* w = it.has_value ? nullptr : SwitchNamed(it.key);
+    if (w != nullptr) {
+      o->*w->field = !it.key.starts_with("no-");
+    } else if (it.key == "k") {
       s = as_u32(1, 64, &o->shingle_size);
     } else if (it.key == "m") {
       s = as_u32(1, 1024, &o->num_minhashes);
@@ -95,22 +123,6 @@ Status ParseRobustSpec(std::string_view items, RobustMethodOptions* o) {
       s = ParseSpecDouble("robust", it, 0, 1, &o->min_main_similarity);
     } else if (it.key == "contain") {
       s = ParseSpecDouble("robust", it, 0, 1, &o->min_main_containment);
-    } else if ((it.key == "numbers" || it.key == "no-numbers") && !it.has_value) {
-      o->normalize_numbers = it.key == "numbers";
-    } else if ((it.key == "own-url" || it.key == "no-own-url") && !it.has_value) {
-      o->normalize_own_url = it.key == "own-url";
-    } else if ((it.key == "text-urls" || it.key == "no-text-urls") && !it.has_value) {
-      o->normalize_text_urls = it.key == "text-urls";
-    } else if ((it.key == "image-names" || it.key == "no-image-names") && !it.has_value) {
-      o->image_file_names = it.key == "image-names";
-    } else if ((it.key == "titles" || it.key == "no-titles") && !it.has_value) {
-      o->compare_titles = it.key == "titles";
-    } else if ((it.key == "title-numbers" || it.key == "no-title-numbers") && !it.has_value) {
-      o->title_numbers = it.key == "title-numbers";
-    } else if ((it.key == "title-function-words" || it.key == "no-title-function-words") && !it.has_value) {
-      o->title_function_words = it.key == "title-function-words";
-    } else if ((it.key == "titles-decide" || it.key == "no-titles-decide") && !it.has_value) {
-      o->titles_decide = it.key == "titles-decide";
     } else if (it.key == "hash") {
       s = as_u32(32, 64, &o->minhash_bits);  // 32 or 64: ValidateRobust
     } else if (it.key == "seed") {
